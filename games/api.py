@@ -1,0 +1,75 @@
+"""The Rules protocol every engine implements (DESIGN.md, "Rule engines")."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from random import Random
+from typing import Any, Protocol, TypeVar
+
+import msgspec
+
+S = TypeVar("S")
+A = TypeVar("A")
+E = TypeVar("E")
+O = TypeVar("O")  # noqa: E741
+
+
+class IllegalAction(Exception):
+    """A move the rules forbid; `code` is stable snake_case a client can switch on."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class View(msgspec.Struct, frozen=True, kw_only=True):
+    """What one seat (or a spectator, seat None) may see: public part + its own private part."""
+
+    public: Any
+    private: Any | None = None
+
+
+class Outcome(msgspec.Struct, frozen=True, kw_only=True):
+    """Final result: `ranks[seat]` is 1 for the winner(s); ties share a rank."""
+
+    scores: list[int]
+    ranks: list[int]
+    winners: list[int]
+    tie_break: str | None = None
+    detail: dict[str, Any] = {}
+
+
+class Rules(Protocol[S, A, E, O]):
+    key: str
+    name: str
+    seats: range
+    schema_version: int  # bump when the state's shape changes: old snapshots are ignored
+    state_type: type[S]
+    action_type: Any  # a tagged union of action Structs
+    event_type: Any  # a tagged union of event Structs
+    options_type: type[O]
+    bot_levels: tuple[str, ...]
+
+    def setup(self, options: O, seats: int, rng: Random) -> list[E]: ...
+    def evolve(self, state: S | None, event: E) -> S: ...
+    def to_act(self, state: S) -> frozenset[int]: ...
+    def legal_actions(self, state: S, seat: int) -> Sequence[A]: ...
+    def decide(self, state: S, seat: int, action: A, rng: Random) -> list[E]: ...
+    def view(self, state: S, seat: int | None) -> View: ...
+    def redact(self, event: E, seat: int | None) -> E | None: ...
+    def outcome(self, state: S) -> Outcome | None: ...
+    def sample(self, state: S, seat: int, rng: Random) -> S: ...
+
+    # Used by games/testing.py to check conservation and secrecy generically.
+    def inventory(self, state: S) -> Mapping[str, Sequence[str]]: ...
+    def holdings(self, state: S, seat: int) -> frozenset[str]: ...
+
+
+def fold(rules: Rules[S, A, E, O], events: Sequence[E], state: S | None = None) -> S:
+    """Replay events onto a state (or from nothing)."""
+    for event in events:
+        state = rules.evolve(state, event)
+    if state is None:
+        raise ValueError("no events to fold")
+    return state

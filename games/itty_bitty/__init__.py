@@ -1,0 +1,1 @@
+"""The itty bitty card game (AaAa Studios)."""

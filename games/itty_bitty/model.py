@@ -1,0 +1,172 @@
+"""Actions, events, options and state of the itty bitty card game (all frozen Structs)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+CardId = str
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Room options. The rulebook has none; the end threshold is the rulebook's 8."""
+
+
+# -- actions -------------------------------------------------------------------------------
+
+
+class Action(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    pass
+
+
+class TakeIttybit(Action, tag="take_ittybit"):
+    """Take one punk: `card` names a marketplace card; no card means the top of the deck."""
+
+    card: CardId | None = None
+
+
+class DrawCollectors(Action, tag="draw_collectors"):
+    """Draw two collectors; you then keep one (`keep_collector`)."""
+
+
+class KeepCollector(Action, tag="keep_collector"):
+    card: CardId
+
+
+class Payment(msgspec.Struct, frozen=True, kw_only=True):
+    grail: int  # index into the collector's grails
+    ittybits: tuple[CardId, ...]
+
+
+class CompleteCollector(Action, tag="complete_collector"):
+    collector: CardId
+    payments: tuple[Payment, ...]
+
+
+class PassTurn(Action, tag="pass_turn"):
+    """Only legal when no other action is (our ruling: the rulebook forbids skipping)."""
+
+
+AnyAction = TakeIttybit | DrawCollectors | KeepCollector | CompleteCollector | PassTurn
+
+
+# -- events --------------------------------------------------------------------------------
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    pass
+
+
+class GameSetUp(Event, tag="game_set_up"):
+    seats: int
+    first_seat: int
+    ittybits: tuple[CardId, ...]
+    collectors: tuple[CardId, ...]
+
+
+class IttybitsDealt(Event, tag="ittybits_dealt"):
+    seat: int
+    count: int
+    cards: tuple[CardId, ...] | None  # None in another seat's copy
+
+
+class MarketFilled(Event, tag="market_filled"):
+    slot: int
+    card: CardId
+
+
+class SupplyReshuffled(Event, tag="supply_reshuffled"):
+    deck: Literal["ittybits", "collectors"]
+    count: int
+
+
+class IttybitTaken(Event, tag="ittybit_taken"):
+    seat: int
+    from_market: bool
+    card: CardId | None  # None in another seat's copy of a deck draw
+
+
+class CollectorsOffered(Event, tag="collectors_offered"):
+    seat: int
+    count: int
+    cards: tuple[CardId, ...] | None
+
+
+class CollectorKept(Event, tag="collector_kept"):
+    seat: int
+    kept: CardId | None  # None in another seat's copy
+    discarded: CardId | None  # face up on the discard pile; None if only one was offered
+
+
+class CollectorCompleted(Event, tag="collector_completed"):
+    seat: int
+    collector: CardId
+    payments: tuple[Payment, ...]
+    coins: int
+
+
+class TurnPassed(Event, tag="turn_passed"):
+    seat: int
+
+
+class EndTriggered(Event, tag="end_triggered"):
+    seat: int
+
+
+class TurnBegan(Event, tag="turn_began"):
+    seat: int
+    last_round: bool = False
+
+
+class GameEnded(Event, tag="game_ended"):
+    penalties: tuple[int, ...]
+    scores: tuple[int, ...]
+    ittybits_in_hand: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    tie_break: str | None
+    reason: Literal["eight_collectors", "stalemate"]
+
+
+AnyEvent = (
+    GameSetUp
+    | IttybitsDealt
+    | MarketFilled
+    | SupplyReshuffled
+    | IttybitTaken
+    | CollectorsOffered
+    | CollectorKept
+    | CollectorCompleted
+    | TurnPassed
+    | EndTriggered
+    | TurnBegan
+    | GameEnded
+)
+
+
+# -- state ---------------------------------------------------------------------------------
+
+
+class Hand(msgspec.Struct, frozen=True, kw_only=True):
+    ittybits: tuple[CardId, ...] = ()
+    collectors: tuple[CardId, ...] = ()
+    completed: tuple[CardId, ...] = ()
+    coins: int = 0
+    choice: tuple[CardId, ...] = ()  # collectors offered, one to keep
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True):
+    seats: int
+    first_seat: int
+    ittybit_supply: tuple[CardId, ...]  # kept sorted: the order is drawn at random in decide
+    collector_supply: tuple[CardId, ...]
+    ittybit_discard: tuple[CardId, ...] = ()
+    collector_discard: tuple[CardId, ...] = ()
+    market: tuple[CardId | None, ...] = (None, None, None, None)
+    hands: tuple[Hand, ...] = ()
+    current: int | None = None  # None until every seat has kept its starting collector
+    turn: int = 0
+    end_triggered_by: int | None = None
+    passes_in_row: int = 0
+    result: GameEnded | None = None

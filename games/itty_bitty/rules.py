@@ -1,0 +1,476 @@
+"""The itty bitty card game as a decider: setup / decide / evolve, views and redaction."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from random import Random
+from typing import Any
+
+import msgspec
+from msgspec.structs import replace
+
+from games.api import IllegalAction, Outcome, View
+from games.itty_bitty.content import Content, load
+from games.itty_bitty.model import (
+    Action,
+    AnyAction,
+    AnyEvent,
+    CardId,
+    CollectorCompleted,
+    CollectorKept,
+    CollectorsOffered,
+    CompleteCollector,
+    DrawCollectors,
+    EndTriggered,
+    Event,
+    GameEnded,
+    GameSetUp,
+    Hand,
+    IttybitsDealt,
+    IttybitTaken,
+    KeepCollector,
+    MarketFilled,
+    Options,
+    PassTurn,
+    State,
+    SupplyReshuffled,
+    TakeIttybit,
+    TurnBegan,
+    TurnPassed,
+)
+from games.itty_bitty.payments import coins_for, payable_subsets
+from games.itty_bitty.scoring import final_result
+
+MARKET_SLOTS = 4
+STARTING_ITTYBITS = 3
+COLLECTORS_OFFERED = 2
+COLLECTORS_TO_END = 8
+
+
+def _without(cards: tuple[CardId, ...], *gone: CardId) -> tuple[CardId, ...]:
+    out = list(cards)
+    for card in gone:
+        out.remove(card)
+    return tuple(out)
+
+
+def _set_hand(state: State, seat: int, hand: Hand) -> tuple[Hand, ...]:
+    return tuple(hand if i == seat else h for i, h in enumerate(state.hands))
+
+
+class _Draws:
+    """Draws cards in decide, emitting reshuffle events; tracks the supply as it shrinks."""
+
+    def __init__(self, state: State, rng: Random, events: list[Event]) -> None:
+        self.supply = {"ittybits": list(state.ittybit_supply), "collectors": list(state.collector_supply)}
+        self.discard = {"ittybits": list(state.ittybit_discard), "collectors": list(state.collector_discard)}
+        self.rng = rng
+        self.events = events
+
+    def available(self, deck: str) -> int:
+        return len(self.supply[deck]) + len(self.discard[deck])
+
+    def draw(self, deck: str) -> CardId | None:
+        if not self.supply[deck] and self.discard[deck]:
+            self.events.append(SupplyReshuffled(deck=deck, count=len(self.discard[deck])))  # type: ignore[arg-type]
+            self.supply[deck] = sorted(self.discard[deck])
+            self.discard[deck] = []
+        if not self.supply[deck]:
+            return None
+        card = self.rng.choice(self.supply[deck])
+        self.supply[deck].remove(card)
+        return card
+
+
+class IttyBitty:
+    key = "itty-bitty"
+    name = "The itty bitty card game"
+    seats = range(2, 5)
+    schema_version = 1
+    state_type = State
+    action_type = AnyAction
+    event_type = AnyEvent
+    options_type = Options
+    bot_levels = ("random", "greedy")
+
+    def __init__(self, content: Content | None = None) -> None:
+        self.content = content or load()
+
+    # -- setup -----------------------------------------------------------------------------
+
+    def setup(self, options: Options, seats: int, rng: Random) -> list[Event]:
+        if seats not in self.seats:
+            raise IllegalAction("bad_seat_count", f"{self.name} seats 2 to 4 players")
+        events: list[Event] = [
+            GameSetUp(
+                seats=seats,
+                first_seat=rng.randrange(seats),
+                ittybits=tuple(sorted(self.content.ittybits)),
+                collectors=tuple(sorted(self.content.collectors)),
+            )
+        ]
+        state = self.evolve(None, events[0])
+        draws = _Draws(state, rng, events)
+        for seat in range(seats):
+            cards = tuple(self._must(draws.draw("ittybits")) for _ in range(STARTING_ITTYBITS))
+            events.append(IttybitsDealt(seat=seat, count=len(cards), cards=cards))
+        for seat in range(seats):
+            offer = tuple(self._must(draws.draw("collectors")) for _ in range(COLLECTORS_OFFERED))
+            events.append(CollectorsOffered(seat=seat, count=len(offer), cards=offer))
+        for slot in range(MARKET_SLOTS):
+            events.append(MarketFilled(slot=slot, card=self._must(draws.draw("ittybits"))))
+        return events
+
+    @staticmethod
+    def _must(card: CardId | None) -> CardId:
+        if card is None:  # the decks are far larger than any setup needs
+            raise RuntimeError("deck ran out during setup")
+        return card
+
+    # -- evolve ----------------------------------------------------------------------------
+
+    def evolve(self, state: State | None, event: Event) -> State:
+        if state is None:
+            match event:
+                case GameSetUp(seats=n, first_seat=first, ittybits=bits, collectors=cols):
+                    return State(
+                        seats=n,
+                        first_seat=first,
+                        ittybit_supply=bits,
+                        collector_supply=cols,
+                        hands=tuple(Hand() for _ in range(n)),
+                    )
+            raise ValueError(f"a game starts with game_set_up, not {type(event).__name__}")
+        match event:
+            case IttybitsDealt(seat=seat, cards=cards):
+                assert cards is not None, "evolve needs the unredacted event"
+                hand = state.hands[seat]
+                return replace(
+                    state,
+                    ittybit_supply=_without(state.ittybit_supply, *cards),
+                    hands=_set_hand(state, seat, replace(hand, ittybits=hand.ittybits + cards)),
+                )
+            case MarketFilled(slot=slot, card=card):
+                market = list(state.market)
+                market[slot] = card
+                return replace(
+                    state, market=tuple(market), ittybit_supply=_without(state.ittybit_supply, card)
+                )
+            case SupplyReshuffled(deck="ittybits"):
+                return replace(
+                    state,
+                    ittybit_supply=tuple(sorted(state.ittybit_supply + state.ittybit_discard)),
+                    ittybit_discard=(),
+                )
+            case SupplyReshuffled(deck="collectors"):
+                return replace(
+                    state,
+                    collector_supply=tuple(sorted(state.collector_supply + state.collector_discard)),
+                    collector_discard=(),
+                )
+            case IttybitTaken(seat=seat, from_market=from_market, card=card):
+                assert card is not None, "evolve needs the unredacted event"
+                hand = state.hands[seat]
+                hands = _set_hand(state, seat, replace(hand, ittybits=(*hand.ittybits, card)))
+                if from_market:
+                    market = tuple(None if c == card else c for c in state.market)
+                    return replace(state, hands=hands, market=market, passes_in_row=0)
+                supply = _without(state.ittybit_supply, card)
+                return replace(state, hands=hands, ittybit_supply=supply, passes_in_row=0)
+            case CollectorsOffered(seat=seat, cards=cards):
+                assert cards is not None, "evolve needs the unredacted event"
+                hands = _set_hand(state, seat, replace(state.hands[seat], choice=cards))
+                return replace(
+                    state, hands=hands, collector_supply=_without(state.collector_supply, *cards)
+                )
+            case CollectorKept(seat=seat, kept=kept, discarded=discarded):
+                assert kept is not None, "evolve needs the unredacted event"
+                hand = state.hands[seat]
+                hand = replace(hand, collectors=(*hand.collectors, kept), choice=())
+                discard = state.collector_discard + ((discarded,) if discarded else ())
+                return replace(
+                    state,
+                    hands=_set_hand(state, seat, hand),
+                    collector_discard=discard,
+                    passes_in_row=0 if state.current is not None else state.passes_in_row,
+                )
+            case CollectorCompleted(seat=seat, collector=col, payments=payments, coins=coins):
+                hand = state.hands[seat]
+                paid = tuple(c for p in payments for c in p.ittybits)
+                hand = replace(
+                    hand,
+                    ittybits=_without(hand.ittybits, *paid),
+                    collectors=_without(hand.collectors, col),
+                    completed=(*hand.completed, col),
+                    coins=hand.coins + coins,
+                )
+                return replace(
+                    state,
+                    hands=_set_hand(state, seat, hand),
+                    ittybit_discard=state.ittybit_discard + paid,
+                    passes_in_row=0,
+                )
+            case TurnPassed():
+                return replace(state, passes_in_row=state.passes_in_row + 1)
+            case EndTriggered(seat=seat):
+                return replace(state, end_triggered_by=seat)
+            case TurnBegan(seat=seat):
+                return replace(state, current=seat, turn=state.turn + 1)
+            case GameEnded():
+                return replace(state, result=event, current=None)
+        raise ValueError(f"unexpected event {type(event).__name__}")
+
+    # -- whose move, which moves --------------------------------------------------------------
+
+    def to_act(self, state: State) -> frozenset[int]:
+        if state.result is not None:
+            return frozenset()
+        choosing = frozenset(s for s, h in enumerate(state.hands) if h.choice)
+        if choosing or state.current is None:
+            return choosing
+        return frozenset({state.current})
+
+    def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
+        if seat not in self.to_act(state):
+            return []
+        hand = state.hands[seat]
+        if hand.choice:
+            return [KeepCollector(card=c) for c in dict.fromkeys(hand.choice)]
+        actions: list[Action] = [TakeIttybit(card=c) for c in state.market if c is not None]
+        if state.ittybit_supply or state.ittybit_discard:
+            actions.append(TakeIttybit())
+        if state.collector_supply or state.collector_discard:
+            actions.append(DrawCollectors())
+        for col_id in hand.collectors:
+            collector = self.content.collectors[col_id]
+            for payments in payable_subsets(collector, hand.ittybits, self.content.traits):
+                actions.append(CompleteCollector(collector=col_id, payments=payments))
+        return actions or [PassTurn()]
+
+    # -- decide ----------------------------------------------------------------------------
+
+    def decide(self, state: State, seat: int, action: Action, rng: Random) -> list[Event]:
+        if state.result is not None:
+            raise IllegalAction("game_over", "the game has ended")
+        if not 0 <= seat < state.seats:
+            raise IllegalAction("not_seated", f"there is no seat {seat}")
+        if seat not in self.to_act(state):
+            raise IllegalAction("not_your_turn", f"seat {seat} is not to act now")
+        hand = state.hands[seat]
+        if hand.choice and not isinstance(action, KeepCollector):
+            raise IllegalAction("choose_collector_first", "keep one of the offered collectors first")
+        events: list[Event] = []
+        draws = _Draws(state, rng, events)
+        match action:
+            case KeepCollector(card=card):
+                return self._keep(state, seat, card)
+            case TakeIttybit(card=None):
+                card = draws.draw("ittybits")
+                if card is None:
+                    raise IllegalAction("supply_empty", "no ittybits are left in the deck or discard")
+                events.append(IttybitTaken(seat=seat, from_market=False, card=card))
+            case TakeIttybit(card=card):
+                if card not in state.market:
+                    raise IllegalAction("not_in_marketplace", f"{card} is not in the marketplace")
+                events.append(IttybitTaken(seat=seat, from_market=True, card=card))
+                refill = draws.draw("ittybits")
+                if refill is not None:
+                    events.append(MarketFilled(slot=state.market.index(card), card=refill))
+            case DrawCollectors():
+                offer = [c for c in (draws.draw("collectors"), draws.draw("collectors")) if c]
+                if not offer:
+                    raise IllegalAction("no_collectors_left", "the collector deck and discard are empty")
+                events.append(CollectorsOffered(seat=seat, count=len(offer), cards=tuple(offer)))
+                return events  # the turn goes on: the seat now keeps one
+            case CompleteCollector():
+                events.append(self._complete(state, seat, action))
+                if len(hand.completed) + 1 >= COLLECTORS_TO_END and state.end_triggered_by is None:
+                    events.append(EndTriggered(seat=seat))
+            case PassTurn():
+                if self.legal_actions(state, seat) != [PassTurn()]:
+                    raise IllegalAction("cannot_pass", "you cannot skip your turn while you can act")
+                events.append(TurnPassed(seat=seat))
+            case _:
+                raise IllegalAction("unknown_action", f"{type(action).__name__} is not a move here")
+        return events + self._end_turn(self._fold(state, events))
+
+    def _keep(self, state: State, seat: int, card: CardId) -> list[Event]:
+        choice = state.hands[seat].choice
+        if card not in choice:
+            raise IllegalAction("not_offered", f"{card} is not one of the collectors offered to you")
+        rest = _without(choice, card)
+        events: list[Event] = [CollectorKept(seat=seat, kept=card, discarded=rest[0] if rest else None)]
+        after = self._fold(state, events)
+        if state.current is None:  # starting hands: play begins once every seat has kept one
+            if not self.to_act(after):
+                events.append(TurnBegan(seat=state.first_seat))
+            return events
+        return events + self._end_turn(after)
+
+    def _complete(self, state: State, seat: int, action: CompleteCollector) -> CollectorCompleted:
+        hand = state.hands[seat]
+        if action.collector not in hand.collectors:
+            raise IllegalAction("collector_not_in_hand", f"{action.collector} is not in your hand")
+        collector = self.content.collectors[action.collector]
+        if not action.payments:
+            raise IllegalAction("no_grails_paid", "pay at least one trait grail")
+        grails = [p.grail for p in action.payments]
+        if len(set(grails)) != len(grails):
+            raise IllegalAction("grail_paid_twice", "each trait grail is paid at most once")
+        used = [c for p in action.payments for c in p.ittybits]
+        if len(set(used)) != len(used):
+            raise IllegalAction("ittybit_used_twice", "an ittybit pays for one grail unit only")
+        for payment in action.payments:
+            if not 0 <= payment.grail < len(collector.grails):
+                raise IllegalAction("unknown_grail", f"{action.collector} has no grail {payment.grail}")
+            grail = collector.grails[payment.grail]
+            if len(payment.ittybits) != grail.qty:
+                raise IllegalAction(
+                    "wrong_quantity",
+                    f"grail {payment.grail} ({grail.trait}) takes exactly {grail.qty} ittybits",
+                )
+            for card in payment.ittybits:
+                if card not in hand.ittybits:
+                    raise IllegalAction("ittybit_not_in_hand", f"{card} is not in your hand")
+                if grail.trait not in self.content.traits(card):
+                    raise IllegalAction("trait_missing", f"{card} has no {grail.trait}")
+        payments = tuple(sorted(action.payments, key=lambda p: p.grail))
+        return CollectorCompleted(
+            seat=seat,
+            collector=action.collector,
+            payments=payments,
+            coins=coins_for(collector, payments),
+        )
+
+    def _end_turn(self, state: State) -> list[Event]:
+        current = state.current
+        assert current is not None
+        if state.passes_in_row >= state.seats:  # nobody can ever act again
+            return [final_result(state, "stalemate")]
+        nxt = (current + 1) % state.seats
+        if state.end_triggered_by is not None and nxt == state.end_triggered_by:
+            return [final_result(state, "eight_collectors")]
+        return [TurnBegan(seat=nxt, last_round=state.end_triggered_by is not None)]
+
+    def _fold(self, state: State, events: Sequence[Event]) -> State:
+        for event in events:
+            state = self.evolve(state, event)
+        return state
+
+    # -- what each seat sees -----------------------------------------------------------------
+
+    def view(self, state: State, seat: int | None) -> View:
+        public = {
+            "seats": state.seats,
+            "first_seat": state.first_seat,
+            "current": state.current,
+            "turn": state.turn,
+            "market": list(state.market),
+            "supply": {"ittybits": len(state.ittybit_supply), "collectors": len(state.collector_supply)},
+            "discard": {
+                "ittybits": list(state.ittybit_discard),
+                "collectors": list(state.collector_discard),
+            },
+            "players": [
+                {
+                    "seat": s,
+                    "ittybits": len(h.ittybits),
+                    "collectors": len(h.collectors),
+                    "completed": list(h.completed),
+                    "coins": h.coins,
+                    "choosing": len(h.choice),
+                }
+                for s, h in enumerate(state.hands)
+            ],
+            "end_triggered_by": state.end_triggered_by,
+            "result": msgspec.to_builtins(state.result) if state.result else None,
+        }
+        if seat is None or not 0 <= seat < state.seats:
+            return View(public=public)
+        hand = state.hands[seat]
+        private = {
+            "ittybits": list(hand.ittybits),
+            "collectors": list(hand.collectors),
+            "choice": list(hand.choice),
+        }
+        return View(public=public, private=private)
+
+    def redact(self, event: Event, seat: int | None) -> Event | None:
+        match event:
+            case IttybitsDealt(seat=owner) | CollectorsOffered(seat=owner) if owner != seat:
+                return replace(event, cards=None)
+            case CollectorKept(seat=owner) if owner != seat:
+                return replace(event, kept=None)
+            case IttybitTaken(seat=owner, from_market=False) if owner != seat:
+                return replace(event, card=None)
+        return event
+
+    def outcome(self, state: State) -> Outcome | None:
+        r = state.result
+        if r is None:
+            return None
+        return Outcome(
+            scores=list(r.scores),
+            ranks=list(r.ranks),
+            winners=list(r.winners),
+            tie_break=r.tie_break,
+            detail={"penalties": list(r.penalties), "reason": r.reason},
+        )
+
+    def sample(self, state: State, seat: int, rng: Random) -> State:
+        """Deal every card `seat` cannot see at random, keeping each pile's size."""
+        others = [s for s in range(state.seats) if s != seat]
+        bits = list(state.ittybit_supply) + [c for s in others for c in state.hands[s].ittybits]
+        cols = list(state.collector_supply) + [
+            c for s in others for c in state.hands[s].collectors + state.hands[s].choice
+        ]
+        rng.shuffle(bits)
+        rng.shuffle(cols)
+        hands = list(state.hands)
+        for s in others:
+            h = hands[s]
+            nb, nc, nch = len(h.ittybits), len(h.collectors), len(h.choice)
+            hands[s] = replace(
+                h,
+                ittybits=tuple(bits[:nb]),
+                collectors=tuple(cols[:nc]),
+                choice=tuple(cols[nc : nc + nch]),
+            )
+            bits, cols = bits[nb:], cols[nc + nch :]
+        return replace(
+            state,
+            hands=tuple(hands),
+            ittybit_supply=tuple(sorted(bits)),
+            collector_supply=tuple(sorted(cols)),
+        )
+
+    # -- for the generic checks ----------------------------------------------------------------
+
+    def inventory(self, state: State) -> Mapping[str, Sequence[str]]:
+        places: dict[str, Sequence[str]] = {
+            "supply.ittybits": state.ittybit_supply,
+            "supply.collectors": state.collector_supply,
+            "discard.ittybits": state.ittybit_discard,
+            "discard.collectors": state.collector_discard,
+            "market": [c for c in state.market if c is not None],
+        }
+        for s, h in enumerate(state.hands):
+            places[f"hand.{s}.ittybits"] = h.ittybits
+            places[f"hand.{s}.collectors"] = h.collectors
+            places[f"hand.{s}.choice"] = h.choice
+            places[f"hand.{s}.completed"] = h.completed
+        return places
+
+    def holdings(self, state: State, seat: int) -> frozenset[str]:
+        h = state.hands[seat]
+        return frozenset(h.ittybits + h.collectors + h.choice)
+
+    def all_cards(self) -> frozenset[str]:
+        return frozenset(self.content.ittybits) | frozenset(self.content.collectors)
+
+    def describe(self) -> dict[str, Any]:
+        """Public card content for clients (served by the catalog)."""
+        return {
+            "ittybits": [msgspec.to_builtins(b) for b in self.content.ittybits.values()],
+            "collectors": [msgspec.to_builtins(c) for c in self.content.collectors.values()],
+        }

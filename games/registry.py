@@ -1,0 +1,20 @@
+"""Game key -> Rules. The one place that lists the hosted games."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from games.api import Rules
+
+
+@cache
+def registry() -> dict[str, Rules[Any, Any, Any, Any]]:
+    from games.itty_bitty.rules import IttyBitty
+
+    engines: list[Rules[Any, Any, Any, Any]] = [IttyBitty()]
+    return {engine.key: engine for engine in engines}
+
+
+def get(key: str) -> Rules[Any, Any, Any, Any] | None:
+    return registry().get(key)

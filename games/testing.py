@@ -1,0 +1,131 @@
+"""Generic checks every engine passes (DESIGN.md): run them over many seeded random games."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from random import Random
+from typing import Any
+
+import msgspec
+
+from games.api import Rules, fold
+
+
+class Playout(msgspec.Struct, kw_only=True):
+    seed: int
+    seats: int
+    events: list[Any]
+    states: list[Any]  # state after each decided batch, the set-up state first
+    steps: int
+
+
+def random_playout(
+    rules: Rules[Any, Any, Any, Any],
+    seed: int,
+    seats: int,
+    options: Any = None,
+    max_steps: int = 20_000,
+    keep_states: bool = True,
+) -> Playout:
+    """Play one game with uniformly random legal actions; every seat in `to_act` is served."""
+    rng = Random(seed)
+    opts = options if options is not None else rules.options_type()
+    events = list(rules.setup(opts, seats, rng))
+    state = fold(rules, events)
+    states = [state]
+    steps = 0
+    while rules.to_act(state):
+        if steps >= max_steps:
+            raise AssertionError(f"seed {seed}: no end after {max_steps} actions")
+        seat = rng.choice(sorted(rules.to_act(state)))
+        actions = rules.legal_actions(state, seat)
+        assert actions, f"seed {seed}: seat {seat} is to act but has no legal action"
+        new = rules.decide(state, seat, rng.choice(list(actions)), rng)
+        assert new, f"seed {seed}: an accepted action produced no event"
+        events.extend(new)
+        state = fold(rules, new, state)
+        if keep_states:
+            states.append(state)
+        steps += 1
+    return Playout(seed=seed, seats=seats, events=events, states=states, steps=steps)
+
+
+def card_ids_in(value: Any, known: frozenset[str]) -> set[str]:
+    """Every known card id found anywhere in a (JSON-able) value."""
+    found: set[str] = set()
+    stack = [msgspec.to_builtins(value)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if item in known:
+                found.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
+
+
+def check_playout(rules: Rules[Any, Any, Any, Any], playout: Playout) -> None:
+    """All the generic checks on one finished playout."""
+    final = playout.states[-1]
+    assert rules.outcome(final) is not None, f"seed {playout.seed}: finished without an outcome"
+    assert fold(rules, playout.events) == final, f"seed {playout.seed}: replay differs"
+    rng = Random(playout.seed)
+    for state in playout.states:
+        check_conservation(rules, state, playout.seed)
+        for seat in sorted(rules.to_act(state)):
+            actions = list(rules.legal_actions(state, seat))
+            assert actions, f"seed {playout.seed}: seat {seat} to act with no legal action"
+            for action in actions:  # every listed action is accepted as-is
+                rules.decide(state, seat, action, Random(rng.random()))
+            wire = msgspec.json.encode(actions)  # and survives the wire
+            assert msgspec.json.decode(wire, type=list[rules.action_type]) == actions
+    check_secrecy(rules, playout)
+
+
+def check_conservation(rules: Rules[Any, Any, Any, Any], state: Any, seed: int) -> None:
+    counts = Counter(c for cards in rules.inventory(state).values() for c in cards)
+    doubled = [c for c, n in counts.items() if n > 1]
+    assert not doubled, f"seed {seed}: cards in two places: {doubled[:5]}"
+    expected = rules.all_cards()  # type: ignore[attr-defined]
+    assert set(counts) == expected, f"seed {seed}: cards lost or invented"
+
+
+def check_secrecy(rules: Rules[Any, Any, Any, Any], playout: Playout) -> None:
+    """No view or redacted event of seat B names a card seat A holds in secret.
+
+    A held card is secret unless the spectator's copy of the event that put it in the hand
+    named it (e.g. a card taken from the marketplace): then everyone knows where it is.
+    """
+    known = rules.all_cards()  # type: ignore[attr-defined]
+    seats = range(playout.seats)
+    state: Any = None
+    held: dict[int, frozenset[str]] = {s: frozenset() for s in seats}
+    openly: dict[int, set[str]] = {s: set() for s in seats}
+    for event in playout.events:
+        state = rules.evolve(state, event)
+        named = card_ids_in(rules.redact(event, None), known)
+        secrets: dict[int, set[str]] = {}
+        for s in seats:
+            now = rules.holdings(state, s)
+            openly[s] = (openly[s] & now) | ((now - held[s]) & named)
+            held[s] = now
+            secrets[s] = set(now) - openly[s]
+        for seat in [None, *seats]:
+            seen = card_ids_in(rules.redact(event, seat), known)
+            seen |= card_ids_in(rules.view(state, seat), known)
+            for owner, hidden in secrets.items():
+                if owner != seat:
+                    leak = seen & hidden
+                    assert not leak, f"seed {playout.seed}: seat {seat} sees {owner}'s {leak}"
+
+
+def playouts(
+    rules: Rules[Any, Any, Any, Any], games: int, options: Any = None
+) -> Iterator[Playout]:
+    for seed in range(games):
+        seats = list(rules.seats)[seed % len(rules.seats)]
+        yield random_playout(rules, seed, seats, options)
