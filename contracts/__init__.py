@@ -1,0 +1,1 @@
+"""msgspec wire types shared by every service: REST bodies, stream messages, problems."""

@@ -1,0 +1,56 @@
+"""Messages on the Redis streams (DESIGN.md, "Streams")."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+LOBBY = "turnpost:lobby"
+GAMES = "turnpost:games"
+COMMANDS = "turnpost:commands"
+
+
+class StreamMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    pass
+
+
+class StartedSeat(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    player_id: str
+    name: str | None = None
+    bot: str | None = None
+
+
+class RoomStarted(StreamMessage, tag="room_started"):
+    room_id: str
+    game: str
+    seats: list[StartedSeat]
+    options: dict[str, Any] = {}
+    timing: dict[str, Any] = {}
+
+
+class GameEvent(StreamMessage, tag="game_event"):
+    """Envelope of one stored game event; never the event's data (it may be private)."""
+
+    game_id: str
+    game: str
+    room_id: str | None
+    version: int
+    type: str
+    to_act: list[int]
+    status: Literal["active", "finished"]
+    bots: dict[str, str]  # seat (as a string) -> bot level
+    batch_end: bool  # last event of the command that produced it
+    global_position: int
+
+
+class SubmitAction(StreamMessage, tag="submit_action"):
+    command_id: str
+    game_id: str
+    seat: int
+    action: dict[str, Any]
+    expected_version: int
+
+
+AnyMessage = RoomStarted | GameEvent | SubmitAction

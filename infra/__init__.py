@@ -1,0 +1,1 @@
+"""Adapters shared by the services: settings, event store, streams, auth, logging."""

@@ -1,0 +1,80 @@
+"""Event store port: append with expected version, idempotent by event_id, snapshots."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+import msgspec
+
+COMMAND_NAMESPACE = uuid.UUID("8f3a6c1e-7b51-4f0e-9a55-2d1f4c7e9b10")
+
+
+class NewEvent(msgspec.Struct, frozen=True, kw_only=True):
+    event_id: uuid.UUID
+    type: str
+    data: bytes  # JSON
+    metadata: dict[str, Any] = {}
+
+
+class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
+    stream_id: str
+    version: int
+    event_id: uuid.UUID
+    type: str
+    data: bytes
+    metadata: dict[str, Any]
+    global_position: int
+    recorded_at: datetime
+
+
+class AppendResult(msgspec.Struct, frozen=True, kw_only=True):
+    version: int  # the stream's version after this append (or after the original one)
+    events: list[StoredEvent]
+    duplicate: bool  # the command had already been applied: nothing was appended
+
+
+class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
+    stream_id: str
+    version: int
+    schema_ver: int
+    state: bytes
+
+
+class ConcurrencyError(Exception):
+    """The stream moved on: `actual` is its current version."""
+
+    def __init__(self, stream_id: str, expected: int, actual: int) -> None:
+        super().__init__(f"{stream_id}: expected version {expected}, stream is at {actual}")
+        self.stream_id = stream_id
+        self.expected = expected
+        self.actual = actual
+
+
+def event_ids(command_id: uuid.UUID, count: int) -> list[uuid.UUID]:
+    """event_id = uuid5(command_id, index): a retried command collides with itself."""
+    return [uuid.uuid5(command_id, str(i)) for i in range(count)]
+
+
+def command_uuid(*parts: str) -> uuid.UUID:
+    return uuid.uuid5(COMMAND_NAMESPACE, ":".join(parts))
+
+
+class EventStore(Protocol):
+    async def append(
+        self, stream_id: str, events: Sequence[NewEvent], expected_version: int
+    ) -> AppendResult:
+        """Append at expected_version + 1...; ConcurrencyError if the stream is elsewhere.
+
+        If the first event_id is already stored, nothing is appended and the events stored
+        under those ids are returned with duplicate=True.
+        """
+        ...
+
+    async def read(self, stream_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]: ...
+    async def version(self, stream_id: str) -> int: ...
+    async def find(self, event_ids: Sequence[uuid.UUID]) -> list[StoredEvent]: ...
+    async def save_snapshot(self, snapshot: Snapshot) -> None: ...
+    async def load_snapshot(self, stream_id: str) -> Snapshot | None: ...

@@ -1,0 +1,69 @@
+"""In-memory event store for unit tests and the embedded mode (same contract as Postgres)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from infra.eventstore.api import AppendResult, ConcurrencyError, NewEvent, Snapshot, StoredEvent
+
+
+class MemoryEventStore:
+    def __init__(self) -> None:
+        self.streams: dict[str, list[StoredEvent]] = {}
+        self.by_id: dict[uuid.UUID, StoredEvent] = {}
+        self.snapshots: dict[str, Snapshot] = {}
+        self.position = 0
+        self._lock = asyncio.Lock()
+
+    async def append(
+        self, stream_id: str, events: Sequence[NewEvent], expected_version: int
+    ) -> AppendResult:
+        async with self._lock:
+            if events and events[0].event_id in self.by_id:
+                stored = await self.find([e.event_id for e in events])
+                return AppendResult(version=stored[-1].version, events=stored, duplicate=True)
+            stream = self.streams.setdefault(stream_id, [])
+            if len(stream) != expected_version:
+                raise ConcurrencyError(stream_id, expected_version, len(stream))
+            if any(e.event_id in self.by_id for e in events):
+                raise ValueError("event ids of one append must be new together")
+            now = datetime.now(UTC)
+            out = []
+            for i, e in enumerate(events):
+                self.position += 1
+                stored = StoredEvent(
+                    stream_id=stream_id,
+                    version=expected_version + i + 1,
+                    event_id=e.event_id,
+                    type=e.type,
+                    data=e.data,
+                    metadata=dict(e.metadata),
+                    global_position=self.position,
+                    recorded_at=now,
+                )
+                out.append(stored)
+            stream.extend(out)
+            self.by_id.update({e.event_id: e for e in out})
+            return AppendResult(version=len(stream), events=out, duplicate=False)
+
+    async def read(self, stream_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        events = self.streams.get(stream_id, [])[after:]
+        return events[:limit] if limit is not None else list(events)
+
+    async def version(self, stream_id: str) -> int:
+        return len(self.streams.get(stream_id, []))
+
+    async def find(self, event_ids: Sequence[uuid.UUID]) -> list[StoredEvent]:
+        found = [self.by_id[i] for i in event_ids if i in self.by_id]
+        return sorted(found, key=lambda e: (e.stream_id, e.version))
+
+    async def save_snapshot(self, snapshot: Snapshot) -> None:
+        current = self.snapshots.get(snapshot.stream_id)
+        if current is None or current.version <= snapshot.version:
+            self.snapshots[snapshot.stream_id] = snapshot
+
+    async def load_snapshot(self, stream_id: str) -> Snapshot | None:
+        return self.snapshots.get(stream_id)

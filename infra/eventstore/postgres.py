@@ -1,0 +1,134 @@
+"""Postgres event store through asyncpg (DESIGN.md, "Event store")."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import asyncpg
+
+from infra.eventstore.api import AppendResult, ConcurrencyError, NewEvent, Snapshot, StoredEvent
+
+_COLUMNS = "stream_id, version, event_id, type, data::text AS data, metadata::text AS metadata, global_position, recorded_at"
+
+_INSERT = f"""
+INSERT INTO events (stream_id, version, event_id, type, data, metadata)
+SELECT $1, $2 + n, e.event_id, e.type, e.data::jsonb, e.metadata::jsonb
+FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[])
+     WITH ORDINALITY AS e(event_id, type, data, metadata, n)
+RETURNING {_COLUMNS}
+"""
+
+
+def _stored(row: asyncpg.Record) -> StoredEvent:
+    return StoredEvent(
+        stream_id=row["stream_id"],
+        version=row["version"],
+        event_id=row["event_id"],
+        type=row["type"],
+        data=row["data"].encode(),
+        metadata=json.loads(row["metadata"]),
+        global_position=row["global_position"],
+        recorded_at=row["recorded_at"],
+    )
+
+
+class PostgresEventStore:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    async def append(
+        self, stream_id: str, events: Sequence[NewEvent], expected_version: int
+    ) -> AppendResult:
+        if not events:
+            raise ValueError("append needs at least one event")
+        args: list[Any] = [
+            stream_id,
+            expected_version,
+            [e.event_id for e in events],
+            [e.type for e in events],
+            [e.data.decode() for e in events],
+            [json.dumps(e.metadata) for e in events],
+        ]
+        async with self.pool.acquire() as conn:
+            try:
+                async with conn.transaction():
+                    if expected_version > 0:
+                        # The PK catches a stale version; this catches one from the future.
+                        ok = await conn.fetchval(
+                            "SELECT 1 FROM events WHERE stream_id = $1 AND version = $2",
+                            stream_id,
+                            expected_version,
+                        )
+                        if not ok:
+                            raise ConcurrencyError(
+                                stream_id, expected_version, await self._version(conn, stream_id)
+                            )
+                    rows = await conn.fetch(_INSERT, *args)
+                    await conn.execute("SELECT pg_notify('turnpost_events', $1)", stream_id)
+            except (asyncpg.UniqueViolationError, ConcurrencyError) as exc:
+                # Whichever constraint fired first, a stored event_id means "already applied".
+                stored = await self._find(conn, [e.event_id for e in events])
+                if stored:
+                    return AppendResult(version=stored[-1].version, events=stored, duplicate=True)
+                if isinstance(exc, ConcurrencyError):
+                    raise
+                actual = await self._version(conn, stream_id)
+                raise ConcurrencyError(stream_id, expected_version, actual) from exc
+        out = [_stored(r) for r in rows]
+        return AppendResult(version=out[-1].version, events=out, duplicate=False)
+
+    async def read(self, stream_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        rows = await self.pool.fetch(
+            f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 "
+            "ORDER BY version LIMIT $3",
+            stream_id,
+            after,
+            limit,
+        )
+        return [_stored(r) for r in rows]
+
+    async def version(self, stream_id: str) -> int:
+        async with self.pool.acquire() as conn:
+            return await self._version(conn, stream_id)
+
+    async def find(self, event_ids: Sequence[uuid.UUID]) -> list[StoredEvent]:
+        async with self.pool.acquire() as conn:
+            return await self._find(conn, event_ids)
+
+    async def save_snapshot(self, snapshot: Snapshot) -> None:
+        await self.pool.execute(
+            """INSERT INTO snapshots (stream_id, version, schema_ver, state) VALUES ($1, $2, $3, $4)
+               ON CONFLICT (stream_id) DO UPDATE
+               SET version = EXCLUDED.version, schema_ver = EXCLUDED.schema_ver,
+                   state = EXCLUDED.state, taken_at = now()
+               WHERE snapshots.version <= EXCLUDED.version""",
+            snapshot.stream_id,
+            snapshot.version,
+            snapshot.schema_ver,
+            snapshot.state,
+        )
+
+    async def load_snapshot(self, stream_id: str) -> Snapshot | None:
+        row = await self.pool.fetchrow(
+            "SELECT stream_id, version, schema_ver, state FROM snapshots WHERE stream_id = $1",
+            stream_id,
+        )
+        return Snapshot(**dict(row)) if row else None
+
+    @staticmethod
+    async def _version(conn: asyncpg.Connection, stream_id: str) -> int:
+        v = await conn.fetchval(
+            "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1", stream_id
+        )
+        return int(v)
+
+    @staticmethod
+    async def _find(conn: asyncpg.Connection, event_ids: Sequence[uuid.UUID]) -> list[StoredEvent]:
+        rows = await conn.fetch(
+            f"SELECT {_COLUMNS} FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY stream_id, version",
+            list(event_ids),
+        )
+        return [_stored(r) for r in rows]

@@ -1,0 +1,147 @@
+"""In-memory streams with the same consumer-group semantics as Redis (for unit tests)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from infra.streams.api import Message, dead_letter_stream
+
+
+@dataclass
+class _Pending:
+    consumer: str
+    since: float
+    deliveries: int
+
+
+@dataclass
+class _Group:
+    last: int = 0  # index into entries of the last delivered entry
+    pending: dict[str, _Pending] = field(default_factory=dict)
+
+
+@dataclass
+class _Stream:
+    entries: list[tuple[str, bytes]] = field(default_factory=list)
+    groups: dict[str, _Group] = field(default_factory=dict)
+    seq: int = 0
+    trimmed: int = 0  # entries dropped from the head
+
+
+class MemoryStreams:
+    def __init__(self) -> None:
+        self.streams: dict[str, _Stream] = {}
+        self._changed = asyncio.Condition()
+
+    def _stream(self, name: str) -> _Stream:
+        return self.streams.setdefault(name, _Stream())
+
+    async def publish(self, stream: str, payload: bytes) -> str:
+        s = self._stream(stream)
+        s.seq += 1
+        mid = f"{s.seq}-0"
+        s.entries.append((mid, payload))
+        async with self._changed:
+            self._changed.notify_all()
+        return mid
+
+    async def ensure_group(self, stream: str, group: str, start: str = "0") -> None:
+        s = self._stream(stream)
+        if group not in s.groups:
+            s.groups[group] = _Group(last=s.trimmed + len(s.entries) if start == "$" else 0)
+
+    async def read(
+        self, stream: str, group: str, consumer: str, count: int, block_ms: int
+    ) -> list[Message]:
+        s = self._stream(stream)
+        g = s.groups[group]
+        deadline = time.monotonic() + block_ms / 1000
+        while g.last >= s.trimmed + len(s.entries):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return []
+            async with self._changed:
+                try:
+                    await asyncio.wait_for(self._changed.wait(), remaining)
+                except TimeoutError:
+                    return []
+        start = g.last - s.trimmed
+        batch = s.entries[start : start + count]
+        g.last += len(batch)
+        now = time.monotonic()
+        for mid, _ in batch:
+            g.pending[mid] = _Pending(consumer=consumer, since=now, deliveries=1)
+        return [Message(stream=stream, id=mid, payload=p) for mid, p in batch]
+
+    async def ack(self, stream: str, group: str, message_id: str) -> None:
+        self._stream(stream).groups[group].pending.pop(message_id, None)
+
+    async def claim_stale(
+        self, stream: str, group: str, consumer: str, min_idle_ms: int, count: int
+    ) -> list[Message]:
+        s = self._stream(stream)
+        g = s.groups[group]
+        now = time.monotonic()
+        payloads = dict(s.entries)
+        out: list[Message] = []
+        for mid, p in sorted(g.pending.items(), key=lambda kv: _key(kv[0])):
+            if len(out) >= count:
+                break
+            if (now - p.since) * 1000 < min_idle_ms:
+                continue
+            if mid not in payloads:
+                g.pending.pop(mid)
+                continue
+            p.consumer, p.since, p.deliveries = consumer, now, p.deliveries + 1
+            out.append(Message(stream=stream, id=mid, payload=payloads[mid], deliveries=p.deliveries))
+        return out
+
+    async def dead_letter(self, stream: str, group: str, message: Message, reason: str) -> None:
+        await self.publish(dead_letter_stream(stream), message.payload)
+        await self.ack(stream, group, message.id)
+
+    async def tail(self, stream: str, last_id: str, block_ms: int) -> list[Message]:
+        s = self._stream(stream)
+
+        def after() -> list[Message]:
+            if last_id == "$":
+                return []
+            return [Message(stream=stream, id=m, payload=p) for m, p in s.entries if _key(m) > _key(last_id)]
+
+        found = after()
+        if found or block_ms <= 0:
+            return found
+        async with self._changed:
+            try:
+                await asyncio.wait_for(self._changed.wait(), block_ms / 1000)
+            except TimeoutError:
+                return []
+        if last_id == "$":
+            return [Message(stream=stream, id=m, payload=p) for m, p in s.entries[-1:]]
+        return after()
+
+    async def trim(self, stream: str) -> int:
+        s = self._stream(stream)
+        if not s.groups:
+            return 0
+        floor = min(
+            min((i for i, (m, _) in enumerate(s.entries) if m in g.pending), default=g.last - s.trimmed)
+            for g in s.groups.values()
+        )
+        floor = max(0, min(floor, len(s.entries)))
+        del s.entries[:floor]
+        s.trimmed += floor
+        return floor
+
+    async def close(self) -> None:
+        return None
+
+    def length(self, stream: str) -> int:
+        return len(self._stream(stream).entries)
+
+
+def _key(mid: str) -> tuple[int, int]:
+    ms, _, seq = mid.partition("-")
+    return int(ms), int(seq or 0)

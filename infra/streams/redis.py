@@ -1,0 +1,121 @@
+"""Redis streams adapter (redis-py asyncio)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
+
+from infra.streams.api import Message, dead_letter_stream
+
+
+def _s(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class RedisStreams:
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.r = client
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisStreams:
+        return cls(aioredis.Redis.from_url(url))
+
+    async def publish(self, stream: str, payload: bytes) -> str:
+        return _s(await self.r.xadd(stream, {b"m": payload}))
+
+    async def ensure_group(self, stream: str, group: str, start: str = "0") -> None:
+        try:
+            await self.r.xgroup_create(stream, group, id=start, mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    async def read(
+        self, stream: str, group: str, consumer: str, count: int, block_ms: int
+    ) -> list[Message]:
+        reply = await self.r.xreadgroup(group, consumer, {stream: ">"}, count=count, block=block_ms)
+        return [
+            Message(stream=stream, id=_s(mid), payload=fields.get(b"m", b""))
+            for _, entries in reply or []
+            for mid, fields in entries
+            if fields is not None
+        ]
+
+    async def ack(self, stream: str, group: str, message_id: str) -> None:
+        await self.r.xack(stream, group, message_id)
+
+    async def claim_stale(
+        self, stream: str, group: str, consumer: str, min_idle_ms: int, count: int
+    ) -> list[Message]:
+        reply = await self.r.xautoclaim(stream, group, consumer, min_idle_ms, "0-0", count=count)
+        claimed = reply[1] if reply else []
+        out: list[Message] = []
+        for mid, fields in claimed:
+            if fields is None:  # deleted by a trim while pending: nothing to redo
+                await self.r.xack(stream, group, mid)
+                continue
+            pending = await self.r.xpending_range(stream, group, min=mid, max=mid, count=1)
+            deliveries = int(pending[0]["times_delivered"]) if pending else 1
+            out.append(
+                Message(stream=stream, id=_s(mid), payload=fields.get(b"m", b""), deliveries=deliveries)
+            )
+        return out
+
+    async def dead_letter(self, stream: str, group: str, message: Message, reason: str) -> None:
+        fields = {
+            b"m": message.payload,
+            b"stream": stream,
+            b"group": group,
+            b"id": message.id,
+            b"deliveries": str(message.deliveries),
+            b"reason": reason[:2000],
+        }
+        async with self.r.pipeline(transaction=True) as pipe:
+            pipe.xadd(dead_letter_stream(stream), fields)  # type: ignore[arg-type]
+            pipe.xack(stream, group, message.id)
+            await pipe.execute()
+
+    async def tail(self, stream: str, last_id: str, block_ms: int) -> list[Message]:
+        reply = await self.r.xread({stream: last_id}, block=block_ms, count=100)
+        return [
+            Message(stream=stream, id=_s(mid), payload=fields.get(b"m", b""))
+            for _, entries in reply or []
+            for mid, fields in entries
+        ]
+
+    async def trim(self, stream: str) -> int:
+        """Trim entries every group has read and acked; never drop unread or pending ones."""
+        try:
+            groups = await self.r.xinfo_groups(stream)
+        except ResponseError:
+            return 0
+        if not groups:
+            return 0
+        floor: str | None = None
+        for g in groups:
+            name = _s(g["name"])
+            summary = await self.r.xpending(stream, name)
+            oldest = _s(summary["min"]) if summary and summary.get("pending") else None
+            last = _s(g["last-delivered-id"])
+            # keep everything from the oldest pending entry, or after the last delivered one
+            bound = oldest if oldest else _next_id(last)
+            if floor is None or _key(bound) < _key(floor):
+                floor = bound
+        if floor is None:
+            return 0
+        return int(await self.r.xtrim(stream, minid=floor, approximate=False))
+
+    async def close(self) -> None:
+        await self.r.aclose()
+
+
+def _key(mid: str) -> tuple[int, int]:
+    ms, _, seq = mid.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def _next_id(mid: str) -> str:
+    ms, seq = _key(mid)
+    return f"{ms}-{seq + 1}"

@@ -1,0 +1,97 @@
+"""One streams suite, run against the in-memory twin and real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+import pytest
+import redis.asyncio as aioredis
+
+from infra.streams import Message, Streams
+from infra.streams.api import dead_letter_stream
+from infra.streams.consumer import Consumer
+from infra.streams.memory import MemoryStreams
+from infra.streams.redis import RedisStreams
+
+
+@pytest.fixture(params=["memory", "redis"])
+def streams(request: pytest.FixtureRequest) -> Streams:
+    if request.param == "memory":
+        return MemoryStreams()
+    client: aioredis.Redis = request.getfixturevalue("redis_client")
+    return RedisStreams(client)
+
+
+@pytest.fixture
+def name(stream_prefix: str) -> str:
+    return f"{stream_prefix}s-{uuid.uuid4().hex[:8]}"
+
+
+async def test_group_reads_each_entry_once(streams: Streams, name: str) -> None:
+    await streams.ensure_group(name, "g")
+    await streams.ensure_group(name, "g")  # idempotent
+    for i in range(3):
+        await streams.publish(name, b"%d" % i)
+    first = await streams.read(name, "g", "c1", 2, 100)
+    second = await streams.read(name, "g", "c2", 10, 100)
+    assert [m.payload for m in first + second] == [b"0", b"1", b"2"]
+    assert await streams.read(name, "g", "c1", 10, 50) == []
+
+
+async def test_unacked_entry_is_reclaimed_with_its_delivery_count(streams: Streams, name: str) -> None:
+    await streams.ensure_group(name, "g")
+    await streams.publish(name, b"x")
+    [m] = await streams.read(name, "g", "dead-consumer", 10, 100)
+    assert await streams.claim_stale(name, "g", "c2", 60_000, 10) == []  # not stale yet
+    [again] = await streams.claim_stale(name, "g", "c2", 0, 10)
+    assert (again.id, again.payload, again.deliveries) == (m.id, b"x", 2)
+    await streams.ack(name, "g", m.id)
+    assert await streams.claim_stale(name, "g", "c2", 0, 10) == []
+
+
+async def test_consumer_acks_after_the_effect_and_dead_letters_poison(streams: Streams, name: str) -> None:
+    seen: list[bytes] = []
+
+    async def handler(m: Message) -> None:
+        if m.payload == b"poison":
+            raise RuntimeError("cannot handle")
+        seen.append(m.payload)
+
+    c = Consumer(streams, name, "g", "c", handler, max_deliveries=3, min_idle_ms=0, block_ms=50)
+    await streams.ensure_group(name, "g")
+    await streams.publish(name, b"ok")
+    await streams.publish(name, b"poison")
+    for _ in range(6):
+        await c.step()
+    assert seen == [b"ok"]
+    assert await streams.claim_stale(name, "g", "other", 0, 10) == []  # nothing left pending
+    dead = await streams.tail(dead_letter_stream(name), "0", 0)
+    assert [m.payload for m in dead] == [b"poison"]
+
+
+async def test_trim_keeps_unread_and_pending_entries(streams: Streams, name: str) -> None:
+    await streams.ensure_group(name, "fast")
+    await streams.ensure_group(name, "slow")
+    for i in range(5):
+        await streams.publish(name, b"%d" % i)
+    fast = await streams.read(name, "fast", "c", 10, 100)
+    for m in fast:
+        await streams.ack(name, "fast", m.id)
+    slow = await streams.read(name, "slow", "c", 2, 100)  # 0 and 1 delivered, 0 acked
+    await streams.ack(name, "slow", slow[0].id)
+    assert await streams.trim(name) == 1  # only entry 0: 1 is pending, 2..4 unread by slow
+    rest = await streams.read(name, "slow", "c", 10, 100)
+    assert [m.payload for m in rest] == [b"2", b"3", b"4"]
+    for m in rest:
+        await streams.ack(name, "slow", m.id)
+    [pending] = await streams.claim_stale(name, "slow", "c", 0, 10)
+    assert pending.payload == b"1"
+
+
+async def test_tail_sees_new_entries(streams: Streams, name: str) -> None:
+    first = await streams.publish(name, b"a")
+    waiter = asyncio.create_task(streams.tail(name, first, 2_000))
+    await asyncio.sleep(0.05)
+    await streams.publish(name, b"b")
+    got = await waiter
+    assert [m.payload for m in got] == [b"b"]
