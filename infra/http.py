@@ -1,0 +1,77 @@
+"""Litestar pieces every service shares: problem details for every error, bearer auth."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
+from infra.auth import InvalidToken, Principal, verify
+
+log = logging.getLogger(__name__)
+
+_HTTP_CODES = {
+    400: "malformed_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "too_many_requests",
+    503: "service_unavailable",
+}
+
+
+def problem_response(exc: ProblemError, request: Request[Any, Any, Any]) -> Response[bytes]:
+    body = msgspec.json.encode(exc.problem(instance=str(request.url.path)))
+    return Response(body, status_code=exc.status, media_type=PROBLEM_CONTENT_TYPE)
+
+
+def on_problem(request: Request[Any, Any, Any], exc: ProblemError) -> Response[bytes]:
+    return problem_response(exc, request)
+
+
+def on_http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+    status = exc.status_code
+    code = _HTTP_CODES.get(status, "http_error")
+    extra: dict[str, Any] = {}
+    if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
+        extra["errors"] = [e if isinstance(e, dict) else {"message": str(e)} for e in exc.extra]
+    return problem_response(ProblemError(status, code, str(exc.detail), **extra), request)
+
+
+def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    error = ProblemError(500, "internal_error", "an unexpected error occurred; it has been logged")
+    return problem_response(error, request)
+
+
+EXCEPTION_HANDLERS: dict[Any, Any] = {
+    ProblemError: on_problem,
+    HTTPException: on_http_error,
+    Exception: on_unexpected,
+}
+
+
+def principal_from(request: Request[Any, Any, Any], secret: str) -> Principal:
+    try:
+        return verify(secret, request.headers.get("authorization"))
+    except InvalidToken as exc:
+        raise ProblemError(401, "unauthorized", str(exc)) from exc
+
+
+def decode_body(raw: bytes, type_: Any) -> Any:
+    """Decode a JSON body strictly; every failure is a 400 that says what was wrong."""
+    if not raw:
+        raise ProblemError(400, "malformed_request", "a JSON body is required")
+    try:
+        return msgspec.json.decode(raw, type=type_)
+    except msgspec.ValidationError as exc:
+        raise ProblemError(400, "malformed_request", f"invalid body: {exc}") from exc
+    except msgspec.DecodeError as exc:
+        raise ProblemError(400, "malformed_request", f"body is not valid JSON: {exc}") from exc

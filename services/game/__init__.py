@@ -1,0 +1,1 @@
+"""Game service: decides commands against event-sourced state; views, feeds, outbox relay."""

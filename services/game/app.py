@@ -1,0 +1,166 @@
+"""Game service REST API v1 (Litestar): views, legal actions, actions, event feeds."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Litestar, Request, get, post
+from litestar.openapi import OpenAPIConfig
+from litestar.params import Parameter
+
+from contracts.game import (
+    ActionAccepted,
+    EventFeed,
+    GameSummary,
+    GameView,
+    LegalActions,
+    MyGames,
+    PostAction,
+)
+from contracts.problems import ProblemError
+from infra.auth import Principal
+from infra.eventstore.api import command_uuid
+from infra.http import EXCEPTION_HANDLERS, principal_from
+from infra.settings import Settings
+from services.game.bootstrap import lifespan
+from services.game.handlers import GameService
+
+MAX_WAIT_SECONDS = 30.0
+
+
+def _svc(request: Request[Any, Any, Any]) -> GameService:
+    svc: GameService = request.app.state.service
+    return svc
+
+
+def _who(request: Request[Any, Any, Any]) -> Principal:
+    settings: Settings = request.app.state.settings
+    return principal_from(request, settings.secret)
+
+
+@get("/v1/games/{game_id:str}", operation_id="getGame", summary="The caller's view of a game")
+async def get_game(game_id: str, request: Request[Any, Any, Any]) -> GameView:
+    who = _who(request)
+    loaded = await _svc(request).load(game_id)
+    rules, state, record = loaded.rules, loaded.state, loaded.record
+    seat = record.seat_of(who.player_id)
+    outcome = rules.outcome(state)
+    to_act = sorted(rules.to_act(state))
+    return GameView(
+        id=record.id,
+        game=record.game,
+        version=loaded.version,
+        status="finished" if outcome is not None or not to_act else "active",
+        seats=record.seats,
+        to_act=to_act,
+        your_seat=seat,
+        view=msgspec.to_builtins(rules.view(state, seat)),
+        outcome=msgspec.to_builtins(outcome) if outcome is not None else None,
+    )
+
+
+@get(
+    "/v1/games/{game_id:str}/legal-actions",
+    operation_id="getLegalActions",
+    summary="Every action the caller may post now, each postable as-is",
+)
+async def legal_actions(game_id: str, request: Request[Any, Any, Any]) -> LegalActions:
+    who = _who(request)
+    svc = _svc(request)
+    record = await svc.record(game_id)
+    seat = _seat(record.seat_of(who.player_id))
+    loaded = await svc.load(game_id, record)
+    actions = loaded.rules.legal_actions(loaded.state, seat)
+    return LegalActions(version=loaded.version, seat=seat, actions=msgspec.to_builtins(list(actions)))
+
+
+@post(
+    "/v1/games/{game_id:str}/actions",
+    operation_id="postAction",
+    summary="Play an action against expected_version",
+    status_code=200,
+)
+async def post_action(
+    game_id: str,
+    data: PostAction,
+    request: Request[Any, Any, Any],
+    idempotency_key: Annotated[
+        str | None, Parameter(header="Idempotency-Key", max_length=200, required=False)
+    ] = None,
+) -> ActionAccepted:
+    who = _who(request)
+    svc = _svc(request)
+    record = await svc.record(game_id)
+    seat = _seat(record.seat_of(who.player_id))
+    command_id = (
+        command_uuid("http", game_id, who.player_id, idempotency_key) if idempotency_key else uuid.uuid4()
+    )
+    accepted = await svc.submit(game_id, seat, data.action, data.expected_version, command_id)
+    return ActionAccepted(
+        version=accepted.version,
+        events=svc.feed(svc.rules_for(record), accepted.events, seat),
+        replayed=accepted.replayed,
+    )
+
+
+@get("/v1/games/{game_id:str}/events", operation_id="getEvents", summary="The caller's event feed")
+async def events(
+    game_id: str,
+    request: Request[Any, Any, Any],
+    after: Annotated[int, Parameter(ge=0)] = 0,
+    wait: Annotated[float, Parameter(ge=0, le=MAX_WAIT_SECONDS)] = 0,
+) -> EventFeed:
+    who = _who(request)
+    svc = _svc(request)
+    record = await svc.record(game_id)
+    seat = record.seat_of(who.player_id)
+    stored = await svc.events_after(game_id, after, wait)
+    feed = svc.feed(svc.rules_for(record), stored, seat)
+    last = stored[-1].version if stored else after
+    return EventFeed(events=feed, last_version=last)
+
+
+@get("/v1/me/games", operation_id="getMyGames", summary="Games the caller sits in")
+async def my_games(request: Request[Any, Any, Any], awaiting: bool = False) -> MyGames:
+    who = _who(request)
+    rows = await _svc(request).games.of_player(who.player_id, awaiting)
+    return MyGames(
+        items=[
+            GameSummary(
+                id=r.game_id,
+                game=r.game,
+                version=r.version,
+                status=r.metadata.get("status", "active"),
+                your_seat=r.seat,
+                to_act=r.metadata.get("to_act", []),
+                your_turn=r.seat in r.metadata.get("to_act", []),
+            )
+            for r in rows
+        ]
+    )
+
+
+@get("/health", operation_id="health", include_in_schema=False)
+async def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+def _seat(seat: int | None) -> int:
+    if seat is None:
+        raise ProblemError(403, "not_seated", "you have no seat in this game")
+    return seat
+
+
+def create_app(settings: Settings | None = None, embedded: bool = False) -> Litestar:
+    app = Litestar(
+        route_handlers=[get_game, legal_actions, post_action, events, my_games, health],
+        exception_handlers=EXCEPTION_HANDLERS,
+        lifespan=[lifespan],
+        openapi_config=OpenAPIConfig(title="Turnpost game service", version="1.0.0", path="/schema"),
+        debug=False,
+    )
+    app.state.settings = settings
+    app.state.embedded = embedded
+    return app

@@ -1,0 +1,72 @@
+"""Wire the game service once: pool, store, streams, consumers (real or in-memory)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+import asyncpg
+from litestar import Litestar
+
+from contracts.streams import COMMANDS, GAMES, LOBBY
+from infra.eventstore.memory import MemoryEventStore
+from infra.eventstore.postgres import PostgresEventStore
+from infra.migrate import ensure_database, migrate
+from infra.settings import Settings, from_env
+from infra.streams.consumer import Consumer
+from infra.streams.memory import MemoryStreams
+from infra.streams.redis import RedisStreams
+from services.game.consumers import on_room_started, on_submit_action
+from services.game.handlers import GameService
+from services.game.live import Waiters, follow_games_stream
+from services.game.repository import MemoryGamesRepository, PostgresGamesRepository
+
+log = logging.getLogger(__name__)
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Litestar) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings or from_env()
+    app.state.settings = settings
+    waiters = Waiters()
+    pool: asyncpg.Pool | None = None
+    streams: Any
+    if app.state.embedded:
+        store = MemoryEventStore()
+        service = GameService(store, MemoryGamesRepository(store), waiters, settings.snapshot_every)
+        streams = MemoryStreams()
+    else:
+        await ensure_database(settings.database_url)
+        pool = await asyncpg.create_pool(settings.database_url, min_size=2, max_size=20)
+        async with pool.acquire() as conn:
+            await migrate(conn)
+        service = GameService(
+            PostgresEventStore(pool), PostgresGamesRepository(pool), waiters, settings.snapshot_every
+        )
+        streams = RedisStreams.from_url(settings.redis_url)
+    app.state.service = service
+    app.state.streams = streams
+    name = f"game-{os.getpid()}"
+    consumers = [
+        Consumer(streams, settings.stream(LOBBY), "game", name, on_room_started(service),
+                 max_deliveries=settings.max_deliveries),
+        Consumer(streams, settings.stream(COMMANDS), "game", name, on_submit_action(service),
+                 max_deliveries=settings.max_deliveries),
+    ]
+    tasks = [asyncio.create_task(c.run()) for c in consumers]
+    tasks.append(asyncio.create_task(follow_games_stream(streams, settings.stream(GAMES), waiters)))
+    try:
+        yield
+    finally:
+        for c in consumers:
+            c.stop()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await streams.close()
+        if pool is not None:
+            await pool.close()

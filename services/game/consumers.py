@@ -1,0 +1,43 @@
+"""Stream consumers of the game service: rooms to games, commands to actions."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+import msgspec
+
+from contracts.problems import ProblemError
+from contracts.streams import RoomStarted, SubmitAction
+from infra.streams import Message
+from services.game.handlers import GameService
+
+log = logging.getLogger(__name__)
+
+_room_started = msgspec.json.Decoder(RoomStarted)
+_submit = msgspec.json.Decoder(SubmitAction)
+
+
+def on_room_started(service: GameService):  # type: ignore[no-untyped-def]
+    async def handle(message: Message) -> None:
+        msg = _room_started.decode(message.payload)
+        game_id = await service.create_from_room(msg)
+        log.info("room %s -> game %s", msg.room_id, game_id)
+
+    return handle
+
+
+def on_submit_action(service: GameService):  # type: ignore[no-untyped-def]
+    async def handle(message: Message) -> None:
+        cmd = _submit.decode(message.payload)
+        try:
+            accepted = await service.submit(
+                cmd.game_id, cmd.seat, cmd.action, cmd.expected_version, uuid.UUID(cmd.command_id)
+            )
+        except ProblemError as exc:
+            # A rejected move is an answer, not a failure: retrying cannot change it.
+            log.warning("command %s on %s rejected: %s %s", cmd.command_id, cmd.game_id, exc.code, exc.detail)
+            return
+        log.debug("command %s on %s -> v%d", cmd.command_id, cmd.game_id, accepted.version)
+
+    return handle

@@ -1,0 +1,101 @@
+"""Outbox relay: publish committed events to the games stream in commit-safe order.
+
+python -m services.game.relay — one active relay at a time (advisory lock); others wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+
+import asyncpg
+import msgspec
+
+from contracts.streams import GAMES, GameEvent
+from infra.eventstore.api import StoredEvent
+from infra.eventstore.outbox import Outbox, PostgresOutbox
+from infra.logging import configure
+from infra.migrate import ensure_database, migrate
+from infra.settings import Settings, from_env
+from infra.streams import Streams
+from infra.streams.redis import RedisStreams
+
+log = logging.getLogger(__name__)
+RELAY_LOCK = 0x72656C61  # "rela"
+CONSUMER = "relay:games"
+
+
+def envelope(event: StoredEvent) -> GameEvent:
+    m = event.metadata
+    return GameEvent(
+        game_id=event.stream_id.removeprefix("game-"),
+        game=m.get("game", ""),
+        room_id=m.get("room_id"),
+        version=event.version,
+        type=event.type,
+        to_act=list(m.get("to_act", [])),
+        status=m.get("status", "active"),
+        bots=dict(m.get("bots", {})),
+        batch_end=bool(m.get("batch_end", True)),
+        global_position=event.global_position,
+    )
+
+
+async def relay_once(outbox: Outbox, streams: Streams, stream: str, limit: int = 500) -> int:
+    """Publish the next batch and checkpoint it. At-least-once: consumers dedupe by version."""
+    checkpoint = await outbox.load_checkpoint(CONSUMER)
+    batch = await outbox.batch(checkpoint, limit)
+    for _, event in batch:
+        await streams.publish(stream, msgspec.json.encode(envelope(event)))
+    if batch:
+        await outbox.save_checkpoint(CONSUMER, batch[-1][0])
+    return len(batch)
+
+
+async def run(settings: Settings, stop: asyncio.Event, poll_seconds: float = 0.5) -> None:
+    await ensure_database(settings.database_url)
+    conn = await asyncpg.connect(settings.database_url)
+    streams = RedisStreams.from_url(settings.redis_url)
+    wake = asyncio.Event()
+    try:
+        await migrate(conn)
+        while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", RELAY_LOCK):
+            log.info("another relay is active; standing by")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 2)
+            if stop.is_set():
+                return
+        await conn.add_listener("turnpost_events", lambda *_: wake.set())
+        outbox = PostgresOutbox(conn)
+        stream = settings.stream(GAMES)
+        log.info("relay active, publishing to %s", stream)
+        while not stop.is_set():
+            wake.clear()
+            try:
+                if await relay_once(outbox, streams, stream):
+                    continue
+            except (OSError, ConnectionError, asyncpg.PostgresError) as exc:
+                log.warning("relay batch failed (%s); retrying", exc)
+                await asyncio.sleep(1)
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), poll_seconds)
+    finally:
+        await streams.close()
+        await conn.close()
+
+
+async def main() -> None:
+    settings = from_env()
+    configure(settings.log_level)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await run(settings, stop)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,155 @@
+"""Game records (who sits where, the secret seed) in Postgres, with an in-memory twin."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import uuid
+from typing import Any, Protocol
+
+import asyncpg
+import msgspec
+
+from contracts.game import SeatInfo
+from infra.eventstore.memory import MemoryEventStore
+
+
+class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    room_id: str | None
+    game: str
+    seats: list[SeatInfo]
+    options: dict[str, Any]
+    timing: dict[str, Any]
+    seed: int  # never leaves the service: it decides every future draw
+
+    def seat_of(self, player_id: str) -> int | None:
+        return next((s.seat for s in self.seats if s.player_id == player_id), None)
+
+    @property
+    def bots(self) -> dict[str, str]:
+        return {str(s.seat): s.bot for s in self.seats if s.bot}
+
+
+class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):
+    game_id: str
+    game: str
+    seat: int
+    version: int
+    metadata: dict[str, Any]
+
+
+def stream_id(game_id: str) -> str:
+    return f"game-{game_id}"
+
+
+def new_seed() -> int:
+    return secrets.randbits(62)
+
+
+class GamesRepository(Protocol):
+    async def create(self, record: GameRecord) -> GameRecord:
+        """Insert once per room; a second call returns the first record unchanged."""
+        ...
+
+    async def get(self, game_id: str) -> GameRecord | None: ...
+    async def of_player(self, player_id: str, awaiting: bool) -> list[SeatSummary]: ...
+
+
+_COLS = "id::text AS id, room_id, game, seats::text AS seats, options::text AS options, timing::text AS timing, seed"
+
+
+def _record(row: asyncpg.Record) -> GameRecord:
+    return GameRecord(
+        id=row["id"],
+        room_id=row["room_id"],
+        game=row["game"],
+        seats=msgspec.json.decode(row["seats"], type=list[SeatInfo]),
+        options=json.loads(row["options"]),
+        timing=json.loads(row["timing"]),
+        seed=row["seed"],
+    )
+
+
+class PostgresGamesRepository:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    async def create(self, record: GameRecord) -> GameRecord:
+        async with self.pool.acquire() as conn, conn.transaction():
+            inserted = await conn.fetchval(
+                """INSERT INTO games (id, room_id, game, seats, options, timing, seed)
+                   VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7)
+                   ON CONFLICT DO NOTHING RETURNING id""",
+                uuid.UUID(record.id),
+                record.room_id,
+                record.game,
+                msgspec.json.encode(record.seats).decode(),
+                json.dumps(record.options),
+                json.dumps(record.timing),
+                record.seed,
+            )
+            if inserted:
+                await conn.executemany(
+                    "INSERT INTO game_seats (game_id, seat, player_id) VALUES ($1, $2, $3)",
+                    [(uuid.UUID(record.id), s.seat, s.player_id) for s in record.seats],
+                )
+                return record
+            row = await conn.fetchrow(f"SELECT {_COLS} FROM games WHERE id = $1", uuid.UUID(record.id))
+            return _record(row)
+
+    async def get(self, game_id: str) -> GameRecord | None:
+        row = await self.pool.fetchrow(f"SELECT {_COLS} FROM games WHERE id = $1", uuid.UUID(game_id))
+        return _record(row) if row else None
+
+    async def of_player(self, player_id: str, awaiting: bool) -> list[SeatSummary]:
+        rows = await self.pool.fetch(
+            """SELECT g.id::text AS game_id, g.game, gs.seat, e.version, e.metadata::text AS metadata
+               FROM game_seats gs
+               JOIN games g ON g.id = gs.game_id
+               JOIN LATERAL (SELECT version, metadata FROM events
+                             WHERE stream_id = 'game-' || g.id::text
+                             ORDER BY version DESC LIMIT 1) e ON true
+               WHERE gs.player_id = $1
+                 AND (NOT $2 OR (e.metadata -> 'to_act') @> to_jsonb(gs.seat))
+               ORDER BY g.created_at DESC""",
+            player_id,
+            awaiting,
+        )
+        return [
+            SeatSummary(
+                game_id=r["game_id"],
+                game=r["game"],
+                seat=r["seat"],
+                version=r["version"],
+                metadata=json.loads(r["metadata"]),
+            )
+            for r in rows
+        ]
+
+
+class MemoryGamesRepository:
+    def __init__(self, store: MemoryEventStore) -> None:
+        self.store = store
+        self.records: dict[str, GameRecord] = {}
+
+    async def create(self, record: GameRecord) -> GameRecord:
+        return self.records.setdefault(record.id, record)
+
+    async def get(self, game_id: str) -> GameRecord | None:
+        return self.records.get(game_id)
+
+    async def of_player(self, player_id: str, awaiting: bool) -> list[SeatSummary]:
+        out = []
+        for r in reversed(list(self.records.values())):
+            seat = r.seat_of(player_id)
+            events = self.store.streams.get(stream_id(r.id))
+            if seat is None or not events:
+                continue
+            last = events[-1]
+            if awaiting and seat not in last.metadata.get("to_act", []):
+                continue
+            out.append(
+                SeatSummary(game_id=r.id, game=r.game, seat=seat, version=last.version, metadata=last.metadata)
+            )
+        return out

@@ -1,0 +1,1 @@
+"""Lobby service: players and tokens, the catalog, rooms, seats and bot seats."""

@@ -1,0 +1,285 @@
+"""Players, rooms and seats in plain Postgres tables; every change under the room's row lock."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from contracts.lobby import Room, RoomPage, Seat, Timing
+from contracts.problems import ProblemError
+from contracts.streams import RoomStarted, StartedSeat
+from games.registry import get as get_rules
+
+OPEN_LEVELS = ("random", "greedy", "mcts")
+
+
+class Lobby:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    # -- players -----------------------------------------------------------------------------
+
+    async def new_player(self, name: str, bot: str | None = None) -> str:
+        player_id = f"{'bot' if bot else 'p'}-{uuid.uuid4()}"
+        await self.pool.execute(
+            "INSERT INTO players (id, name, bot) VALUES ($1, $2, $3)", player_id, name, bot
+        )
+        return player_id
+
+    async def player_exists(self, player_id: str) -> bool:
+        return bool(await self.pool.fetchval("SELECT 1 FROM players WHERE id = $1", player_id))
+
+    # -- rooms -------------------------------------------------------------------------------
+
+    async def create_room(
+        self, host: str, game: str, seats: int, options: dict[str, Any], timing: Timing
+    ) -> Room:
+        rules = get_rules(game)
+        if rules is None:
+            raise ProblemError(422, "unknown_game", f"no game {game!r}; see GET /v1/catalog")
+        if seats not in rules.seats:
+            raise ProblemError(
+                422, "bad_seat_count", f"{rules.name} seats {rules.seats.start} to {rules.seats.stop - 1}"
+            )
+        try:
+            msgspec.convert(options, rules.options_type)
+        except msgspec.ValidationError as exc:
+            raise ProblemError(422, "invalid_options", f"options for {game}: {exc}") from exc
+        if timing.turn_seconds is not None and timing.turn_seconds < 10:
+            raise ProblemError(422, "invalid_timing", "turn_seconds is at least 10")
+        room_id = f"r-{uuid.uuid4()}"
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                """INSERT INTO rooms (id, game, status, host, seat_count, options, timing)
+                   VALUES ($1, $2, 'open', $3, $4, $5::jsonb, $6::jsonb)""",
+                room_id,
+                game,
+                host,
+                seats,
+                json.dumps(options),
+                msgspec.json.encode(timing).decode(),
+            )
+            await conn.execute(
+                "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, 0, $2)", room_id, host
+            )
+            return await self._room(conn, room_id)
+
+    async def get(self, room_id: str) -> Room:
+        async with self.pool.acquire() as conn:
+            return await self._room(conn, room_id)
+
+    async def list(self, game: str | None, status: str | None, limit: int, cursor: str | None) -> RoomPage:
+        after_ts, after_id = _decode_cursor(cursor) if cursor else (None, None)
+        rows = await self.pool.fetch(
+            """SELECT id, created_at FROM rooms
+               WHERE ($1::text IS NULL OR game = $1) AND ($2::text IS NULL OR status = $2)
+                 AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+               ORDER BY created_at DESC, id DESC LIMIT $5""",
+            game,
+            status,
+            after_ts,
+            after_id,
+            limit + 1,
+        )
+        async with self.pool.acquire() as conn:
+            items = [await self._room(conn, r["id"]) for r in rows[:limit]]
+        nxt = None
+        if len(rows) > limit:
+            last = rows[limit - 1]
+            nxt = f"{last['created_at'].isoformat()}|{last['id']}"
+        return RoomPage(items=items, next=nxt)
+
+    async def join(self, room_id: str, player_id: str, seat: int | None) -> Room:
+        async with self.pool.acquire() as conn, conn.transaction():
+            room = await self._locked(conn, room_id)
+            self._must_be_open(room)
+            if any(s.player_id == player_id for s in room.seats):
+                raise ProblemError(409, "already_seated", "you already have a seat in this room")
+            seat = self._free_seat(room, seat)
+            await conn.execute(
+                "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)", room_id, seat, player_id
+            )
+            return await self._room(conn, room_id)
+
+    async def leave(self, room_id: str, player_id: str) -> Room:
+        async with self.pool.acquire() as conn, conn.transaction():
+            room = await self._locked(conn, room_id)
+            if not any(s.player_id == player_id for s in room.seats):
+                raise ProblemError(409, "not_in_room", "you have no seat in this room")
+            self._must_be_open(room)
+            await conn.execute(
+                "DELETE FROM room_seats WHERE room_id = $1 AND player_id = $2", room_id, player_id
+            )
+            humans = [s for s in room.seats if s.player_id and not s.bot and s.player_id != player_id]
+            if not humans:  # nobody left to start it: the bots go too
+                await conn.execute(
+                    "UPDATE rooms SET status = 'cancelled', updated_at = now() WHERE id = $1", room_id
+                )
+            elif room.host == player_id:
+                await conn.execute(
+                    "UPDATE rooms SET host = $2, updated_at = now() WHERE id = $1", room_id, humans[0].player_id
+                )
+            return await self._room(conn, room_id)
+
+    async def add_bot(self, room_id: str, player_id: str, level: str, seat: int | None) -> Room:
+        async with self.pool.acquire() as conn, conn.transaction():
+            room = await self._locked(conn, room_id)
+            self._must_be_host(room, player_id)
+            self._must_be_open(room)
+            self._check_level(room.game, level)
+            seat = self._free_seat(room, seat)
+            await self._seat_bot(conn, room_id, seat, level)
+            return await self._room(conn, room_id)
+
+    async def start(self, room_id: str, player_id: str, fill_bots: str | None) -> tuple[Room, RoomStarted]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            room = await self._locked(conn, room_id)
+            self._must_be_host(room, player_id)
+            self._must_be_open(room)
+            empty = [s.seat for s in room.seats if s.player_id is None]
+            if empty and fill_bots is None:
+                raise ProblemError(409, "seats_empty", f"seats {empty} are empty; add bots or set fill_bots")
+            if empty:
+                self._check_level(room.game, fill_bots or "")
+                for seat in empty:
+                    await self._seat_bot(conn, room_id, seat, fill_bots or "")
+            await conn.execute(
+                "UPDATE rooms SET status = 'starting', updated_at = now() WHERE id = $1", room_id
+            )
+            room = await self._room(conn, room_id)
+        return room, started_message(room)
+
+    async def stuck_starting(self, older_than_seconds: float) -> list[RoomStarted]:
+        """Rooms whose RoomStarted may have been lost: publishing again is harmless."""
+        rows = await self.pool.fetch(
+            "SELECT id FROM rooms WHERE status = 'starting' "
+            "AND updated_at < now() - make_interval(secs => $1) LIMIT 100",
+            older_than_seconds,
+        )
+        async with self.pool.acquire() as conn:
+            return [started_message(await self._room(conn, r["id"])) for r in rows]
+
+    async def game_moved(self, room_id: str, game_id: str, status: str) -> None:
+        """From the games stream: the room is playing, then finished. Idempotent."""
+        if status == "finished":
+            await self.pool.execute(
+                """UPDATE rooms SET status = 'finished', game_id = $2, updated_at = now()
+                   WHERE id = $1 AND status IN ('starting', 'playing')""",
+                room_id,
+                game_id,
+            )
+        else:
+            await self.pool.execute(
+                """UPDATE rooms SET status = 'playing', game_id = $2, updated_at = now()
+                   WHERE id = $1 AND status = 'starting'""",
+                room_id,
+                game_id,
+            )
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    async def _seat_bot(self, conn: asyncpg.Connection, room_id: str, seat: int, level: str) -> None:
+        bot_id = f"bot-{uuid.uuid4()}"
+        await conn.execute(
+            "INSERT INTO players (id, name, bot) VALUES ($1, $2, $3)", bot_id, f"{level} bot", level
+        )
+        await conn.execute(
+            "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)", room_id, seat, bot_id
+        )
+
+    async def _locked(self, conn: asyncpg.Connection, room_id: str) -> Room:
+        if not await conn.fetchval("SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE", room_id):
+            raise ProblemError(404, "unknown_room", f"no room {room_id!r}")
+        return await self._room(conn, room_id)
+
+    async def _room(self, conn: asyncpg.Connection, room_id: str) -> Room:
+        row = await conn.fetchrow(
+            """SELECT id, game, status, host, seat_count, options::text AS options,
+                      timing::text AS timing, game_id, created_at FROM rooms WHERE id = $1""",
+            room_id,
+        )
+        if row is None:
+            raise ProblemError(404, "unknown_room", f"no room {room_id!r}")
+        taken = {
+            r["seat"]: r
+            for r in await conn.fetch(
+                """SELECT rs.seat, rs.player_id, p.name, p.bot FROM room_seats rs
+                   JOIN players p ON p.id = rs.player_id WHERE rs.room_id = $1""",
+                room_id,
+            )
+        }
+        seats = [
+            Seat(seat=i, player_id=taken[i]["player_id"], name=taken[i]["name"], bot=taken[i]["bot"])
+            if i in taken
+            else Seat(seat=i, player_id=None, name=None, bot=None)
+            for i in range(row["seat_count"])
+        ]
+        return Room(
+            id=row["id"],
+            game=row["game"],
+            status=row["status"],
+            host=row["host"],
+            seats=seats,
+            options=json.loads(row["options"]),
+            timing=msgspec.json.decode(row["timing"], type=Timing),
+            game_id=row["game_id"],
+            created_at=row["created_at"].isoformat(),
+        )
+
+    @staticmethod
+    def _must_be_open(room: Room) -> None:
+        if room.status != "open":
+            raise ProblemError(409, "room_not_open", f"the room is {room.status}")
+
+    @staticmethod
+    def _must_be_host(room: Room, player_id: str) -> None:
+        if room.host != player_id:
+            raise ProblemError(403, "not_host", "only the room's host may do this")
+
+    @staticmethod
+    def _free_seat(room: Room, seat: int | None) -> int:
+        if seat is None:
+            free = [s.seat for s in room.seats if s.player_id is None]
+            if not free:
+                raise ProblemError(409, "room_full", "every seat is taken")
+            return free[0]
+        if not 0 <= seat < len(room.seats):
+            raise ProblemError(422, "no_such_seat", f"seats are 0 to {len(room.seats) - 1}")
+        if room.seats[seat].player_id is not None:
+            raise ProblemError(409, "seat_taken", f"seat {seat} is taken")
+        return seat
+
+    @staticmethod
+    def _check_level(game: str, level: str) -> None:
+        rules = get_rules(game)
+        levels = rules.bot_levels if rules else ()
+        if level not in levels:
+            raise ProblemError(
+                422, "unknown_bot_level", f"{game} bots play at levels {', '.join(levels)}, not {level!r}"
+            )
+
+
+def started_message(room: Room) -> RoomStarted:
+    return RoomStarted(
+        room_id=room.id,
+        game=room.game,
+        seats=[
+            StartedSeat(seat=s.seat, player_id=s.player_id or "", name=s.name, bot=s.bot) for s in room.seats
+        ],
+        options=room.options,
+        timing=msgspec.to_builtins(room.timing),
+    )
+
+
+def _decode_cursor(cursor: str) -> tuple[Any, str]:
+    from datetime import datetime
+
+    try:
+        ts, _, room_id = cursor.partition("|")
+        return datetime.fromisoformat(ts), room_id
+    except ValueError as exc:
+        raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned") from exc

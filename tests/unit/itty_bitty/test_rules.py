@@ -1,0 +1,588 @@
+"""The itty bitty rulebook, rule by rule: setup, the three actions, turns, passing, grails.
+
+The end of the game, scoring and reshuffles are in test_rules_end.py; secrecy (redaction,
+views, sampling) and content validation in test_rules_secrecy.py. The map from each rule to
+its code and tests is games/itty_bitty/RULES.md.
+
+Positions are built by folding `setup` with a seeded Random, then crafted with
+`msgspec.structs.replace` (`table` below checks every crafted position conserves the cards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from random import Random
+from typing import Any
+
+import msgspec
+import pytest
+from msgspec.structs import replace
+
+from games.api import IllegalAction, fold
+from games.itty_bitty.content import collector_id, ittybit_id, parse
+from games.itty_bitty.model import (
+    CollectorCompleted,
+    CollectorKept,
+    CollectorsOffered,
+    CompleteCollector,
+    DrawCollectors,
+    Event,
+    GameSetUp,
+    Hand,
+    IttybitsDealt,
+    IttybitTaken,
+    KeepCollector,
+    MarketFilled,
+    Options,
+    PassTurn,
+    Payment,
+    State,
+    TakeIttybit,
+    TurnBegan,
+    TurnPassed,
+)
+from games.itty_bitty.rules import IttyBitty
+from games.testing import check_conservation
+
+REAL = IttyBitty()
+
+# -- a small custom deck, so positions are exact --------------------------------------------------
+
+ZOMBIES = [ittybit_id(n) for n in range(1, 7)]  # type Zombie, trait Pipe
+HOODIES = [ittybit_id(n) for n in range(7, 15)]  # type Male, trait Hoodie
+EARRINGS = [ittybit_id(n) for n in range(15, 23)]  # type Female, trait Earring
+BOTH = [ittybit_id(n) for n in range(23, 31)]  # type Male, traits Hoodie and Earring
+EX, E2, H1, P1, HE = (collector_id(c) for c in ("EX", "E2", "H1", "P1", "HE"))
+FILLERS = [collector_id(f"F{i:02d}") for i in range(1, 13)]
+
+
+def _small_content() -> Any:
+    bits = (
+        [{"id": n, "type": "Zombie", "traits": ["Pipe"]} for n in range(1, 7)]
+        + [{"id": n, "type": "Male", "traits": ["Hoodie"]} for n in range(7, 15)]
+        + [{"id": n, "type": "Female", "traits": ["Earring"]} for n in range(15, 23)]
+        + [{"id": n, "type": "Male", "traits": ["Hoodie", "Earring"]} for n in range(23, 31)]
+    )
+    cols = [
+        # The rulebook's example: x4 ittybits for 3 coins, plus x3 ittybits for 4 coins.
+        {
+            "id": "EX",
+            "grails": [
+                {"trait": "Hoodie", "qty": 4, "coins": 3},
+                {"trait": "Zombie", "qty": 3, "coins": 4},
+            ],
+        },
+        {"id": "E2", "grails": [{"trait": "Earring", "qty": 2, "coins": 2}]},
+        {"id": "H1", "grails": [{"trait": "Hoodie", "qty": 1, "coins": 1}]},
+        {"id": "P1", "grails": [{"trait": "Pipe", "qty": 1, "coins": 5}]},
+        {
+            "id": "HE",
+            "grails": [
+                {"trait": "Hoodie", "qty": 1, "coins": 1},
+                {"trait": "Earring", "qty": 1, "coins": 2},
+            ],
+        },
+    ] + [
+        {"id": f"F{i:02d}", "grails": [{"trait": "Earring", "qty": 1, "coins": 1}]}
+        for i in range(1, 13)
+    ]
+    return parse(msgspec.json.encode(bits), msgspec.json.encode(cols))
+
+
+SMALL = IttyBitty(_small_content())
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+
+def set_up(seats: int = 2, seed: int = 0, rules: IttyBitty = REAL) -> tuple[list[Event], State]:
+    events = rules.setup(Options(), seats, Random(seed))
+    return events, fold(rules, events)
+
+
+def ready(seats: int = 2, seed: int = 0, rules: IttyBitty = REAL) -> State:
+    """Set up, then every seat keeps the first collector offered: play has begun."""
+    _, state = set_up(seats, seed, rules)
+    for seat in range(seats):
+        state = play(state, seat, KeepCollector(card=state.hands[seat].choice[0]), rules)[1]
+    return state
+
+
+def play(
+    state: State, seat: int, action: Any, rules: IttyBitty = REAL, seed: int = 0
+) -> tuple[list[Event], State]:
+    events = rules.decide(state, seat, action, Random(seed))
+    return events, fold(rules, events, state)
+
+
+def refused(state: State, seat: int, action: Any, rules: IttyBitty = SMALL) -> str:
+    with pytest.raises(IllegalAction) as err:
+        rules.decide(state, seat, action, Random(0))
+    return err.value.code
+
+
+def table(
+    seats: int = 2,
+    *,
+    hands: Sequence[Hand] = (),
+    market: Sequence[str | None] | None = None,
+    ittybit_supply: Sequence[str] | None = None,
+    collector_supply: Sequence[str] | None = None,
+    ittybit_discard: Sequence[str] = (),
+    collector_discard: Sequence[str] = (),
+    current: int = 0,
+    rules: IttyBitty = SMALL,
+    **fields: Any,
+) -> State:
+    """A crafted position in play: cards not placed explicitly lie in the supply."""
+    all_hands = tuple(hands) + tuple(Hand() for _ in range(seats - len(hands)))
+    held = {c for h in all_hands for c in h.ittybits} | set(ittybit_discard)
+    free = [b for b in sorted(rules.content.ittybits) if b not in held]
+    if market is None:
+        market = free[:4]
+    market = tuple(market) + (None,) * (4 - len(market))
+    if ittybit_supply is None:
+        ittybit_supply = [b for b in free if b not in market]
+    placed = {c for h in all_hands for c in h.collectors + h.completed + h.choice}
+    placed |= set(collector_discard)
+    if collector_supply is None:
+        collector_supply = [c for c in sorted(rules.content.collectors) if c not in placed]
+    state = replace(
+        ready(seats, rules=rules),
+        hands=all_hands,
+        market=market,
+        ittybit_supply=tuple(sorted(ittybit_supply)),
+        collector_supply=tuple(sorted(collector_supply)),
+        ittybit_discard=tuple(ittybit_discard),
+        collector_discard=tuple(collector_discard),
+        current=current,
+        **fields,
+    )
+    check_conservation(rules, state, seed=0)  # the crafted position is a real one
+    return state
+
+
+def complete(collector: str, *payments: tuple[int, Sequence[str]]) -> CompleteCollector:
+    return CompleteCollector(
+        collector=collector,
+        payments=tuple(Payment(grail=g, ittybits=tuple(c)) for g, c in payments),
+    )
+
+
+def of(kind: type, events: Sequence[Event]) -> list[Any]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+# -- setup ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_setup_deals_three_ittybits_to_each_player(seats: int) -> None:
+    events, state = set_up(seats)
+    dealt = of(IttybitsDealt, events)
+    assert [e.seat for e in dealt] == list(range(seats))
+    assert all(e.count == 3 and len(e.cards) == 3 for e in dealt)
+    assert [len(h.ittybits) for h in state.hands] == [3] * seats
+    assert len(state.ittybit_supply) == 72 - 3 * seats - 4
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_setup_offers_two_collectors_to_each_player_to_keep_one(seats: int) -> None:
+    events, state = set_up(seats)
+    assert [(e.seat, len(e.cards)) for e in of(CollectorsOffered, events)] == [
+        (s, 2) for s in range(seats)
+    ]
+    assert all(len(h.choice) == 2 and h.collectors == () for h in state.hands)
+    assert len(state.collector_supply) == 36 - 2 * seats
+    for seat in range(seats):
+        assert state.hands[seat].choice  # keep one of these two
+        actions = REAL.legal_actions(state, seat)
+        assert actions == [KeepCollector(card=c) for c in state.hands[seat].choice]
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_setup_flips_four_ittybits_face_up_as_the_marketplace(seats: int) -> None:
+    events, state = set_up(seats)
+    filled = of(MarketFilled, events)
+    assert [e.slot for e in filled] == [0, 1, 2, 3]
+    assert state.market == tuple(e.card for e in filled)
+    assert not set(state.market) & set(state.ittybit_supply)
+    check_conservation(REAL, state, seed=0)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_every_seat_chooses_its_starting_collector_at_the_same_time(seats: int) -> None:
+    _, state = set_up(seats)
+    assert state.current is None
+    assert REAL.to_act(state) == frozenset(range(seats))
+    # Any order works; the last seat to choose may even go first.
+    for seat in reversed(range(1, seats)):
+        state = play(state, seat, KeepCollector(card=state.hands[seat].choice[1]))[1]
+        assert seat not in REAL.to_act(state)
+        assert 0 in REAL.to_act(state)
+
+
+def test_keeping_a_starting_collector_discards_the_other_face_up() -> None:
+    _, state = set_up(3)
+    kept, other = state.hands[1].choice
+    events, after = play(state, 1, KeepCollector(card=other))
+    assert events == [CollectorKept(seat=1, kept=other, discarded=kept)]
+    assert after.hands[1].collectors == (other,)
+    assert after.hands[1].choice == ()
+    assert after.collector_discard == (kept,)
+    assert kept in REAL.view(after, None).public["discard"]["collectors"]  # face up
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_play_begins_at_first_seat_only_after_every_seat_has_kept(seats: int) -> None:
+    _, state = set_up(seats, seed=5)
+    for seat in range(seats):
+        events, state = play(state, seat, KeepCollector(card=state.hands[seat].choice[0]))
+        if seat < seats - 1:
+            assert not of(TurnBegan, events)
+            assert state.current is None
+    assert of(TurnBegan, events) == [TurnBegan(seat=state.first_seat)]
+    assert state.current == state.first_seat
+    assert REAL.to_act(state) == frozenset({state.first_seat})
+
+
+def test_a_seat_must_keep_its_starting_collector_before_anything_else() -> None:
+    _, state = set_up(2)
+    assert refused(state, 0, TakeIttybit(card=state.market[0]), REAL) == "choose_collector_first"
+    assert refused(state, 0, DrawCollectors(), REAL) == "choose_collector_first"
+    assert refused(state, 0, PassTurn(), REAL) == "choose_collector_first"
+
+
+def test_a_seat_keeps_only_a_collector_it_was_offered() -> None:
+    _, state = set_up(2)
+    theirs = state.hands[1].choice[0]
+    assert refused(state, 0, KeepCollector(card=theirs), REAL) == "not_offered"
+    assert refused(state, 0, KeepCollector(card=state.collector_supply[0]), REAL) == "not_offered"
+
+
+def test_a_seat_that_has_kept_waits_for_the_others() -> None:
+    _, state = set_up(2)
+    state = play(state, 0, KeepCollector(card=state.hands[0].choice[0]))[1]
+    assert refused(state, 0, KeepCollector(card=state.hands[1].choice[0]), REAL) == "not_your_turn"
+    assert REAL.legal_actions(state, 0) == []
+
+
+@pytest.mark.parametrize("seats", [0, 1, 5])
+def test_the_game_seats_two_to_four_players(seats: int) -> None:
+    with pytest.raises(IllegalAction) as err:
+        REAL.setup(Options(), seats, Random(0))
+    assert err.value.code == "bad_seat_count"
+
+
+def test_the_first_player_is_picked_at_random_by_the_seeded_rng() -> None:
+    firsts = {set_up(3, seed)[1].first_seat for seed in range(40)}
+    assert firsts == {0, 1, 2}
+    assert set_up(3, 7)[0] == set_up(3, 7)[0]  # same seed, same game
+
+
+def test_the_deck_order_is_not_stored_each_draw_is_made_in_decide() -> None:
+    events, state = set_up(2)
+    assert of(GameSetUp, events)[0].ittybits == tuple(sorted(REAL.content.ittybits))
+    assert state.ittybit_supply == tuple(sorted(state.ittybit_supply))
+    state = ready(2)
+    seat = state.current
+    drawn = {play(state, seat, TakeIttybit(), seed=s)[0][0].card for s in range(10)}
+    assert len(drawn) > 1  # the card comes from the rng given to decide...
+    assert play(state, seat, TakeIttybit(), seed=3) == play(state, seat, TakeIttybit(), seed=3)
+
+
+# -- the three actions ----------------------------------------------------------------------------
+
+
+def test_take_from_the_marketplace_refills_the_slot_at_once_from_the_deck() -> None:
+    state = ready(3, seed=2)
+    seat = state.current
+    card = state.market[2]
+    events, after = play(state, seat, TakeIttybit(card=card))
+    taken, filled = of(IttybitTaken, events), of(MarketFilled, events)
+    assert taken == [IttybitTaken(seat=seat, from_market=True, card=card)]
+    assert len(filled) == 1 and filled[0].slot == 2
+    assert filled[0].card in state.ittybit_supply
+    assert after.market == (*state.market[:2], filled[0].card, state.market[3])
+    assert after.hands[seat].ittybits == (*state.hands[seat].ittybits, card)
+    assert len(after.ittybit_supply) == len(state.ittybit_supply) - 1
+
+
+def test_take_from_the_marketplace_needs_a_card_in_the_marketplace() -> None:
+    state = ready(2)
+    seat = state.current
+    assert refused(state, seat, TakeIttybit(card=state.ittybit_supply[0]), REAL) == (
+        "not_in_marketplace"
+    )
+    other = state.hands[1 - seat].ittybits[0]
+    assert refused(state, seat, TakeIttybit(card=other), REAL) == "not_in_marketplace"
+
+
+def test_take_from_the_top_of_the_deck() -> None:
+    state = ready(2, seed=4)
+    seat = state.current
+    events, after = play(state, seat, TakeIttybit())
+    assert len(events) == 2 and isinstance(events[0], IttybitTaken)
+    card = events[0].card
+    assert events[0] == IttybitTaken(seat=seat, from_market=False, card=card)
+    assert card in state.ittybit_supply and card not in after.ittybit_supply
+    assert after.hands[seat].ittybits[-1] == card
+    assert after.market == state.market
+    # private to the taker: the other seat's copy of the event does not name the card
+    assert REAL.redact(events[0], seat) == events[0]
+    assert REAL.redact(events[0], 1 - seat).card is None  # type: ignore[union-attr]
+
+
+def test_draw_two_collectors_then_keep_one_and_discard_the_other() -> None:
+    state = ready(3, seed=1)
+    seat = state.current
+    events, offered = play(state, seat, DrawCollectors())
+    assert len(events) == 1 and isinstance(events[0], CollectorsOffered)
+    a, b = events[0].cards
+    assert {a, b} <= set(state.collector_supply)
+    assert REAL.to_act(offered) == frozenset({seat})  # the same turn goes on
+    assert REAL.legal_actions(offered, seat) == [KeepCollector(card=a), KeepCollector(card=b)]
+    assert refused(offered, seat, TakeIttybit(), REAL) == "choose_collector_first"
+    assert refused(offered, seat, KeepCollector(card=offered.collector_supply[0]), REAL) == (
+        "not_offered"
+    )
+    events, after = play(offered, seat, KeepCollector(card=b))
+    assert events[0] == CollectorKept(seat=seat, kept=b, discarded=a)
+    assert after.hands[seat].collectors == (*state.hands[seat].collectors, b)
+    assert after.collector_discard == (*state.collector_discard, a)
+    assert events[1:] == [TurnBegan(seat=(seat + 1) % 3)]
+
+
+def test_draw_with_a_single_collector_left_offers_just_that_one() -> None:
+    rest = tuple(c for c in sorted(SMALL.content.collectors) if c != FILLERS[0])
+    state = table(hands=[Hand(), Hand(collectors=rest)], collector_supply=[FILLERS[0]])
+    events, offered = play(state, 0, DrawCollectors(), SMALL)
+    assert events == [CollectorsOffered(seat=0, count=1, cards=(FILLERS[0],))]
+    events, after = play(offered, 0, KeepCollector(card=FILLERS[0]), SMALL)
+    assert events[0] == CollectorKept(seat=0, kept=FILLERS[0], discarded=None)
+    assert after.collector_discard == ()
+    assert after.hands[0].collectors == (FILLERS[0],)
+
+
+def test_no_collectors_left_to_draw() -> None:
+    everything = tuple(sorted(SMALL.content.collectors))
+    state = table(hands=[Hand(), Hand(collectors=everything)])
+    assert DrawCollectors() not in SMALL.legal_actions(state, 0)
+    assert refused(state, 0, DrawCollectors()) == "no_collectors_left"
+
+
+def test_no_ittybits_left_to_take_from_the_deck() -> None:
+    everything = tuple(sorted(SMALL.content.ittybits))
+    state = table(hands=[Hand(), Hand(ittybits=everything)], market=[])
+    assert TakeIttybit() not in SMALL.legal_actions(state, 0)
+    assert refused(state, 0, TakeIttybit()) == "supply_empty"
+
+
+# -- turns ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_one_action_per_turn_then_the_next_seat_plays(seats: int) -> None:
+    state = ready(seats, seed=9)
+    order = []
+    for _ in range(seats + 1):
+        seat = state.current
+        order.append(seat)
+        events, state = play(state, seat, TakeIttybit())
+        assert events[-1] == TurnBegan(seat=(seat + 1) % seats)
+        assert refused(state, seat, TakeIttybit(), REAL) == "not_your_turn"
+        assert REAL.legal_actions(state, seat) == []
+    first = order[0]
+    assert order == [(first + i) % seats for i in range(seats + 1)]  # wraps around the table
+
+
+def test_only_the_current_seat_may_act() -> None:
+    state = ready(3)
+    for seat in {0, 1, 2} - {state.current}:
+        assert refused(state, seat, TakeIttybit(), REAL) == "not_your_turn"
+        assert refused(state, seat, PassTurn(), REAL) == "not_your_turn"
+    assert refused(state, 7, TakeIttybit(), REAL) == "not_seated"
+
+
+def test_there_is_no_hand_size_limit() -> None:
+    bits = tuple(HOODIES + EARRINGS + ZOMBIES)
+    cols = tuple(FILLERS)
+    state = table(hands=[Hand(ittybits=bits, collectors=cols)])
+    assert TakeIttybit() in SMALL.legal_actions(state, 0)
+    assert DrawCollectors() in SMALL.legal_actions(state, 0)
+    after = play(state, 0, TakeIttybit(card=state.market[0]), SMALL)[1]
+    assert len(after.hands[0].ittybits) == len(bits) + 1
+    offered = play(state, 0, DrawCollectors(), SMALL)[1]
+    kept = play(offered, 0, KeepCollector(card=offered.hands[0].choice[0]), SMALL)[1]
+    assert len(kept.hands[0].collectors) == len(cols) + 1
+
+
+# -- you cannot skip your turn --------------------------------------------------------------------
+
+
+def test_pass_turn_is_illegal_while_any_other_action_exists() -> None:
+    state = ready(2)
+    assert PassTurn() not in REAL.legal_actions(state, state.current)
+    assert refused(state, state.current, PassTurn(), REAL) == "cannot_pass"
+    # Even with only the deck's discard to draw from, the seat must take it.
+    everything = tuple(sorted(SMALL.content.collectors))
+    stuck = table(
+        hands=[Hand(), Hand(ittybits=tuple(BOTH), collectors=everything)],
+        market=[],
+        ittybit_supply=[],
+        ittybit_discard=ZOMBIES + HOODIES + EARRINGS,
+    )
+    assert SMALL.legal_actions(stuck, 0) == [TakeIttybit()]
+    assert refused(stuck, 0, PassTurn()) == "cannot_pass"
+
+
+def stuck_table(seats: int = 2) -> State:
+    """Every ittybit in seat 0's hand, every collector in the last seat's: nobody can act."""
+    hands = [Hand() for _ in range(seats)]
+    hands[0] = Hand(ittybits=tuple(sorted(SMALL.content.ittybits)))
+    hands[-1] = Hand(collectors=tuple(sorted(SMALL.content.collectors)))
+    return table(seats, hands=hands, market=[])
+
+
+def test_pass_turn_is_the_only_legal_action_when_nothing_else_is() -> None:
+    state = stuck_table()
+    assert SMALL.legal_actions(state, 0) == [PassTurn()]
+    events, after = play(state, 0, PassTurn(), SMALL)
+    assert events == [TurnPassed(seat=0), TurnBegan(seat=1)]
+    assert after.passes_in_row == 1
+    assert SMALL.legal_actions(after, 1) == [PassTurn()]
+
+
+# -- completing a collector card ------------------------------------------------------------------
+
+
+def example_table() -> State:
+    """The rulebook's example: 4 Hoodie ittybits and 3 Zombies for collector EX."""
+    return table(hands=[Hand(ittybits=(*HOODIES[:4], *ZOMBIES[:3], EARRINGS[0]), collectors=(EX,))])
+
+
+def test_the_rulebook_example_pays_three_plus_four_coins() -> None:
+    state = example_table()
+    action = complete(EX, (0, HOODIES[:4]), (1, ZOMBIES[:3]))
+    events, after = play(state, 0, action, SMALL)
+    assert events[0] == CollectorCompleted(seat=0, collector=EX, payments=action.payments, coins=7)
+    assert after.hands[0].coins == 7
+    assert after.hands[0].completed == (EX,)
+    assert after.hands[0].collectors == ()
+    assert after.hands[0].ittybits == (EARRINGS[0],)  # the unused ittybit stays in hand
+
+
+def test_paid_ittybits_go_face_up_to_the_discard() -> None:
+    state = example_table()
+    after = play(state, 0, complete(EX, (0, HOODIES[:4]), (1, ZOMBIES[:3])), SMALL)[1]
+    assert set(after.ittybit_discard) == set(HOODIES[:4]) | set(ZOMBIES[:3])
+    assert set(SMALL.view(after, None).public["discard"]["ittybits"]) == set(after.ittybit_discard)
+
+
+def test_completing_some_of_the_grails_pays_those_and_forfeits_the_rest() -> None:
+    state = example_table()
+    events, after = play(state, 0, complete(EX, (1, ZOMBIES[:3])), SMALL)
+    assert events[0].coins == 4  # type: ignore[attr-defined]
+    assert after.hands[0].completed == (EX,)
+    assert set(after.hands[0].ittybits) == {*HOODIES[:4], EARRINGS[0]}
+    back = replace(after, current=0)
+    assert refused(back, 0, complete(EX, (0, HOODIES[:4]))) == "collector_not_in_hand"
+
+
+def test_every_payable_set_of_grails_is_offered() -> None:
+    state = example_table()
+    offers = [a for a in SMALL.legal_actions(state, 0) if isinstance(a, CompleteCollector)]
+    assert sorted(tuple(p.grail for p in a.payments) for a in offers) == [(0,), (0, 1), (1,)]
+    for action in offers:
+        play(state, 0, action, SMALL)  # each is accepted as listed
+
+
+def test_a_grail_takes_exactly_its_quantity() -> None:
+    state = table(hands=[Hand(ittybits=tuple(HOODIES[:5]), collectors=(EX,))])
+    assert refused(state, 0, complete(EX, (0, HOODIES[:5]))) == "wrong_quantity"
+    assert refused(state, 0, complete(EX, (0, HOODIES[:3]))) == "wrong_quantity"
+    assert refused(state, 0, complete(EX, (0, ()))) == "wrong_quantity"
+    assert play(state, 0, complete(EX, (0, HOODIES[:4])), SMALL)[0][0].coins == 3  # type: ignore[attr-defined]
+
+
+def test_each_ittybit_must_have_the_grail_trait() -> None:
+    state = table(
+        hands=[Hand(ittybits=(*HOODIES[:3], EARRINGS[0], *ZOMBIES[:3]), collectors=(EX,))]
+    )
+    assert refused(state, 0, complete(EX, (0, (*HOODIES[:3], EARRINGS[0])))) == "trait_missing"
+    assert refused(state, 0, complete(EX, (1, (*ZOMBIES[:2], HOODIES[0])))) == "trait_missing"
+    assert not [
+        a
+        for a in SMALL.legal_actions(state, 0)
+        if isinstance(a, CompleteCollector) and any(p.grail == 0 for p in a.payments)
+    ]
+
+
+def test_the_punk_type_counts_as_a_trait() -> None:
+    assert "Zombie" in SMALL.content.traits(ZOMBIES[0])
+    assert "Male" in SMALL.content.traits(HOODIES[0])
+    state = table(hands=[Hand(ittybits=tuple(ZOMBIES[:3]), collectors=(EX,))])
+    assert play(state, 0, complete(EX, (1, ZOMBIES[:3])), SMALL)[1].hands[0].coins == 4
+    real_zombie = next(b for b in REAL.content.ittybits.values() if b.type == "Zombie")
+    assert "Zombie" not in real_zombie.traits and "Zombie" in REAL.content.traits(real_zombie.id)
+
+
+def test_an_ittybit_pays_for_one_grail_unit_only() -> None:
+    state = table(hands=[Hand(ittybits=(BOTH[0],), collectors=(HE,))])
+    both_ways = complete(HE, (0, [BOTH[0]]), (1, [BOTH[0]]))
+    assert refused(state, 0, both_ways) == "ittybit_used_twice"
+    offers = [a for a in SMALL.legal_actions(state, 0) if isinstance(a, CompleteCollector)]
+    assert sorted(tuple(p.grail for p in a.payments) for a in offers) == [(0,), (1,)]
+    twice = table(hands=[Hand(ittybits=tuple(HOODIES[:3]), collectors=(EX,))])
+    repeat = complete(EX, (0, (HOODIES[0], HOODIES[0], HOODIES[1], HOODIES[2])))
+    assert refused(twice, 0, repeat) == "ittybit_used_twice"
+
+
+def test_each_grail_is_paid_once() -> None:
+    state = table(hands=[Hand(ittybits=(HOODIES[0], HOODIES[1]), collectors=(HE,))])
+    assert refused(state, 0, complete(HE, (0, [HOODIES[0]]), (0, [HOODIES[1]]))) == (
+        "grail_paid_twice"
+    )
+
+
+def test_a_payment_names_a_grail_of_the_collector() -> None:
+    state = table(hands=[Hand(ittybits=(HOODIES[0],), collectors=(H1,))])
+    assert refused(state, 0, complete(H1, (1, [HOODIES[0]]))) == "unknown_grail"
+    assert refused(state, 0, complete(H1, (-1, [HOODIES[0]]))) == "unknown_grail"
+
+
+def test_at_least_one_grail_must_be_paid() -> None:
+    state = table(hands=[Hand(ittybits=(HOODIES[0],), collectors=(H1,))])
+    assert refused(state, 0, complete(H1)) == "no_grails_paid"
+
+
+def test_the_collector_must_be_in_your_hand() -> None:
+    state = table(
+        hands=[
+            Hand(ittybits=(HOODIES[0],), collectors=(E2,), completed=(P1,)),
+            Hand(collectors=(HE,)),
+        ]
+    )
+    assert H1 in state.collector_supply
+    assert refused(state, 0, complete(H1, (0, [HOODIES[0]]))) == "collector_not_in_hand"
+    assert refused(state, 0, complete(HE, (0, [HOODIES[0]]))) == "collector_not_in_hand"
+    assert refused(state, 0, complete(P1, (0, [HOODIES[0]]))) == "collector_not_in_hand"
+
+
+def test_the_ittybits_must_be_in_your_hand() -> None:
+    state = table(
+        hands=[Hand(ittybits=(HOODIES[0],), collectors=(E2,)), Hand(ittybits=(EARRINGS[0],))]
+    )
+    assert refused(state, 0, complete(E2, (0, [EARRINGS[0], EARRINGS[1]]))) == (
+        "ittybit_not_in_hand"
+    )
+
+
+def test_only_one_collector_per_turn_completing_ends_the_turn() -> None:
+    state = table(
+        hands=[Hand(ittybits=(HOODIES[0], EARRINGS[0], EARRINGS[1]), collectors=(H1, E2))]
+    )
+    events, after = play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)
+    assert events[-1] == TurnBegan(seat=1)
+    assert refused(after, 0, complete(E2, (0, EARRINGS[:2]))) == "not_your_turn"
+    assert after.hands[0].collectors == (E2,)

@@ -1,0 +1,316 @@
+"""The itty bitty rulebook: reshuffles, the end of the game, penalties, scoring and stalemate."""
+
+from __future__ import annotations
+
+from random import Random
+
+import pytest
+from msgspec.structs import replace
+
+from games.api import IllegalAction
+from games.itty_bitty.model import (
+    CollectorsOffered,
+    DrawCollectors,
+    EndTriggered,
+    GameEnded,
+    Hand,
+    IttybitTaken,
+    KeepCollector,
+    MarketFilled,
+    PassTurn,
+    State,
+    SupplyReshuffled,
+    TakeIttybit,
+    TurnBegan,
+    TurnPassed,
+)
+from games.itty_bitty.scoring import final_result
+from tests.unit.itty_bitty.test_rules import (
+    BOTH,
+    E2,
+    EARRINGS,
+    EX,
+    FILLERS,
+    H1,
+    HE,
+    HOODIES,
+    P1,
+    SMALL,
+    ZOMBIES,
+    complete,
+    of,
+    play,
+    refused,
+    stuck_table,
+    table,
+)
+
+# -- reshuffling the discards ---------------------------------------------------------------------
+
+
+def test_an_empty_ittybit_supply_reshuffles_the_discard_to_take_from_the_deck() -> None:
+    discard = ZOMBIES + EARRINGS[:2]
+    rest = tuple(b for b in sorted(SMALL.content.ittybits) if b not in discard)
+    state = table(
+        hands=[Hand(), Hand(ittybits=rest[4:])],
+        market=rest[:4],
+        ittybit_supply=[],
+        ittybit_discard=discard,
+    )
+    events, after = play(state, 0, TakeIttybit(), SMALL)
+    assert events[0] == SupplyReshuffled(deck="ittybits", count=len(discard))
+    assert isinstance(events[1], IttybitTaken) and events[1].card in discard
+    assert after.ittybit_discard == ()
+    assert sorted(after.ittybit_supply) == sorted(set(discard) - {events[1].card})
+
+
+def test_a_marketplace_refill_reshuffles_the_discard_when_the_supply_is_empty() -> None:
+    discard = EARRINGS[:3]
+    rest = tuple(b for b in sorted(SMALL.content.ittybits) if b not in discard)
+    state = table(
+        hands=[Hand(), Hand(ittybits=rest[4:])],
+        market=rest[:4],
+        ittybit_supply=[],
+        ittybit_discard=discard,
+    )
+    card = state.market[1]
+    events, after = play(state, 0, TakeIttybit(card=card), SMALL)
+    assert events[0] == IttybitTaken(seat=0, from_market=True, card=card)
+    assert events[1] == SupplyReshuffled(deck="ittybits", count=3)
+    assert isinstance(events[2], MarketFilled) and events[2].slot == 1
+    assert events[2].card in discard
+    assert after.market[1] == events[2].card and None not in after.market
+
+
+def test_a_taken_marketplace_card_with_nothing_left_to_refill_leaves_the_slot_empty() -> None:
+    rest = tuple(sorted(SMALL.content.ittybits))
+    state = table(hands=[Hand(), Hand(ittybits=rest[4:])], market=rest[:4], ittybit_supply=[])
+    events, after = play(state, 0, TakeIttybit(card=rest[0]), SMALL)
+    assert not of(MarketFilled, events)
+    assert after.market == (None, *rest[1:4])
+    assert TakeIttybit(card=None) not in SMALL.legal_actions(after, 1)
+
+
+def test_an_empty_collector_supply_reshuffles_the_collector_discard() -> None:
+    discard = FILLERS[:3]
+    rest = tuple(c for c in sorted(SMALL.content.collectors) if c not in discard)
+    state = table(
+        hands=[Hand(), Hand(collectors=rest)], collector_supply=[], collector_discard=discard
+    )
+    events, after = play(state, 0, DrawCollectors(), SMALL)
+    assert events[0] == SupplyReshuffled(deck="collectors", count=3)
+    assert isinstance(events[1], CollectorsOffered) and set(events[1].cards) < set(discard)
+    assert after.collector_discard == ()
+    assert len(after.collector_supply) == 1
+
+
+def test_drawing_past_the_last_collector_reshuffles_midway() -> None:
+    rest = tuple(c for c in sorted(SMALL.content.collectors) if c not in (*FILLERS[:3],))
+    state = table(
+        hands=[Hand(), Hand(collectors=rest)],
+        collector_supply=[FILLERS[0]],
+        collector_discard=FILLERS[1:3],
+    )
+    events, _ = play(state, 0, DrawCollectors(), SMALL)
+    assert events[0] == SupplyReshuffled(deck="collectors", count=2)
+    assert events[1].cards[0] == FILLERS[0]  # type: ignore[attr-defined]
+    assert events[1].cards[1] in FILLERS[1:3]  # type: ignore[attr-defined]
+
+
+# -- the end: 8 completed collectors --------------------------------------------------------------
+
+
+def trigger_table(seats: int, trigger: int) -> State:
+    """Seat `trigger` has 7 collectors done and can complete H1; the others hold E2."""
+    hands = [Hand(ittybits=(EARRINGS[s],), collectors=(FILLERS[8 + s],)) for s in range(seats)]
+    hands[trigger] = Hand(ittybits=(HOODIES[0],), collectors=(H1,), completed=tuple(FILLERS[:7]))
+    return table(seats, hands=hands, current=trigger)
+
+
+def take(state: State, seat: int) -> list:
+    return play(state, seat, TakeIttybit(), SMALL)[0]
+
+
+@pytest.mark.parametrize(("seats", "trigger"), [(2, 0), (2, 1), (3, 0), (3, 2), (4, 1)])
+def test_completing_the_eighth_collector_gives_each_other_player_one_more_turn(
+    seats: int, trigger: int
+) -> None:
+    state = trigger_table(seats, trigger)
+    events, state = play(state, trigger, complete(H1, (0, [HOODIES[0]])), SMALL)
+    assert of(EndTriggered, events) == [EndTriggered(seat=trigger)]
+    assert state.end_triggered_by == trigger
+    turns = []
+    while state.result is None:
+        began = of(TurnBegan, events)
+        assert len(began) == 1 and began[0].last_round
+        turns.append(began[0].seat)
+        events, state = play(state, began[0].seat, TakeIttybit(), SMALL)
+    assert turns == [(trigger + i) % seats for i in range(1, seats)]  # not the trigger's
+    assert of(GameEnded, events)[0].reason == "eight_collectors"
+    assert SMALL.to_act(state) == frozenset()
+
+
+def test_the_seventh_collector_does_not_end_the_game() -> None:
+    state = trigger_table(2, 0)
+    state = replace(
+        state,
+        hands=(replace(state.hands[0], completed=FILLERS[:6]), state.hands[1]),
+        collector_supply=(*state.collector_supply, FILLERS[6]),
+    )
+    events, after = play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)
+    assert not of(EndTriggered, events)
+    assert events[-1] == TurnBegan(seat=1, last_round=False)
+    assert after.end_triggered_by is None
+
+
+def test_another_eighth_collector_in_the_last_round_does_not_retrigger() -> None:
+    hands = [
+        Hand(ittybits=(HOODIES[0],), collectors=(H1,), completed=tuple(FILLERS[:7])),
+        Hand(
+            ittybits=(EARRINGS[0],),
+            collectors=(E2, FILLERS[11]),
+            completed=(*FILLERS[7:11], P1, HE, EX),
+        ),
+    ]
+    state = table(3, hands=hands)
+    events, state = play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)
+    events, state = play(state, 1, complete(FILLERS[11], (0, [EARRINGS[0]])), SMALL)
+    assert len(state.hands[1].completed) == 8
+    assert not of(EndTriggered, events)
+    assert events[-1] == TurnBegan(seat=2, last_round=True)
+    events, state = play(state, 2, TakeIttybit(), SMALL)
+    assert of(GameEnded, events) and state.end_triggered_by == 0
+
+
+def test_the_last_turn_is_a_normal_turn() -> None:
+    state = trigger_table(2, 0)
+    state = play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)[1]
+    assert DrawCollectors() in SMALL.legal_actions(state, 1)
+    state = play(state, 1, DrawCollectors(), SMALL)[1]
+    assert state.result is None  # the seat still keeps one, within its last turn
+    state = play(state, 1, KeepCollector(card=state.hands[1].choice[0]), SMALL)[1]
+    assert state.result is not None and state.result.penalties[1] == 2
+
+
+# -- paying for uncompleted collectors, scoring ---------------------------------------------------
+
+
+def test_each_uncompleted_collector_in_hand_costs_one_coin() -> None:
+    state = trigger_table(2, 0)
+    state = replace(
+        state, hands=(replace(state.hands[0], coins=5), replace(state.hands[1], coins=4))
+    )
+    state = play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)[1]
+    state = play(state, 1, DrawCollectors(), SMALL)[1]
+    result = play(state, 1, KeepCollector(card=state.hands[1].choice[0]), SMALL)[1].result
+    assert result is not None
+    assert result.penalties == (0, 2)
+    assert result.scores == (6, 2)  # 5 + 1 for H1; 4 - 2
+    assert result.winners == (0,)
+
+
+def test_an_uncompleted_collector_costs_one_even_if_it_could_be_paid() -> None:
+    state = table(
+        hands=[Hand(coins=3), Hand(ittybits=(EARRINGS[0], EARRINGS[1]), collectors=(E2,), coins=3)]
+    )
+    result = final_result(state, "eight_collectors")
+    assert result.penalties == (0, 1)
+    assert result.scores == (3, 2)
+
+
+def test_coins_may_go_negative() -> None:
+    state = table(hands=[Hand(), Hand(collectors=(E2, H1, P1), coins=1)])
+    assert final_result(state, "eight_collectors").scores == (0, -2)
+
+
+def test_the_highest_total_of_coins_wins() -> None:
+    state = table(3, hands=[Hand(coins=3), Hand(coins=9), Hand(coins=5, ittybits=tuple(BOTH))])
+    result = final_result(state, "eight_collectors")
+    assert result.winners == (1,)
+    assert result.ranks == (3, 1, 2)
+    assert result.tie_break is None
+
+
+def test_a_tie_goes_to_the_most_ittybits_still_in_hand() -> None:
+    state = table(
+        3,
+        hands=[
+            Hand(coins=7, ittybits=(BOTH[0],)),
+            Hand(coins=7, ittybits=(BOTH[1], BOTH[2])),
+            Hand(coins=2),
+        ],
+    )
+    result = final_result(state, "eight_collectors")
+    assert result.winners == (1,)
+    assert result.ranks == (2, 1, 3)
+    assert result.tie_break == "most_ittybits_in_hand"
+    assert result.ittybits_in_hand == (1, 2, 0)
+
+
+def test_a_tie_on_coins_and_ittybits_is_shared() -> None:
+    state = table(
+        3,
+        hands=[
+            Hand(coins=7, ittybits=(BOTH[0],)),
+            Hand(coins=1),
+            Hand(coins=7, ittybits=(BOTH[1],)),
+        ],
+    )
+    result = final_result(state, "eight_collectors")
+    assert result.winners == (0, 2)
+    assert result.ranks == (1, 3, 1)
+    assert result.tie_break == "shared"
+
+
+def test_the_outcome_reports_the_final_result() -> None:
+    state = trigger_table(2, 1)
+    assert SMALL.outcome(state) is None
+    state = play(state, 1, complete(H1, (0, [HOODIES[0]])), SMALL)[1]
+    state = play(state, 0, TakeIttybit(), SMALL)[1]
+    outcome = SMALL.outcome(state)
+    assert outcome is not None and state.result is not None
+    assert outcome.scores == list(state.result.scores) == [-1, 1]
+    assert outcome.winners == [1] and outcome.ranks == [2, 1]
+    assert outcome.detail == {"penalties": [1, 0], "reason": "eight_collectors"}
+
+
+def test_no_action_after_the_game_has_ended() -> None:
+    state = trigger_table(2, 1)
+    state = play(state, 1, complete(H1, (0, [HOODIES[0]])), SMALL)[1]
+    state = play(state, 0, TakeIttybit(), SMALL)[1]
+    assert SMALL.legal_actions(state, 0) == [] and SMALL.legal_actions(state, 1) == []
+    for seat in (0, 1):
+        with pytest.raises(IllegalAction) as err:
+            SMALL.decide(state, seat, TakeIttybit(), Random(0))
+        assert err.value.code == "game_over"
+    assert refused(state, 0, PassTurn()) == "game_over"
+
+
+# -- stalemate ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_a_full_round_of_passes_ends_the_game(seats: int) -> None:
+    state = stuck_table(seats)
+    for seat in range(seats - 1):
+        events, state = play(state, seat, PassTurn(), SMALL)
+        assert events == [TurnPassed(seat=seat), TurnBegan(seat=seat + 1)]
+    events, state = play(state, seats - 1, PassTurn(), SMALL)
+    assert events[0] == TurnPassed(seat=seats - 1)
+    assert isinstance(events[1], GameEnded) and events[1].reason == "stalemate"
+    assert state.result is not None
+    assert state.result.penalties[-1] == len(SMALL.content.collectors)
+    assert state.result.winners == (0,)  # a tie on 0 coins: seat 0 holds every ittybit
+
+
+def test_any_other_action_breaks_a_run_of_passes() -> None:
+    everything = tuple(sorted(SMALL.content.ittybits))
+    rest = tuple(c for c in sorted(SMALL.content.collectors) if c != P1)
+    hands = [Hand(ittybits=everything[1:]), Hand(ittybits=(ZOMBIES[0],), collectors=(*rest, P1))]
+    assert everything[0] == ZOMBIES[0]
+    state = table(hands=hands, market=[])
+    state = play(state, 0, PassTurn(), SMALL)[1]
+    assert state.passes_in_row == 1
+    state = play(state, 1, complete(P1, (0, [ZOMBIES[0]])), SMALL)[1]
+    assert state.passes_in_row == 0 and state.result is None
+    assert refused(state, 0, PassTurn()) == "cannot_pass"  # the discard can be drawn now
