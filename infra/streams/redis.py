@@ -20,7 +20,8 @@ class RedisStreams:
 
     @classmethod
     def from_url(cls, url: str) -> RedisStreams:
-        return cls(aioredis.Redis.from_url(url))
+        # Blocking reads last up to a few seconds: the socket timeout must be well above that.
+        return cls(aioredis.Redis.from_url(url, socket_timeout=30, socket_connect_timeout=5))
 
     async def publish(self, stream: str, payload: bytes) -> str:
         return _s(await self.r.xadd(stream, {b"m": payload}))

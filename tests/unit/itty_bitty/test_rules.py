@@ -1,8 +1,9 @@
-"""The itty bitty rulebook, rule by rule: setup, the three actions, turns, passing, grails.
+"""The itty bitty rulebook, rule by rule: setup, the three actions, turns, no skipping.
 
-The end of the game, scoring and reshuffles are in test_rules_end.py; secrecy (redaction,
-views, sampling) and content validation in test_rules_secrecy.py. The map from each rule to
-its code and tests is games/itty_bitty/RULES.md.
+Completing collectors, reshuffles, the end of the game and scoring are in
+test_rules_scoring.py; secrecy (redaction, views, sampling) and content validation in
+test_rules_secrecy.py. The map from each rule to its code and tests is
+games/itty_bitty/RULES.md. The helpers here are shared by those two modules.
 
 Positions are built by folding `setup` with a seeded Random, then crafted with
 `msgspec.structs.replace` (`table` below checks every crafted position conserves the cards).
@@ -21,7 +22,6 @@ from msgspec.structs import replace
 from games.api import IllegalAction, fold
 from games.itty_bitty.content import collector_id, ittybit_id, parse
 from games.itty_bitty.model import (
-    CollectorCompleted,
     CollectorKept,
     CollectorsOffered,
     CompleteCollector,
@@ -404,6 +404,11 @@ def test_only_the_current_seat_may_act() -> None:
     assert refused(state, 7, TakeIttybit(), REAL) == "not_seated"
 
 
+def test_an_action_that_is_not_a_move_is_refused() -> None:
+    state = ready(2)
+    assert refused(state, state.current, TurnPassed(seat=state.current), REAL) == "unknown_action"
+
+
 def test_there_is_no_hand_size_limit() -> None:
     bits = tuple(HOODIES + EARRINGS + ZOMBIES)
     cols = tuple(FILLERS)
@@ -451,138 +456,3 @@ def test_pass_turn_is_the_only_legal_action_when_nothing_else_is() -> None:
     assert events == [TurnPassed(seat=0), TurnBegan(seat=1)]
     assert after.passes_in_row == 1
     assert SMALL.legal_actions(after, 1) == [PassTurn()]
-
-
-# -- completing a collector card ------------------------------------------------------------------
-
-
-def example_table() -> State:
-    """The rulebook's example: 4 Hoodie ittybits and 3 Zombies for collector EX."""
-    return table(hands=[Hand(ittybits=(*HOODIES[:4], *ZOMBIES[:3], EARRINGS[0]), collectors=(EX,))])
-
-
-def test_the_rulebook_example_pays_three_plus_four_coins() -> None:
-    state = example_table()
-    action = complete(EX, (0, HOODIES[:4]), (1, ZOMBIES[:3]))
-    events, after = play(state, 0, action, SMALL)
-    assert events[0] == CollectorCompleted(seat=0, collector=EX, payments=action.payments, coins=7)
-    assert after.hands[0].coins == 7
-    assert after.hands[0].completed == (EX,)
-    assert after.hands[0].collectors == ()
-    assert after.hands[0].ittybits == (EARRINGS[0],)  # the unused ittybit stays in hand
-
-
-def test_paid_ittybits_go_face_up_to_the_discard() -> None:
-    state = example_table()
-    after = play(state, 0, complete(EX, (0, HOODIES[:4]), (1, ZOMBIES[:3])), SMALL)[1]
-    assert set(after.ittybit_discard) == set(HOODIES[:4]) | set(ZOMBIES[:3])
-    assert set(SMALL.view(after, None).public["discard"]["ittybits"]) == set(after.ittybit_discard)
-
-
-def test_completing_some_of_the_grails_pays_those_and_forfeits_the_rest() -> None:
-    state = example_table()
-    events, after = play(state, 0, complete(EX, (1, ZOMBIES[:3])), SMALL)
-    assert events[0].coins == 4  # type: ignore[attr-defined]
-    assert after.hands[0].completed == (EX,)
-    assert set(after.hands[0].ittybits) == {*HOODIES[:4], EARRINGS[0]}
-    back = replace(after, current=0)
-    assert refused(back, 0, complete(EX, (0, HOODIES[:4]))) == "collector_not_in_hand"
-
-
-def test_every_payable_set_of_grails_is_offered() -> None:
-    state = example_table()
-    offers = [a for a in SMALL.legal_actions(state, 0) if isinstance(a, CompleteCollector)]
-    assert sorted(tuple(p.grail for p in a.payments) for a in offers) == [(0,), (0, 1), (1,)]
-    for action in offers:
-        play(state, 0, action, SMALL)  # each is accepted as listed
-
-
-def test_a_grail_takes_exactly_its_quantity() -> None:
-    state = table(hands=[Hand(ittybits=tuple(HOODIES[:5]), collectors=(EX,))])
-    assert refused(state, 0, complete(EX, (0, HOODIES[:5]))) == "wrong_quantity"
-    assert refused(state, 0, complete(EX, (0, HOODIES[:3]))) == "wrong_quantity"
-    assert refused(state, 0, complete(EX, (0, ()))) == "wrong_quantity"
-    assert play(state, 0, complete(EX, (0, HOODIES[:4])), SMALL)[0][0].coins == 3  # type: ignore[attr-defined]
-
-
-def test_each_ittybit_must_have_the_grail_trait() -> None:
-    state = table(
-        hands=[Hand(ittybits=(*HOODIES[:3], EARRINGS[0], *ZOMBIES[:3]), collectors=(EX,))]
-    )
-    assert refused(state, 0, complete(EX, (0, (*HOODIES[:3], EARRINGS[0])))) == "trait_missing"
-    assert refused(state, 0, complete(EX, (1, (*ZOMBIES[:2], HOODIES[0])))) == "trait_missing"
-    assert not [
-        a
-        for a in SMALL.legal_actions(state, 0)
-        if isinstance(a, CompleteCollector) and any(p.grail == 0 for p in a.payments)
-    ]
-
-
-def test_the_punk_type_counts_as_a_trait() -> None:
-    assert "Zombie" in SMALL.content.traits(ZOMBIES[0])
-    assert "Male" in SMALL.content.traits(HOODIES[0])
-    state = table(hands=[Hand(ittybits=tuple(ZOMBIES[:3]), collectors=(EX,))])
-    assert play(state, 0, complete(EX, (1, ZOMBIES[:3])), SMALL)[1].hands[0].coins == 4
-    real_zombie = next(b for b in REAL.content.ittybits.values() if b.type == "Zombie")
-    assert "Zombie" not in real_zombie.traits and "Zombie" in REAL.content.traits(real_zombie.id)
-
-
-def test_an_ittybit_pays_for_one_grail_unit_only() -> None:
-    state = table(hands=[Hand(ittybits=(BOTH[0],), collectors=(HE,))])
-    both_ways = complete(HE, (0, [BOTH[0]]), (1, [BOTH[0]]))
-    assert refused(state, 0, both_ways) == "ittybit_used_twice"
-    offers = [a for a in SMALL.legal_actions(state, 0) if isinstance(a, CompleteCollector)]
-    assert sorted(tuple(p.grail for p in a.payments) for a in offers) == [(0,), (1,)]
-    twice = table(hands=[Hand(ittybits=tuple(HOODIES[:3]), collectors=(EX,))])
-    repeat = complete(EX, (0, (HOODIES[0], HOODIES[0], HOODIES[1], HOODIES[2])))
-    assert refused(twice, 0, repeat) == "ittybit_used_twice"
-
-
-def test_each_grail_is_paid_once() -> None:
-    state = table(hands=[Hand(ittybits=(HOODIES[0], HOODIES[1]), collectors=(HE,))])
-    assert refused(state, 0, complete(HE, (0, [HOODIES[0]]), (0, [HOODIES[1]]))) == (
-        "grail_paid_twice"
-    )
-
-
-def test_a_payment_names_a_grail_of_the_collector() -> None:
-    state = table(hands=[Hand(ittybits=(HOODIES[0],), collectors=(H1,))])
-    assert refused(state, 0, complete(H1, (1, [HOODIES[0]]))) == "unknown_grail"
-    assert refused(state, 0, complete(H1, (-1, [HOODIES[0]]))) == "unknown_grail"
-
-
-def test_at_least_one_grail_must_be_paid() -> None:
-    state = table(hands=[Hand(ittybits=(HOODIES[0],), collectors=(H1,))])
-    assert refused(state, 0, complete(H1)) == "no_grails_paid"
-
-
-def test_the_collector_must_be_in_your_hand() -> None:
-    state = table(
-        hands=[
-            Hand(ittybits=(HOODIES[0],), collectors=(E2,), completed=(P1,)),
-            Hand(collectors=(HE,)),
-        ]
-    )
-    assert H1 in state.collector_supply
-    assert refused(state, 0, complete(H1, (0, [HOODIES[0]]))) == "collector_not_in_hand"
-    assert refused(state, 0, complete(HE, (0, [HOODIES[0]]))) == "collector_not_in_hand"
-    assert refused(state, 0, complete(P1, (0, [HOODIES[0]]))) == "collector_not_in_hand"
-
-
-def test_the_ittybits_must_be_in_your_hand() -> None:
-    state = table(
-        hands=[Hand(ittybits=(HOODIES[0],), collectors=(E2,)), Hand(ittybits=(EARRINGS[0],))]
-    )
-    assert refused(state, 0, complete(E2, (0, [EARRINGS[0], EARRINGS[1]]))) == (
-        "ittybit_not_in_hand"
-    )
-
-
-def test_only_one_collector_per_turn_completing_ends_the_turn() -> None:
-    state = table(
-        hands=[Hand(ittybits=(HOODIES[0], EARRINGS[0], EARRINGS[1]), collectors=(H1, E2))]
-    )
-    events, after = play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)
-    assert events[-1] == TurnBegan(seat=1)
-    assert refused(after, 0, complete(E2, (0, EARRINGS[:2]))) == "not_your_turn"
-    assert after.hands[0].collectors == (E2,)

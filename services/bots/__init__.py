@@ -1,0 +1,1 @@
+"""Bots: a Celery worker that plays empty seats from their own view, and its dispatcher."""

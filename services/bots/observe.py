@@ -1,0 +1,46 @@
+"""What a bot may know: its own seat's view and legal actions, rebuilt from the event store.
+
+The full state exists only inside `observe` and is dropped before any policy runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from games.registry import get as get_rules
+
+
+class Observation(msgspec.Struct, frozen=True, kw_only=True):
+    game: str
+    seat: int
+    version: int
+    view: dict[str, Any]  # exactly what GET /v1/games/{id} shows this seat: {public, private}
+    legal: list[Any]  # the engine's action Structs for this seat
+    to_act: list[int]
+
+
+async def observe(conn: asyncpg.Connection, game: str, game_id: str, seat: int) -> Observation | None:
+    rules = get_rules(game)
+    if rules is None:
+        raise ValueError(f"unknown game {game!r}")
+    rows = await conn.fetch(
+        "SELECT version, data::text AS data FROM events WHERE stream_id = $1 ORDER BY version",
+        f"game-{game_id}",
+    )
+    if not rows:
+        return None
+    decoder = msgspec.json.Decoder(rules.event_type)
+    state = None
+    for row in rows:
+        state = rules.evolve(state, decoder.decode(row["data"]))
+    return Observation(
+        game=game,
+        seat=seat,
+        version=rows[-1]["version"],
+        view=msgspec.to_builtins(rules.view(state, seat)),
+        legal=list(rules.legal_actions(state, seat)),
+        to_act=sorted(rules.to_act(state)),
+    )

@@ -1,0 +1,81 @@
+"""Greedy play of the itty bitty card game from one seat's view."""
+
+from __future__ import annotations
+
+from collections import Counter
+from random import Random
+from typing import Any
+
+from games.itty_bitty.content import Collector, load
+from games.itty_bitty.model import (
+    CompleteCollector,
+    DrawCollectors,
+    KeepCollector,
+    PassTurn,
+    TakeIttybit,
+)
+from services.bots.observe import Observation
+
+WANT_COLLECTORS = 2
+
+
+def _need(collectors: list[Collector], hand: list[str]) -> Counter[str]:
+    """Grail units still missing, by trait, across the collectors held."""
+    content = load()
+    have = Counter(t for card in hand for t in content.traits(card))
+    need: Counter[str] = Counter()
+    for col in collectors:
+        for g in col.grails:
+            need[g.trait] += max(0, g.qty - have[g.trait])
+    return need
+
+
+def _promise(col: Collector, hand: list[str]) -> float:
+    content = load()
+    have = Counter(t for card in hand for t in content.traits(card))
+    return sum(g.coins * (1 + min(have[g.trait], g.qty)) / (1 + g.qty) for g in col.grails)
+
+
+def greedy(obs: Observation, rng: Random) -> Any:
+    content = load()
+    private = obs.view.get("private") or {}
+    public = obs.view["public"]
+    hand: list[str] = private.get("ittybits", [])
+    held = [content.collectors[c] for c in private.get("collectors", [])]
+    legal = obs.legal
+
+    keeps = [a for a in legal if isinstance(a, KeepCollector)]
+    if keeps:
+        return max(keeps, key=lambda a: (_promise(content.collectors[a.card], hand), a.card))
+
+    completes = [a for a in legal if isinstance(a, CompleteCollector)]
+    if completes:
+        def coins(a: CompleteCollector) -> int:
+            col = content.collectors[a.collector]
+            return sum(col.grails[p.grail].coins for p in a.payments)
+
+        # Pay every grail of a card when possible; settle for part of one only when holding
+        # many collectors (each costs 1 at the end) or in the last round.
+        full = [a for a in completes if len(a.payments) == len(content.collectors[a.collector].grails)]
+        settle = public.get("end_triggered_by") is not None or len(held) > WANT_COLLECTORS
+        pool = full or (completes if settle else [])
+        if pool:
+            return max(pool, key=lambda a: (coins(a), -sum(len(p.ittybits) for p in a.payments)))
+
+    if len(held) < WANT_COLLECTORS and any(isinstance(a, DrawCollectors) for a in legal):
+        return DrawCollectors()
+
+    need = _need(held, hand)
+    market = [a for a in legal if isinstance(a, TakeIttybit) and a.card is not None]
+    if market:
+        best = max(market, key=lambda a: (sum(need[t] > 0 for t in content.traits(a.card or "")), a.card))
+        if sum(need[t] > 0 for t in content.traits(best.card or "")) > 0:
+            return best
+    if any(isinstance(a, TakeIttybit) and a.card is None for a in legal):
+        return TakeIttybit()
+    if any(isinstance(a, DrawCollectors) for a in legal):
+        return DrawCollectors()
+    if market:
+        return market[0]
+    passes = [a for a in legal if isinstance(a, PassTurn)]
+    return passes[0] if passes else rng.choice(legal)

@@ -1,0 +1,72 @@
+"""The whole stack as `make run` starts it (deploy/stack.py), on free ports, for one test run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Stack:
+    def __init__(self, lobby: str, game: str, log: Path) -> None:
+        self.lobby, self.game, self.log = lobby, game, log
+
+
+@pytest.fixture(scope="session")
+def stack(database_url: str, redis_url: str, stream_prefix: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    lobby_port, game_port = _free_port(), _free_port()
+    log = tmp_path_factory.mktemp("stack") / "stack.log"
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "STREAM_PREFIX": f"{stream_prefix}e2e:",
+        "LOBBY_PORT": str(lobby_port),
+        "GAME_PORT": str(game_port),
+        "TURNPOST_SECRET": "e2e-secret",
+        "LOG_LEVEL": "WARNING",
+    }
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "deploy/stack.py"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    stack = Stack(f"http://127.0.0.1:{lobby_port}", f"http://127.0.0.1:{game_port}", log)
+    try:
+        deadline = time.monotonic() + 60
+        for url in (stack.lobby, stack.game):
+            while True:
+                if proc.poll() is not None:
+                    pytest.fail(f"the stack exited at start:\n{log.read_text()[-4000:]}")
+                try:
+                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the stack did not come up:\n{log.read_text()[-4000:]}")
+                time.sleep(0.2)
+        yield stack
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
