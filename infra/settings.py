@@ -10,7 +10,7 @@ import msgspec
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     database_url: str = "postgresql://postgres@127.0.0.1:5432/turnpost"
     redis_url: str = "redis://127.0.0.1:6379/0"
-    secret: str = "dev-secret-change-me"
+    secret: str = "dev-only-secret-change-me-in-production"
     lobby_url: str = "http://127.0.0.1:8010"
     game_url: str = "http://127.0.0.1:8020"
     lobby_port: int = 8010

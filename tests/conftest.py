@@ -7,6 +7,7 @@ testcontainers where a Docker engine exists. Each run gets its own database and 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import uuid
@@ -74,10 +75,9 @@ def redis_url() -> str:
     return _containers_or_fail("redis")
 
 
-@pytest.fixture(scope="session")
-def database_url(admin_dsn: str) -> Iterator[str]:
-    """A fresh database for this run, migrated; dropped at the end."""
-    name = f"turnpost_test_{RUN_ID}"
+@contextlib.contextmanager
+def fresh_database(admin_dsn: str, name: str) -> Iterator[str]:
+    """A new, migrated database, dropped afterwards."""
     base = admin_dsn.rsplit("/", 1)[0]
 
     async def create() -> None:
@@ -94,8 +94,17 @@ def database_url(admin_dsn: str) -> Iterator[str]:
         await conn.close()
 
     _run(create())
-    yield f"{base}/{name}"
-    _run(drop())
+    try:
+        yield f"{base}/{name}"
+    finally:
+        _run(drop())
+
+
+@pytest.fixture(scope="session")
+def database_url(admin_dsn: str) -> Iterator[str]:
+    """This run's database for integration tests."""
+    with fresh_database(admin_dsn, f"turnpost_test_{RUN_ID}") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -43,14 +43,16 @@ def envelope(event: StoredEvent) -> GameEvent:
     )
 
 
-async def relay_once(outbox: Outbox, streams: Streams, stream: str, limit: int = 500) -> int:
+async def relay_once(
+    outbox: Outbox, streams: Streams, stream: str, limit: int = 500, consumer: str = CONSUMER
+) -> int:
     """Publish the next batch and checkpoint it. At-least-once: consumers dedupe by version."""
-    checkpoint = await outbox.load_checkpoint(CONSUMER)
+    checkpoint = await outbox.load_checkpoint(consumer)
     batch = await outbox.batch(checkpoint, limit)
     for _, event in batch:
         await streams.publish(stream, msgspec.json.encode(envelope(event)))
     if batch:
-        await outbox.save_checkpoint(CONSUMER, batch[-1][0])
+        await outbox.save_checkpoint(consumer, batch[-1][0])
     return len(batch)
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.conftest import RUN_ID, fresh_database
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -29,7 +31,14 @@ class Stack:
 
 
 @pytest.fixture(scope="session")
-def stack(database_url: str, redis_url: str, stream_prefix: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+def stack(admin_dsn: str, redis_url: str, stream_prefix: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    with fresh_database(admin_dsn, f"turnpost_e2e_{RUN_ID}") as database_url:
+        yield from _run_stack(database_url, redis_url, stream_prefix, tmp_path_factory)
+
+
+def _run_stack(
+    database_url: str, redis_url: str, stream_prefix: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
     lobby_port, game_port = _free_port(), _free_port()
     log = tmp_path_factory.mktemp("stack") / "stack.log"
     env = {
@@ -39,7 +48,7 @@ def stack(database_url: str, redis_url: str, stream_prefix: str, tmp_path_factor
         "STREAM_PREFIX": f"{stream_prefix}e2e:",
         "LOBBY_PORT": str(lobby_port),
         "GAME_PORT": str(game_port),
-        "TURNPOST_SECRET": "e2e-secret",
+        "TURNPOST_SECRET": "e2e-secret-of-at-least-32-bytes!!",
         "LOG_LEVEL": "WARNING",
     }
     with open(log, "wb") as out:

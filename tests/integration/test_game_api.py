@@ -1,0 +1,197 @@
+"""Game service REST API v1 against real Postgres and Redis: views, moves, every error."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import asyncpg
+import pytest
+import httpx
+
+from contracts.streams import RoomStarted, StartedSeat
+from infra.auth import issue
+from infra.settings import Settings
+from services.game.app import create_app
+from tests.integration.serve import serving
+from infra.eventstore.postgres import PostgresEventStore
+from services.game.handlers import GameService
+from services.game.live import Waiters
+from services.game.repository import PostgresGamesRepository
+
+SECRET = "api-test-secret-at-least-32-bytes-long"
+
+
+@pytest.fixture
+async def client(database_url: str, redis_url: str, stream_prefix: str) -> AsyncIterator[httpx.AsyncClient]:
+    settings = Settings(database_url=database_url, redis_url=redis_url, secret=SECRET, stream_prefix=stream_prefix)
+    async with serving(create_app(settings)) as c:
+        yield c
+
+
+class Table:
+    def __init__(self, client: httpx.AsyncClient, game_id: str, players: list[str]) -> None:
+        self.client, self.game_id, self.players = client, game_id, players
+
+    def auth(self, seat: int) -> dict[str, str]:
+        return {"authorization": f"Bearer {issue(SECRET, self.players[seat], f'p{seat}')}"}
+
+    async def get(self, seat: int, path: str = "", **params: Any) -> Any:
+        return await self.client.get(f"/v1/games/{self.game_id}{path}", headers=self.auth(seat), params=params)
+
+    async def post(self, seat: int, body: Any, **headers: str) -> Any:
+        return await self.client.post(
+            f"/v1/games/{self.game_id}/actions", json=body, headers={**self.auth(seat), **headers}
+        )
+
+    async def play_first_legal(self, seat: int) -> Any:
+        legal = (await self.get(seat, "/legal-actions")).json()
+        return await self.post(seat, {"action": legal["actions"][0], "expected_version": legal["version"]})
+
+
+@pytest.fixture
+def service(pool: asyncpg.Pool) -> GameService:
+    """Sets games up from the test's own loop (the app under test runs in another)."""
+    return GameService(PostgresEventStore(pool), PostgresGamesRepository(pool), Waiters())
+
+
+@pytest.fixture
+async def table(client: httpx.AsyncClient, service: GameService) -> Table:
+    room = f"room-{uuid.uuid4()}"
+    players = [f"{room}-{i}" for i in range(3)]
+    game_id = await service.create_from_room(
+        RoomStarted(
+            room_id=room,
+            game="itty-bitty",
+            seats=[StartedSeat(seat=i, player_id=p, name=f"p{i}") for i, p in enumerate(players)],
+        )
+    )
+    return Table(client, game_id, players)
+
+
+def problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    assert body["code"] == code and body["status"] == status and body["title"] and body["type"]
+    return body
+
+
+async def test_view_is_the_callers_own(table: Table) -> None:
+    views = [(await table.get(s)).json() for s in range(3)]
+    for seat, v in enumerate(views):
+        assert v["your_seat"] == seat and v["status"] == "active" and v["version"] == 11
+        assert v["to_act"] == [0, 1, 2]  # everyone keeps a starting collector at once
+        assert len(v["view"]["private"]["ittybits"]) == 3
+    hands = [set(v["view"]["private"]["ittybits"]) for v in views]
+    assert not (hands[0] & hands[1]) and not (hands[1] & hands[2])
+    text = str(views[1])
+    assert not any(card in text for card in hands[0])  # seat 1 never sees seat 0's cards
+
+
+async def test_spectator_sees_public_only(table: Table, client: httpx.AsyncClient) -> None:
+    outsider = {"authorization": f"Bearer {issue(SECRET, 'someone-else', 'x')}"}
+    view = (await client.get(f"/v1/games/{table.game_id}", headers=outsider)).json()
+    assert view["your_seat"] is None and view["view"]["private"] is None
+    problem(await client.get(f"/v1/games/{table.game_id}/legal-actions", headers=outsider), 403, "not_seated")
+    legal = (await table.get(0, "/legal-actions")).json()
+    body = {"action": legal["actions"][0], "expected_version": legal["version"]}
+    r = await client.post(f"/v1/games/{table.game_id}/actions", json=body, headers=outsider)
+    problem(r, 403, "not_seated")
+
+
+async def test_a_move_is_accepted_and_the_feed_redacts_it(table: Table) -> None:
+    r = await table.play_first_legal(0)
+    assert r.status_code == 200, r.text
+    accepted = r.json()
+    assert accepted["version"] == 12 and accepted["events"][0]["type"] == "collector_kept"
+    assert accepted["events"][0]["data"]["kept"] is not None  # my own copy
+    feed = (await table.get(1, "/events", after=11)).json()
+    assert feed["last_version"] == 12 and feed["events"][0]["data"]["kept"] is None
+    assert feed["events"][0]["seat"] == 0
+
+
+async def test_errors_are_problem_details(table: Table, client: httpx.AsyncClient) -> None:
+    problem(await client.get(f"/v1/games/{table.game_id}"), 401, "unauthorized")
+    forged = {"authorization": f"Bearer {issue('not-the-secret', table.players[0], 'x')}"}
+    problem(await client.get(f"/v1/games/{table.game_id}", headers=forged), 401, "unauthorized")
+    problem(await client.get(f"/v1/games/{uuid.uuid4()}", headers=table.auth(0)), 404, "unknown_game")
+    problem(await client.get("/v1/games/not-a-uuid", headers=table.auth(0)), 404, "unknown_game")
+    problem(await table.post(0, {"expected_version": 11}), 400, "malformed_request")
+    problem(await table.post(0, {"action": {"type": "fly"}, "expected_version": 11}), 400, "invalid_action_format")
+    problem(await table.post(0, {"action": {"type": "take_ittybit"}, "expected_version": "x"}), 400, "malformed_request")
+    r = await table.client.post(
+        f"/v1/games/{table.game_id}/actions", content=b"{not json", headers=table.auth(0)
+    )
+    problem(r, 400, "malformed_request")
+    stale = problem(await table.post(0, {"action": {"type": "take_ittybit"}, "expected_version": 3}), 409, "stale_version")
+    assert stale["current_version"] == 11
+    illegal = problem(await table.post(0, {"action": {"type": "take_ittybit"}, "expected_version": 11}), 422, "choose_collector_first")
+    assert illegal["detail"]
+    bad_card = {"action": {"type": "keep_collector", "card": "collector-C99"}, "expected_version": 11}
+    problem(await table.post(0, bad_card), 422, "not_offered")
+    problem(await table.get(0, "/events", after=-1), 400, "malformed_request")
+    problem(await table.get(0, "/events", wait=999), 400, "malformed_request")
+    assert (await table.get(0)).json()["version"] == 11  # nothing was written by any of it
+
+
+async def test_idempotency_key_replays_the_first_result(table: Table) -> None:
+    legal = (await table.get(0, "/legal-actions")).json()
+    body = {"action": legal["actions"][0], "expected_version": 11}
+    first = await table.post(0, body, **{"Idempotency-Key": "abc"})
+    again = await table.post(0, body, **{"Idempotency-Key": "abc"})
+    assert first.status_code == again.status_code == 200
+    assert again.json()["replayed"] is True and first.json()["replayed"] is False
+    assert again.json()["version"] == first.json()["version"] == 12
+    assert (await table.get(0)).json()["version"] == 12
+    # the same key from another player is another command
+    other = await table.post(1, {"action": (await table.get(1, "/legal-actions")).json()["actions"][0],
+                                 "expected_version": 12}, **{"Idempotency-Key": "abc"})
+    assert other.status_code == 200 and other.json()["version"] == 13
+
+
+async def test_racing_posts_one_wins_the_rest_are_stale(table: Table) -> None:
+    legal = [(await table.get(s, "/legal-actions")).json() for s in range(3)]
+    results = await asyncio.gather(
+        *(table.post(s, {"action": legal[s]["actions"][0], "expected_version": 11}) for s in range(3))
+    )
+    codes = sorted(r.status_code for r in results)
+    assert codes == [200, 409, 409]
+    assert (await table.get(0)).json()["version"] == 12
+
+
+async def test_long_poll_wakes_on_a_move(table: Table) -> None:
+    waiter = asyncio.create_task(table.get(1, "/events", after=11, wait=10))
+    await asyncio.sleep(0.2)
+    assert not waiter.done()
+    await table.play_first_legal(0)
+    feed = (await asyncio.wait_for(waiter, 5)).json()
+    assert feed["last_version"] == 12 and len(feed["events"]) == 1
+    empty = (await table.get(1, "/events", after=12, wait=0.2)).json()
+    assert empty == {"events": [], "last_version": 12}
+
+
+async def test_me_games_lists_where_i_must_act(table: Table, client: httpx.AsyncClient) -> None:
+    mine = (await client.get("/v1/me/games", params={"awaiting": "true"}, headers=table.auth(0))).json()
+    assert table.game_id in [g["id"] for g in mine["items"]]
+    await table.play_first_legal(0)
+    mine = (await client.get("/v1/me/games", params={"awaiting": "true"}, headers=table.auth(0))).json()
+    assert table.game_id not in [g["id"] for g in mine["items"]]
+    every = (await client.get("/v1/me/games", headers=table.auth(0))).json()
+    [entry] = [g for g in every["items"] if g["id"] == table.game_id]
+    assert entry["your_seat"] == 0 and entry["your_turn"] is False and entry["to_act"] == [1, 2]
+
+
+async def test_room_started_twice_creates_one_game(table: Table, service: GameService) -> None:
+    record = await service.record(table.game_id)
+    again = await service.create_from_room(
+        RoomStarted(
+            room_id=record.room_id or "",
+            game="itty-bitty",
+            seats=[StartedSeat(seat=s.seat, player_id=s.player_id) for s in record.seats],
+        )
+    )
+    assert again == table.game_id
+    assert (await table.get(0)).json()["version"] == 11
