@@ -263,7 +263,7 @@ class IttyBitty:
         draws = _Draws(state, rng, events)
         match action:
             case KeepCollector(card=card):
-                return self._keep(state, seat, card)
+                return self._keep(state, seat, card, rng)
             case TakeIttybit(card=None):
                 card = draws.draw("ittybits")
                 if card is None:
@@ -292,9 +292,9 @@ class IttyBitty:
                 events.append(TurnPassed(seat=seat))
             case _:
                 raise IllegalAction("unknown_action", f"{type(action).__name__} is not a move here")
-        return events + self._end_turn(self._fold(state, events))
+        return events + self._end_turn(self._fold(state, events), rng)
 
-    def _keep(self, state: State, seat: int, card: CardId) -> list[Event]:
+    def _keep(self, state: State, seat: int, card: CardId, rng: Random) -> list[Event]:
         choice = state.hands[seat].choice
         if card not in choice:
             raise IllegalAction("not_offered", f"{card} is not one of the collectors offered to you")
@@ -305,7 +305,7 @@ class IttyBitty:
             if not self.to_act(after):
                 events.append(TurnBegan(seat=state.first_seat))
             return events
-        return events + self._end_turn(after)
+        return events + self._end_turn(after, rng)
 
     def _complete(self, state: State, seat: int, action: CompleteCollector) -> CollectorCompleted:
         hand = state.hands[seat]
@@ -342,7 +342,7 @@ class IttyBitty:
             coins=coins_for(collector, payments),
         )
 
-    def _end_turn(self, state: State) -> list[Event]:
+    def _end_turn(self, state: State, rng: Random) -> list[Event]:
         current = state.current
         assert current is not None
         if state.passes_in_row >= state.seats:  # nobody can ever act again
@@ -350,7 +350,14 @@ class IttyBitty:
         nxt = (current + 1) % state.seats
         if state.end_triggered_by is not None and nxt == state.end_triggered_by:
             return [final_result(state, "eight_collectors")]
-        return [TurnBegan(seat=nxt, last_round=state.end_triggered_by is not None)]
+        # Our ruling: a slot left empty when no ittybit was left is refilled at the end of a
+        # turn once paid ittybits have reached the discard again.
+        events: list[Event] = []
+        draws = _Draws(state, rng, events)
+        for slot, card in enumerate(state.market):
+            if card is None and (refill := draws.draw("ittybits")) is not None:
+                events.append(MarketFilled(slot=slot, card=refill))
+        return [*events, TurnBegan(seat=nxt, last_round=state.end_triggered_by is not None)]
 
     def _fold(self, state: State, events: Sequence[Event]) -> State:
         for event in events:

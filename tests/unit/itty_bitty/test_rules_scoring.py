@@ -229,14 +229,8 @@ def test_a_taken_marketplace_card_with_nothing_left_to_refill_leaves_the_slot_em
     assert TakeIttybit(card=None) not in SMALL.legal_actions(after, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG (games/itty_bitty/rules.py, decide, TakeIttybit branch ~l.276-278): "
-    "a marketplace slot is refilled only when its own card is taken, so a slot left empty "
-    "while the supply and discard were empty is never refilled once paid ittybits reach "
-    "the discard; the four-card marketplace shrinks for good",
-)
-def test_an_emptied_marketplace_slot_is_refilled_once_ittybits_are_back() -> None:
+def test_an_emptied_marketplace_slot_is_refilled_at_the_end_of_a_turn_once_ittybits_are_back() -> None:
+    # Our ruling (RULES.md): empty slots are refilled at the end of every turn when they can be.
     rest = tuple(sorted(SMALL.content.ittybits))
     state = table(
         hands=[Hand(), Hand(ittybits=rest[4:], collectors=(E2,))],
@@ -245,10 +239,12 @@ def test_an_emptied_marketplace_slot_is_refilled_once_ittybits_are_back() -> Non
     )
     state = play(state, 0, TakeIttybit(card=rest[0]), SMALL)[1]
     assert state.market[0] is None  # nothing could refill it
-    state = play(state, 1, complete(E2, (0, EARRINGS[:2])), SMALL)[1]
-    assert sorted(state.ittybit_discard) == EARRINGS[:2]  # two ittybits are back in play
-    state = play(state, 0, TakeIttybit(), SMALL)[1]  # one is drawn, one is left for the slot
-    assert None not in state.market
+    events, state = play(state, 1, complete(E2, (0, EARRINGS[:2])), SMALL)
+    # the two paid ittybits reach the discard, are reshuffled, and one fills the slot
+    assert of(SupplyReshuffled, events) and of(MarketFilled, events)[0].slot == 0
+    assert state.market[0] in EARRINGS[:2] and None not in state.market
+    assert len(state.ittybit_supply) == 1 and state.ittybit_discard == ()
+    assert [type(e) for e in events][-1] is TurnBegan
 
 
 def test_an_empty_collector_supply_reshuffles_the_collector_discard() -> None:

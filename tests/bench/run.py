@@ -1,0 +1,695 @@
+#!/usr/bin/env python3
+"""Turnpost benchmark (`make bench`): one figure per line, `name value unit`.
+
+What it measures, all in one run against the local Postgres and Redis:
+
+1. POST /v1/games/{id}/actions through a real game service subprocess, at 16 and 64
+   concurrent clients (one coroutine per game, each playing its own itty-bitty game with
+   random legal actions): actions/s and p50/p99 latency of the POST alone.
+2. The baseline: raw single-row autocommit INSERTs through asyncpg at the same
+   concurrency, and the ratio post_action_rate / insert_rate.
+3. The engine alone: random itty-bitty playouts per second (3 seats, in process).
+4. Rebuild time of one long game through GameService.load: cold from the events, and
+   from a snapshot at the last version.
+
+It makes its own database (dropped at the end, also on failure) and its own Redis stream
+prefix (deleted at the end). Not a test: it asserts nothing, it reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import platform
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import asyncpg  # noqa: E402
+import httpx  # noqa: E402
+import msgspec  # noqa: E402
+
+from contracts.game import SeatInfo  # noqa: E402
+from contracts.streams import LOBBY, RoomStarted, StartedSeat  # noqa: E402
+from games.api import fold  # noqa: E402
+from games.registry import get as get_rules  # noqa: E402
+from games.testing import random_playout  # noqa: E402
+from infra.auth import issue  # noqa: E402
+from infra.eventstore import NewEvent, Snapshot  # noqa: E402
+from infra.eventstore.postgres import PostgresEventStore  # noqa: E402
+from infra.migrate import migrate  # noqa: E402
+from infra.streams.redis import RedisStreams  # noqa: E402
+from services.game.handlers import GameService, game_id_for_room  # noqa: E402
+from services.game.live import Waiters  # noqa: E402
+from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
+
+ADMIN_DSN = os.environ.get("BENCH_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+SECRET = "bench"
+GAME = "itty-bitty"
+
+LEVELS = [(16, 64), (64, 128)]  # (concurrent clients, games prepared ahead)
+WARMUP_S = float(os.environ.get("BENCH_WARMUP_S", "2"))
+MEASURE_S = float(os.environ.get("BENCH_MEASURE_S", "15"))
+INSERT_WARMUP_S = 1.0
+INSERT_MEASURE_S = float(os.environ.get("BENCH_INSERT_S", "8"))
+ENGINE_S = 5.0
+REBUILD_REPS = 20
+REBUILD_SEARCH_S = 3.0  # time spent looking for a long 4-seat game
+REBUILD_TARGET = 1_000
+
+RUN = uuid.uuid4().hex[:8]
+_json = msgspec.json.Encoder()
+_decode = msgspec.json.decode
+
+
+def out(name: str, value: Any, unit: str = "") -> None:
+    if isinstance(value, float):
+        value = f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+    print(f"{name} {value} {unit}".rstrip(), flush=True)
+
+
+def note(text: str) -> None:
+    print(f"# {text}", file=sys.stderr, flush=True)
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# -- CPU accounting (Linux /proc), to say who was busy during a measurement --------------
+
+
+def _ticks(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _postgres_ticks() -> int:
+    total = 0
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/comm") as f:
+                if f.read().strip() not in ("postgres", "postmaster"):
+                    continue
+        except OSError:
+            continue
+        total += _ticks(int(d))
+    return total
+
+
+class CpuMeter:
+    HZ = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, server_pid: int | None) -> None:
+        self.server_pid = server_pid
+
+    def sample(self) -> tuple[float, float, float, float]:
+        t = os.times()
+        return (
+            time.monotonic(),
+            t.user + t.system,
+            _ticks(self.server_pid) / self.HZ if self.server_pid else 0.0,
+            _postgres_ticks() / self.HZ,
+        )
+
+    @staticmethod
+    def report(prefix: str, a: tuple[float, ...], b: tuple[float, ...], with_server: bool) -> None:
+        wall = b[0] - a[0]
+        out(f"{prefix}_cpu_bench_client", 100 * (b[1] - a[1]) / wall, "%")
+        if with_server:
+            out(f"{prefix}_cpu_game_service", 100 * (b[2] - a[2]) / wall, "%")
+        out(f"{prefix}_cpu_postgres", 100 * (b[3] - a[3]) / wall, "%")
+
+
+# -- database and service ------------------------------------------------------------------
+
+
+async def create_database() -> tuple[str, str]:
+    name = f"turnpost_bench_{RUN}"
+    admin = await asyncpg.connect(ADMIN_DSN)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        version = await admin.fetchval("SHOW server_version")
+    finally:
+        await admin.close()
+    dsn = f"{ADMIN_DSN.rsplit('/', 1)[0]}/{name}"
+    conn = await asyncpg.connect(dsn)
+    try:
+        await migrate(conn)
+        await conn.execute(
+            """CREATE TABLE bench_rows (
+                   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                   k text NOT NULL,
+                   v jsonb NOT NULL,
+                   at timestamptz NOT NULL DEFAULT now())"""
+        )
+    finally:
+        await conn.close()
+    return name, dsn
+
+
+async def drop_database(name: str) -> None:
+    admin = await asyncpg.connect(ADMIN_DSN)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+class Service:
+    """`python -m services.game` as a subprocess in its own session."""
+
+    def __init__(self, dsn: str, prefix: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = Path(tempfile.gettempdir()) / f"turnpost-bench-{RUN}-game.log"
+        env = {
+            **os.environ,
+            "DATABASE_URL": dsn,
+            "REDIS_URL": REDIS_URL,
+            "STREAM_PREFIX": prefix,
+            "GAME_PORT": str(self.port),
+            "TURNPOST_SECRET": SECRET,
+            "LOG_LEVEL": "WARNING",
+            "PYTHONUNBUFFERED": "1",
+        }
+        with open(self.log, "wb") as f:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "services.game"],
+                cwd=ROOT,
+                env=env,
+                stdout=f,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def tail(self, n: int = 4000) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-n:]
+        except OSError:
+            return ""
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    async def wait_healthy(self, seconds: float = 60) -> None:
+        deadline = time.monotonic() + seconds
+        async with httpx.AsyncClient(base_url=self.url, timeout=2) as http:
+            while True:
+                if not self.alive():
+                    raise RuntimeError(f"game service exited at start:\n{self.tail()}")
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await http.get("/health")).status_code == 200:
+                        return
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"game service not healthy after {seconds}s:\n{self.tail()}")
+                await asyncio.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def problems(self) -> tuple[int, int]:
+        text = self.tail(10_000_000)
+        return text.count("Traceback"), sum(1 for line in text.splitlines() if " ERROR " in line or "ERROR:" in line)
+
+
+# -- games over REST ----------------------------------------------------------------------
+
+
+@dataclass
+class Game:
+    id: str
+    auth: list[dict[str, str]]
+
+
+class Games:
+    """Creates games by publishing RoomStarted on the lobby stream, hands out ready ones."""
+
+    def __init__(self, streams: RedisStreams, prefix: str, url: str) -> None:
+        self.streams = streams
+        self.stream = f"{prefix}{LOBBY}"
+        self.url = url
+        self.count = 0
+        self.ready: asyncio.Queue[Game] = asyncio.Queue()
+        self.creation_s: list[float] = []
+
+    async def create(self, n: int, http: httpx.AsyncClient) -> list[Game]:
+        made: list[Game] = []
+        for _ in range(n):
+            self.count += 1
+            room = f"bench-{RUN}-{self.count}"
+            players = [f"bench-{self.count}-{s}" for s in range(2)]
+            msg = RoomStarted(
+                room_id=room,
+                game=GAME,
+                seats=[StartedSeat(seat=s, player_id=p, name=p, bot=None) for s, p in enumerate(players)],
+            )
+            await self.streams.publish(self.stream, _json.encode(msg))
+            made.append(
+                Game(
+                    id=game_id_for_room(room),
+                    auth=[{"authorization": f"Bearer {issue(SECRET, p, p)}"} for p in players],
+                )
+            )
+        started = time.monotonic()
+        sem = asyncio.Semaphore(8)
+
+        async def ready(g: Game) -> None:
+            async with sem:
+                deadline = time.monotonic() + 60
+                while True:
+                    r = await http.get(f"/v1/games/{g.id}", headers=g.auth[0])
+                    if r.status_code == 200:
+                        self.creation_s.append(time.monotonic() - started)
+                        return
+                    if r.status_code != 404 or time.monotonic() > deadline:
+                        raise RuntimeError(f"game {g.id} not ready: {r.status_code} {r.text[:300]}")
+                    await asyncio.sleep(0.05)
+
+        await asyncio.gather(*(ready(g) for g in made))
+        return made
+
+    async def fill(self, n: int, http: httpx.AsyncClient) -> None:
+        for g in await self.create(n, http):
+            self.ready.put_nowait(g)
+
+
+@dataclass
+class LevelStats:
+    post_ms: list[float] = field(default_factory=list)
+    get_game_ms: list[float] = field(default_factory=list)
+    legal_ms: list[float] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    finished: int = 0
+    starved_s: float = 0.0
+
+
+async def run_level(svc: Service, games: Games, clients: int, prepared: int, cpu: CpuMeter) -> float:
+    limits = httpx.Limits(max_connections=clients + 8, max_keepalive_connections=clients + 8)
+    async with httpx.AsyncClient(base_url=svc.url, timeout=60, limits=limits) as http:
+        t = time.monotonic()
+        await games.fill(prepared, http)
+        note(f"c{clients}: {prepared} games ready in {time.monotonic() - t:.1f}s")
+        created_before = games.count
+        st = LevelStats()
+        start = time.monotonic()
+        warm_end = start + WARMUP_S
+        end = warm_end + MEASURE_S
+        cpu_marks: dict[str, tuple[float, ...]] = {}
+
+        def inside(t_done: float) -> bool:
+            return warm_end <= t_done <= end
+
+        async def refill() -> None:
+            while time.monotonic() < end:
+                if games.ready.qsize() < clients:
+                    await games.fill(clients, http)
+                else:
+                    await asyncio.sleep(0.1)
+
+        async def meter() -> None:
+            await asyncio.sleep(max(0.0, warm_end - time.monotonic()))
+            cpu_marks["a"] = cpu.sample()
+            await asyncio.sleep(max(0.0, end - time.monotonic()))
+            cpu_marks["b"] = cpu.sample()
+
+        async def client(i: int) -> None:
+            rng = random.Random(i)
+            game: Game | None = None
+            headers = {"content-type": "application/json"}
+            while (now := time.monotonic()) < end:
+                if not svc.alive():
+                    raise RuntimeError(f"game service died:\n{svc.tail()}")
+                if game is None:
+                    try:
+                        game = games.ready.get_nowait()
+                    except asyncio.QueueEmpty:
+                        try:
+                            game = await asyncio.wait_for(games.ready.get(), end - now)
+                        except TimeoutError:
+                            return
+                        finally:
+                            waited = time.monotonic() - now
+                            if time.monotonic() > warm_end:
+                                st.starved_s += waited
+                try:
+                    t0 = time.perf_counter()
+                    r = await http.get(f"/v1/games/{game.id}", headers=game.auth[0])
+                    t1 = time.perf_counter()
+                    if r.status_code != 200:
+                        st.errors[f"get_game_{r.status_code}"] = st.errors.get(f"get_game_{r.status_code}", 0) + 1
+                        await asyncio.sleep(0.01)
+                        continue
+                    view = _decode(r.content)
+                    if inside(time.monotonic()):
+                        st.get_game_ms.append((t1 - t0) * 1000)
+                    if view["status"] == "finished" or not view["to_act"]:
+                        if inside(time.monotonic()):
+                            st.finished += 1
+                        game = None
+                        continue
+                    seat = rng.choice(view["to_act"])
+                    t0 = time.perf_counter()
+                    r = await http.get(f"/v1/games/{game.id}/legal-actions", headers=game.auth[seat])
+                    t1 = time.perf_counter()
+                    if r.status_code != 200:
+                        st.errors[f"legal_{r.status_code}"] = st.errors.get(f"legal_{r.status_code}", 0) + 1
+                        continue
+                    legal = _decode(r.content)
+                    if inside(time.monotonic()):
+                        st.legal_ms.append((t1 - t0) * 1000)
+                    body = _json.encode(
+                        {"action": rng.choice(legal["actions"]), "expected_version": legal["version"]}
+                    )
+                    t0 = time.perf_counter()
+                    r = await http.post(
+                        f"/v1/games/{game.id}/actions",
+                        content=body,
+                        headers={**headers, **game.auth[seat]},
+                    )
+                    t1 = time.perf_counter()
+                    if inside(time.monotonic()):
+                        st.statuses[r.status_code] = st.statuses.get(r.status_code, 0) + 1
+                        if r.status_code == 200:
+                            st.post_ms.append((t1 - t0) * 1000)
+                    if r.status_code not in (200, 409) and st.errors.get(f"post_{r.status_code}", 0) < 3:
+                        note(f"POST {r.status_code}: {r.text[:300]}")
+                    if r.status_code != 200:
+                        st.errors[f"post_{r.status_code}"] = st.errors.get(f"post_{r.status_code}", 0) + 1
+                except httpx.HTTPError as exc:
+                    key = type(exc).__name__
+                    st.errors[key] = st.errors.get(key, 0) + 1
+                    await asyncio.sleep(0.05)
+
+        refiller = asyncio.create_task(refill())
+        metering = asyncio.create_task(meter())
+        try:
+            await asyncio.gather(*(client(i) for i in range(clients)))
+        finally:
+            refiller.cancel()
+            await asyncio.gather(refiller, return_exceptions=True)
+            await metering
+
+    p = f"post_action_c{clients}"
+    rate = len(st.post_ms) / MEASURE_S
+    out(f"{p}_actions_per_s", rate, "actions/s")
+    out(f"{p}_p50_ms", pct(st.post_ms, 0.50), "ms")
+    out(f"{p}_p99_ms", pct(st.post_ms, 0.99), "ms")
+    out(f"{p}_max_ms", max(st.post_ms, default=float("nan")), "ms")
+    out(f"get_game_c{clients}_p50_ms", pct(st.get_game_ms, 0.50), "ms")
+    out(f"get_game_c{clients}_p99_ms", pct(st.get_game_ms, 0.99), "ms")
+    out(f"legal_actions_c{clients}_p50_ms", pct(st.legal_ms, 0.50), "ms")
+    out(f"legal_actions_c{clients}_p99_ms", pct(st.legal_ms, 0.99), "ms")
+    total_req = len(st.post_ms) + len(st.get_game_ms) + len(st.legal_ms)
+    out(f"http_requests_c{clients}_per_s", total_req / MEASURE_S, "req/s")
+    out(f"{p}_non_200", sum(n for s, n in st.statuses.items() if s != 200), "responses")
+    out(f"{p}_games_finished", st.finished, "games")
+    out(f"{p}_games_created_during_run", games.count - created_before, "games")
+    out(f"{p}_client_starved", st.starved_s, "client-s")
+    if st.errors:
+        note(f"c{clients} errors: {st.errors}")
+    if "a" in cpu_marks and "b" in cpu_marks:
+        cpu.report(p, cpu_marks["a"], cpu_marks["b"], with_server=True)
+    return rate
+
+
+# -- baseline: raw inserts --------------------------------------------------------------
+
+
+async def insert_rate(dsn: str, conc: int, cpu: CpuMeter) -> float:
+    pool = await asyncpg.create_pool(dsn, min_size=conc, max_size=conc)
+    lat: list[float] = []
+    payload = '{"type": "ittybit_taken", "seat": 1, "slot": 2, "card": "ittybit-0287"}'
+    try:
+        start = time.monotonic()
+        warm_end = start + INSERT_WARMUP_S
+        end = warm_end + INSERT_MEASURE_S
+        marks: dict[str, tuple[float, ...]] = {}
+
+        async def meter() -> None:
+            await asyncio.sleep(max(0.0, warm_end - time.monotonic()))
+            marks["a"] = cpu.sample()
+            await asyncio.sleep(max(0.0, end - time.monotonic()))
+            marks["b"] = cpu.sample()
+
+        async def worker(i: int) -> None:
+            key = f"bench-{i}"
+            while time.monotonic() < end:
+                t0 = time.perf_counter()
+                await pool.execute("INSERT INTO bench_rows (k, v) VALUES ($1, $2::jsonb)", key, payload)
+                t1 = time.perf_counter()
+                if warm_end <= time.monotonic() <= end:
+                    lat.append((t1 - t0) * 1000)
+
+        metering = asyncio.create_task(meter())
+        await asyncio.gather(*(worker(i) for i in range(conc)))
+        await metering
+    finally:
+        await pool.close()
+    rate = len(lat) / INSERT_MEASURE_S
+    p = f"pg_insert_c{conc}"
+    out(f"{p}_rows_per_s", rate, "rows/s")
+    out(f"{p}_p50_ms", pct(lat, 0.50), "ms")
+    out(f"{p}_p99_ms", pct(lat, 0.99), "ms")
+    cpu.report(p, marks["a"], marks["b"], with_server=False)
+    return rate
+
+
+# -- engine alone -------------------------------------------------------------------------
+
+
+def engine_playouts() -> None:
+    rules = get_rules(GAME)
+    assert rules is not None
+    games = steps = events = 0
+    seed = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < ENGINE_S:
+        p = random_playout(rules, seed, 3, keep_states=False)
+        games += 1
+        steps += p.steps
+        events += len(p.events)
+        seed += 1
+    wall = time.perf_counter() - start
+    out("engine_playouts_3p_per_s", games / wall, "playouts/s")
+    out("engine_actions_3p_per_s", steps / wall, "actions/s")
+    out("engine_events_3p_per_s", events / wall, "events/s")
+
+
+# -- rebuild -----------------------------------------------------------------------------
+
+
+async def rebuild(dsn: str) -> None:
+    rules = get_rules(GAME)
+    assert rules is not None
+    best: list[Any] = []
+    best_seed = -1
+    seeds = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < REBUILD_SEARCH_S and len(best) < REBUILD_TARGET:
+        p = random_playout(rules, seeds, 4, keep_states=False)
+        if len(p.events) > len(best):
+            best, best_seed = p.events, seeds
+        seeds += 1
+    events = best[:REBUILD_TARGET]
+    n = len(events)
+    note(f"rebuild: longest 4-seat game in seeds 0..{seeds - 1} is seed {best_seed} with {len(best)} events")
+    out("rebuild_game_events", n, f"events (longest 4-seat random game of {seeds} seeds; target {REBUILD_TARGET})")
+    final = fold(rules, events)
+
+    pool = await asyncpg.create_pool(dsn, min_size=2, max_size=4)
+    try:
+        store = PostgresEventStore(pool)
+        repo = PostgresGamesRepository(pool)
+        ids = {}
+        for label in ("plain", "snap"):
+            gid = str(uuid.uuid4())
+            await repo.create(
+                GameRecord(
+                    id=gid,
+                    room_id=None,
+                    game=GAME,
+                    seats=[SeatInfo(seat=s, player_id=f"bench-rebuild-{label}-{s}") for s in range(4)],
+                    options={},
+                    timing={},
+                    seed=1,
+                )
+            )
+            new = [
+                NewEvent(
+                    event_id=uuid.uuid4(),
+                    type=type(e).__struct_config__.tag,
+                    data=msgspec.json.encode(e),
+                    metadata={"seat": None, "batch": 1, "batch_end": True, "game": GAME},
+                )
+                for e in events
+            ]
+            for i in range(0, n, 100):  # as a game grows: many small appends
+                await store.append(stream_id(gid), new[i : i + 100], i)
+            ids[label] = gid
+        blob = msgspec.msgpack.encode(final)
+        await store.save_snapshot(
+            Snapshot(
+                stream_id=stream_id(ids["snap"]),
+                version=n,
+                schema_ver=rules.schema_version,
+                state=blob,
+            )
+        )
+        out("rebuild_snapshot_size", len(blob), "bytes")
+
+        async def timed(gid: str) -> tuple[float, Any, int]:
+            svc = GameService(store, repo, Waiters())  # empty cache: a cold load
+            t0 = time.perf_counter()
+            loaded = await svc.load(gid)
+            return (time.perf_counter() - t0) * 1000, loaded.state, loaded.version
+
+        results: dict[str, list[float]] = {"plain": [], "snap": []}
+        for rep in range(REBUILD_REPS + 1):
+            for label, gid in ids.items():
+                ms, state, version = await timed(gid)
+                if rep == 0:
+                    if version != n or state != final:
+                        note(f"rebuild ({label}): loaded state differs from the fold (version {version}/{n})")
+                        out(f"rebuild_{label}_state_matches", 0, "bool")
+                    continue
+                results[label].append(ms)
+
+        # where the cold time goes: reading the rows, and decoding + folding them in process
+        reads = []
+        for _ in range(REBUILD_REPS):
+            t0 = time.perf_counter()
+            stored = await store.read(stream_id(ids["plain"]))
+            reads.append((time.perf_counter() - t0) * 1000)
+        decoder = msgspec.json.Decoder(rules.event_type)
+        folds = []
+        for _ in range(REBUILD_REPS):
+            t0 = time.perf_counter()
+            fold(rules, [decoder.decode(e.data) for e in stored])
+            folds.append((time.perf_counter() - t0) * 1000)
+    finally:
+        await pool.close()
+
+    plain = statistics.median(results["plain"])
+    snap = statistics.median(results["snap"])
+    out(f"rebuild_no_snapshot_{n}ev_ms", plain, "ms (median, GameService.load cold, incl. games row)")
+    out("rebuild_no_snapshot_per_1000ev_ms", plain * REBUILD_TARGET / n, f"ms (normalised from {n} events)")
+    out(f"rebuild_no_snapshot_{n}ev_read_ms", statistics.median(reads), "ms (store.read of all rows)")
+    out(f"rebuild_no_snapshot_{n}ev_decode_fold_ms", statistics.median(folds), "ms (in process, no I/O)")
+    out(f"rebuild_snapshot_at_v{n}_ms", snap, "ms (median, GameService.load cold, snapshot at last version)")
+    out("rebuild_snapshot_speedup", plain / snap if snap else float("nan"), "x")
+
+
+# -- main --------------------------------------------------------------------------------
+
+
+async def cleanup_redis(prefix: str) -> None:
+    import redis.asyncio as aioredis
+
+    r = aioredis.Redis.from_url(REDIS_URL)
+    try:
+        keys = [k async for k in r.scan_iter(match=f"{prefix}*")]
+        if keys:
+            await r.delete(*keys)
+    finally:
+        await r.aclose()
+
+
+async def main() -> int:
+    began = time.monotonic()
+    prefix = f"bench-{RUN}:"
+    out(
+        "machine",
+        f"cpus={os.cpu_count()} python={platform.python_version()} {platform.system()}-{platform.machine()}",
+    )
+    db_name, dsn = await create_database()
+    admin = await asyncpg.connect(ADMIN_DSN)
+    out("postgres_version", await admin.fetchval("SHOW server_version"))
+    await admin.close()
+    svc: Service | None = None
+    streams: RedisStreams | None = None
+    post_rates: dict[int, float] = {}
+    try:
+        streams = RedisStreams.from_url(REDIS_URL)
+        svc = Service(dsn, prefix)
+        t = time.monotonic()
+        await svc.wait_healthy()
+        out("game_service_startup_s", time.monotonic() - t, "s")
+        cpu = CpuMeter(svc.proc.pid)
+        games = Games(streams, prefix, svc.url)
+        for clients, prepared in LEVELS:
+            post_rates[clients] = await run_level(svc, games, clients, prepared, cpu)
+        if games.creation_s:
+            out("game_creation_ready_p50_s", pct(games.creation_s, 0.5), "s (RoomStarted -> GET 200)")
+        svc.stop()
+        tracebacks, errors = svc.problems()
+        out("game_service_log_tracebacks", tracebacks, "count")
+        out("game_service_log_errors", errors, "count")
+        if tracebacks or errors:
+            note(f"game service log ({svc.log}):\n{svc.tail(3000)}")
+
+        cpu = CpuMeter(None)
+        for clients, _ in LEVELS:
+            ins = await insert_rate(dsn, clients, cpu)
+            out(f"post_action_vs_insert_c{clients}_ratio", post_rates[clients] / ins if ins else float("nan"), "x")
+
+        engine_playouts()
+        await rebuild(dsn)
+        out("bench_wall_s", time.monotonic() - began, "s")
+        return 0
+    finally:
+        if svc is not None:
+            svc.stop()
+            with contextlib.suppress(OSError):
+                if svc.problems() == (0, 0):
+                    svc.log.unlink()
+        if streams is not None:
+            with contextlib.suppress(Exception):
+                await streams.close()
+        with contextlib.suppress(Exception):
+            await cleanup_redis(prefix)
+        await drop_database(db_name)
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
