@@ -59,10 +59,10 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 
 
 class GameSetUp(Event, tag="game_set_up"):
+    """Both decks start whole: the cards are the game's content, not listed here."""
+
     seats: int
     first_seat: int
-    ittybits: tuple[CardId, ...]
-    collectors: tuple[CardId, ...]
 
 
 class IttybitsDealt(Event, tag="ittybits_dealt"):

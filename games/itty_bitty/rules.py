@@ -102,12 +102,7 @@ class IttyBitty:
         if seats not in self.seats:
             raise IllegalAction("bad_seat_count", f"{self.name} seats 2 to 4 players")
         events: list[Event] = [
-            GameSetUp(
-                seats=seats,
-                first_seat=rng.randrange(seats),
-                ittybits=tuple(sorted(self.content.ittybits)),
-                collectors=tuple(sorted(self.content.collectors)),
-            )
+            GameSetUp(seats=seats, first_seat=rng.randrange(seats))
         ]
         state = self.evolve(None, events[0])
         draws = _Draws(state, rng, events)
@@ -132,12 +127,12 @@ class IttyBitty:
     def evolve(self, state: State | None, event: Event) -> State:
         if state is None:
             match event:
-                case GameSetUp(seats=n, first_seat=first, ittybits=bits, collectors=cols):
+                case GameSetUp(seats=n, first_seat=first):
                     return State(
                         seats=n,
                         first_seat=first,
-                        ittybit_supply=bits,
-                        collector_supply=cols,
+                        ittybit_supply=tuple(sorted(self.content.ittybits)),
+                        collector_supply=tuple(sorted(self.content.collectors)),
                         hands=tuple(Hand() for _ in range(n)),
                     )
             raise ValueError(f"a game starts with game_set_up, not {type(event).__name__}")

@@ -63,8 +63,11 @@ def bot_command_id(game_id: str, version: int, seat: int) -> str:
     return str(command_uuid("bot", game_id, str(version), str(seat)))
 
 
-async def decide(game: str, game_id: str, seat: int, level: str, version: int) -> SubmitAction | None:
-    conn = await asyncpg.connect(settings.database_url)
+async def decide(
+    database_url: str, game: str, game_id: str, seat: int, level: str, version: int
+) -> SubmitAction | None:
+    """The bot's move for the trigger (game at `version`), or None if the game moved on."""
+    conn = await asyncpg.connect(database_url)
     try:
         obs = await observe(conn, game, game_id, seat)
     finally:
@@ -90,7 +93,7 @@ async def decide(game: str, game_id: str, seat: int, level: str, version: int) -
     max_retries=5,
 )
 def play(self: object, game: str, game_id: str, seat: int, level: str, version: int) -> str:
-    command = asyncio.run(decide(game, game_id, seat, level, version))
+    command = asyncio.run(decide(settings.database_url, game, game_id, seat, level, version))
     if command is None:
         return "stale"
     _commands().xadd(settings.stream(COMMANDS), {b"m": msgspec.json.encode(command)})

@@ -1,0 +1,112 @@
+"""The game service's command handling on the in-memory adapters (the embedded mode)."""
+
+from __future__ import annotations
+
+import uuid
+from random import Random
+
+import msgspec
+import pytest
+
+from contracts.problems import ProblemError
+from contracts.streams import RoomStarted, StartedSeat
+from games.api import fold
+from infra.eventstore.memory import MemoryEventStore
+from services.game.handlers import GameService
+from services.game.live import Waiters
+from services.game.repository import MemoryGamesRepository, stream_id
+
+
+def service(snapshot_every: int = 100) -> GameService:
+    store = MemoryEventStore()
+    return GameService(store, MemoryGamesRepository(store), Waiters(), snapshot_every=snapshot_every)
+
+
+async def new_game(svc: GameService, seats: int = 2) -> str:
+    return await svc.create_from_room(
+        RoomStarted(
+            room_id=str(uuid.uuid4()),
+            game="itty-bitty",
+            seats=[StartedSeat(seat=i, player_id=f"p{i}") for i in range(seats)],
+        )
+    )
+
+
+async def play_random(svc: GameService, game_id: str, moves: int, rng: Random) -> None:
+    for _ in range(moves):
+        loaded = await svc.load(game_id)
+        to_act = sorted(loaded.rules.to_act(loaded.state))
+        if not to_act:
+            return
+        seat = rng.choice(to_act)
+        action = rng.choice(list(loaded.rules.legal_actions(loaded.state, seat)))
+        await svc.submit(game_id, seat, msgspec.to_builtins(action), loaded.version, uuid.uuid4())
+
+
+async def test_rejections_write_nothing() -> None:
+    svc = service()
+    gid = await new_game(svc)
+    v = (await svc.load(gid)).version
+    cases = [
+        ({"type": "take_ittybit"}, v, 422, "choose_collector_first"),
+        ({"type": "take_ittybit"}, v - 1, 409, "stale_version"),
+        ({"type": "nope"}, v, 400, "invalid_action_format"),
+        ({"type": "keep_collector"}, v, 400, "invalid_action_format"),
+    ]
+    for action, expected, status, code in cases:
+        with pytest.raises(ProblemError) as err:
+            await svc.submit(gid, 0, action, expected, uuid.uuid4())
+        assert (err.value.status, err.value.code) == (status, code)
+    assert await svc.store.version(stream_id(gid)) == v
+
+
+async def test_a_retried_command_returns_the_first_result() -> None:
+    svc = service()
+    gid = await new_game(svc)
+    loaded = await svc.load(gid)
+    action = msgspec.to_builtins(loaded.rules.legal_actions(loaded.state, 0)[0])
+    cid = uuid.uuid4()
+    first = await svc.submit(gid, 0, action, loaded.version, cid)
+    again = await svc.submit(gid, 0, action, loaded.version, cid)
+    assert again.replayed and not first.replayed
+    assert [e.event_id for e in again.events] == [e.event_id for e in first.events]
+    assert await svc.store.version(stream_id(gid)) == first.version
+
+
+async def test_state_from_snapshot_equals_state_from_events() -> None:
+    svc = service(snapshot_every=25)
+    gid = await new_game(svc, seats=3)
+    await play_random(svc, gid, 60, Random(3))
+    assert (await svc.store.load_snapshot(stream_id(gid))) is not None
+    warm = await svc.load(gid)
+    cold = GameService(svc.store, svc.games, Waiters(), snapshot_every=25)  # empty cache
+    from_snapshot = await cold.load(gid)
+    rules = warm.rules
+    events = [msgspec.json.decode(e.data, type=rules.event_type) for e in await svc.store.read(stream_id(gid))]
+    assert from_snapshot.state == warm.state == fold(rules, events)
+    assert from_snapshot.version == warm.version == len(events)
+
+
+async def test_a_snapshot_of_another_schema_is_ignored() -> None:
+    svc = service(snapshot_every=10)
+    gid = await new_game(svc)
+    await play_random(svc, gid, 20, Random(1))
+    snap = await svc.store.load_snapshot(stream_id(gid))
+    assert snap is not None
+    svc.store.snapshots[stream_id(gid)] = msgspec.structs.replace(snap, schema_ver=-1, state=b"garbage")  # type: ignore[attr-defined]
+    cold = GameService(svc.store, svc.games, Waiters())
+    assert (await cold.load(gid)).state == (await svc.load(gid)).state
+
+
+async def test_feeds_are_redacted_per_seat() -> None:
+    svc = service()
+    gid = await new_game(svc)
+    loaded = await svc.load(gid)
+    stored = await svc.store.read(stream_id(gid))
+    mine = svc.feed(loaded.rules, stored, 0)
+    theirs = svc.feed(loaded.rules, stored, 1)
+    spectator = svc.feed(loaded.rules, stored, None)
+    hand0 = set(loaded.state.hands[0].ittybits)
+    assert hand0 <= set(msgspec.json.encode(mine).decode().split('"'))
+    for feed in (theirs, spectator):
+        assert not any(card in msgspec.json.encode(feed).decode() for card in hand0)
