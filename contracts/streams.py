@@ -22,7 +22,7 @@ class StartedSeat(msgspec.Struct, frozen=True, kw_only=True):
     bot: str | None = None
 
 
-class RoomStarted(StreamMessage, tag="room_started"):
+class RoomStarted(StreamMessage, frozen=True, tag="room_started"):
     room_id: str
     game: str
     seats: list[StartedSeat]
@@ -30,7 +30,7 @@ class RoomStarted(StreamMessage, tag="room_started"):
     timing: dict[str, Any] = {}
 
 
-class GameEvent(StreamMessage, tag="game_event"):
+class GameEvent(StreamMessage, frozen=True, tag="game_event"):
     """Envelope of one stored game event; never the event's data (it may be private)."""
 
     game_id: str
@@ -45,7 +45,7 @@ class GameEvent(StreamMessage, tag="game_event"):
     global_position: int
 
 
-class SubmitAction(StreamMessage, tag="submit_action"):
+class SubmitAction(StreamMessage, frozen=True, tag="submit_action"):
     command_id: str
     game_id: str
     seat: int

@@ -82,7 +82,9 @@ def check_playout(rules: Rules[Any, Any, Any, Any], playout: Playout) -> None:
             for action in actions:  # every listed action is accepted as-is
                 rules.decide(state, seat, action, Random(rng.random()))
             wire = msgspec.json.encode(actions)  # and survives the wire
-            assert msgspec.json.decode(wire, type=list[rules.action_type]) == actions
+            assert (
+                msgspec.json.decode(wire, type=list.__class_getitem__(rules.action_type)) == actions
+            )
     check_secrecy(rules, playout)
 
 

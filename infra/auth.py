@@ -21,7 +21,13 @@ class InvalidToken(Exception):
 
 def issue(secret: str, player_id: str, name: str, ttl_days: int = 365) -> str:
     now = int(time.time())
-    claims = {"sub": player_id, "name": name, "iss": ISSUER, "iat": now, "exp": now + ttl_days * 86400}
+    claims = {
+        "sub": player_id,
+        "name": name,
+        "iss": ISSUER,
+        "iat": now,
+        "exp": now + ttl_days * 86400,
+    }
     return jwt.encode(claims, secret, algorithm="HS256")
 
 
@@ -33,7 +39,11 @@ def verify(secret: str, header: str | None) -> Principal:
         raise InvalidToken("the Authorization header must be 'Bearer <token>'")
     try:
         claims = jwt.decode(
-            token.strip(), secret, algorithms=["HS256"], issuer=ISSUER, options={"require": ["sub", "exp"]}
+            token.strip(),
+            secret,
+            algorithms=["HS256"],
+            issuer=ISSUER,
+            options={"require": ["sub", "exp"]},
         )
     except jwt.PyJWTError as exc:
         raise InvalidToken(f"invalid token: {exc}") from exc

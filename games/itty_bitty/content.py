@@ -93,7 +93,9 @@ def validate(content: Content, n_bits: int, n_cols: int) -> None:
             if g.qty < 1 or g.coins < 1:
                 raise ContentError(f"{col.id}: grail {g.trait} needs qty and coins >= 1")
             if supply[g.trait] < g.qty:
-                raise ContentError(f"{col.id}: grail {g.trait} x{g.qty} cannot be met from the deck")
+                raise ContentError(
+                    f"{col.id}: grail {g.trait} x{g.qty} cannot be met from the deck"
+                )
         if len({g.trait for g in col.grails}) != len(col.grails):
             raise ContentError(f"{col.id}: two grails name the same trait")
 

@@ -20,17 +20,17 @@ class Action(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     pass
 
 
-class TakeIttybit(Action, tag="take_ittybit"):
+class TakeIttybit(Action, frozen=True, tag="take_ittybit"):
     """Take one punk: `card` names a marketplace card; no card means the top of the deck."""
 
     card: CardId | None = None
 
 
-class DrawCollectors(Action, tag="draw_collectors"):
+class DrawCollectors(Action, frozen=True, tag="draw_collectors"):
     """Draw two collectors; you then keep one (`keep_collector`)."""
 
 
-class KeepCollector(Action, tag="keep_collector"):
+class KeepCollector(Action, frozen=True, tag="keep_collector"):
     card: CardId
 
 
@@ -39,12 +39,12 @@ class Payment(msgspec.Struct, frozen=True, kw_only=True):
     ittybits: tuple[CardId, ...]
 
 
-class CompleteCollector(Action, tag="complete_collector"):
+class CompleteCollector(Action, frozen=True, tag="complete_collector"):
     collector: CardId
     payments: tuple[Payment, ...]
 
 
-class PassTurn(Action, tag="pass_turn"):
+class PassTurn(Action, frozen=True, tag="pass_turn"):
     """Only legal when no other action is (our ruling: the rulebook forbids skipping)."""
 
 
@@ -58,68 +58,68 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     pass
 
 
-class GameSetUp(Event, tag="game_set_up"):
+class GameSetUp(Event, frozen=True, tag="game_set_up"):
     """Both decks start whole: the cards are the game's content, not listed here."""
 
     seats: int
     first_seat: int
 
 
-class IttybitsDealt(Event, tag="ittybits_dealt"):
+class IttybitsDealt(Event, frozen=True, tag="ittybits_dealt"):
     seat: int
     count: int
     cards: tuple[CardId, ...] | None  # None in another seat's copy
 
 
-class MarketFilled(Event, tag="market_filled"):
+class MarketFilled(Event, frozen=True, tag="market_filled"):
     slot: int
     card: CardId
 
 
-class SupplyReshuffled(Event, tag="supply_reshuffled"):
+class SupplyReshuffled(Event, frozen=True, tag="supply_reshuffled"):
     deck: Literal["ittybits", "collectors"]
     count: int
 
 
-class IttybitTaken(Event, tag="ittybit_taken"):
+class IttybitTaken(Event, frozen=True, tag="ittybit_taken"):
     seat: int
     from_market: bool
     card: CardId | None  # None in another seat's copy of a deck draw
 
 
-class CollectorsOffered(Event, tag="collectors_offered"):
+class CollectorsOffered(Event, frozen=True, tag="collectors_offered"):
     seat: int
     count: int
     cards: tuple[CardId, ...] | None
 
 
-class CollectorKept(Event, tag="collector_kept"):
+class CollectorKept(Event, frozen=True, tag="collector_kept"):
     seat: int
     kept: CardId | None  # None in another seat's copy
     discarded: CardId | None  # face up on the discard pile; None if only one was offered
 
 
-class CollectorCompleted(Event, tag="collector_completed"):
+class CollectorCompleted(Event, frozen=True, tag="collector_completed"):
     seat: int
     collector: CardId
     payments: tuple[Payment, ...]
     coins: int
 
 
-class TurnPassed(Event, tag="turn_passed"):
+class TurnPassed(Event, frozen=True, tag="turn_passed"):
     seat: int
 
 
-class EndTriggered(Event, tag="end_triggered"):
+class EndTriggered(Event, frozen=True, tag="end_triggered"):
     seat: int
 
 
-class TurnBegan(Event, tag="turn_began"):
+class TurnBegan(Event, frozen=True, tag="turn_began"):
     seat: int
     last_round: bool = False
 
 
-class GameEnded(Event, tag="game_ended"):
+class GameEnded(Event, frozen=True, tag="game_ended"):
     penalties: tuple[int, ...]
     scores: tuple[int, ...]
     ittybits_in_hand: tuple[int, ...]

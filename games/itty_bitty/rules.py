@@ -62,8 +62,14 @@ class _Draws:
     """Draws cards in decide, emitting reshuffle events; tracks the supply as it shrinks."""
 
     def __init__(self, state: State, rng: Random, events: list[Event]) -> None:
-        self.supply = {"ittybits": list(state.ittybit_supply), "collectors": list(state.collector_supply)}
-        self.discard = {"ittybits": list(state.ittybit_discard), "collectors": list(state.collector_discard)}
+        self.supply = {
+            "ittybits": list(state.ittybit_supply),
+            "collectors": list(state.collector_supply),
+        }
+        self.discard = {
+            "ittybits": list(state.ittybit_discard),
+            "collectors": list(state.collector_discard),
+        }
         self.rng = rng
         self.events = events
 
@@ -91,7 +97,7 @@ class IttyBitty:
     action_type = AnyAction
     event_type = AnyEvent
     options_type = Options
-    bot_levels = ("random", "greedy")
+    bot_levels: tuple[str, ...] = ("random", "greedy")
 
     def __init__(self, content: Content | None = None) -> None:
         self.content = content or load()
@@ -101,9 +107,7 @@ class IttyBitty:
     def setup(self, options: Options, seats: int, rng: Random) -> list[Event]:
         if seats not in self.seats:
             raise IllegalAction("bad_seat_count", f"{self.name} seats 2 to 4 players")
-        events: list[Event] = [
-            GameSetUp(seats=seats, first_seat=rng.randrange(seats))
-        ]
+        events: list[Event] = [GameSetUp(seats=seats, first_seat=rng.randrange(seats))]
         state = self.evolve(None, events[0])
         draws = _Draws(state, rng, events)
         for seat in range(seats):
@@ -160,7 +164,9 @@ class IttyBitty:
             case SupplyReshuffled(deck="collectors"):
                 return replace(
                     state,
-                    collector_supply=tuple(sorted(state.collector_supply + state.collector_discard)),
+                    collector_supply=tuple(
+                        sorted(state.collector_supply + state.collector_discard)
+                    ),
                     collector_discard=(),
                 )
             case IttybitTaken(seat=seat, from_market=from_market, card=card):
@@ -168,8 +174,8 @@ class IttyBitty:
                 hand = state.hands[seat]
                 hands = _set_hand(state, seat, replace(hand, ittybits=(*hand.ittybits, card)))
                 if from_market:
-                    market = tuple(None if c == card else c for c in state.market)
-                    return replace(state, hands=hands, market=market, passes_in_row=0)
+                    emptied = tuple(None if c == card else c for c in state.market)
+                    return replace(state, hands=hands, market=emptied, passes_in_row=0)
                 supply = _without(state.ittybit_supply, card)
                 return replace(state, hands=hands, ittybit_supply=supply, passes_in_row=0)
             case CollectorsOffered(seat=seat, cards=cards):
@@ -253,7 +259,9 @@ class IttyBitty:
             raise IllegalAction("not_your_turn", f"seat {seat} is not to act now")
         hand = state.hands[seat]
         if hand.choice and not isinstance(action, KeepCollector):
-            raise IllegalAction("choose_collector_first", "keep one of the offered collectors first")
+            raise IllegalAction(
+                "choose_collector_first", "keep one of the offered collectors first"
+            )
         events: list[Event] = []
         draws = _Draws(state, rng, events)
         match action:
@@ -262,7 +270,9 @@ class IttyBitty:
             case TakeIttybit(card=None):
                 card = draws.draw("ittybits")
                 if card is None:
-                    raise IllegalAction("supply_empty", "no ittybits are left in the deck or discard")
+                    raise IllegalAction(
+                        "supply_empty", "no ittybits are left in the deck or discard"
+                    )
                 events.append(IttybitTaken(seat=seat, from_market=False, card=card))
             case TakeIttybit(card=card):
                 if card not in state.market:
@@ -274,7 +284,9 @@ class IttyBitty:
             case DrawCollectors():
                 offer = [c for c in (draws.draw("collectors"), draws.draw("collectors")) if c]
                 if not offer:
-                    raise IllegalAction("no_collectors_left", "the collector deck and discard are empty")
+                    raise IllegalAction(
+                        "no_collectors_left", "the collector deck and discard are empty"
+                    )
                 events.append(CollectorsOffered(seat=seat, count=len(offer), cards=tuple(offer)))
                 return events  # the turn goes on: the seat now keeps one
             case CompleteCollector():
@@ -283,7 +295,9 @@ class IttyBitty:
                     events.append(EndTriggered(seat=seat))
             case PassTurn():
                 if self.legal_actions(state, seat) != [PassTurn()]:
-                    raise IllegalAction("cannot_pass", "you cannot skip your turn while you can act")
+                    raise IllegalAction(
+                        "cannot_pass", "you cannot skip your turn while you can act"
+                    )
                 events.append(TurnPassed(seat=seat))
             case _:
                 raise IllegalAction("unknown_action", f"{type(action).__name__} is not a move here")
@@ -292,9 +306,13 @@ class IttyBitty:
     def _keep(self, state: State, seat: int, card: CardId, rng: Random) -> list[Event]:
         choice = state.hands[seat].choice
         if card not in choice:
-            raise IllegalAction("not_offered", f"{card} is not one of the collectors offered to you")
+            raise IllegalAction(
+                "not_offered", f"{card} is not one of the collectors offered to you"
+            )
         rest = _without(choice, card)
-        events: list[Event] = [CollectorKept(seat=seat, kept=card, discarded=rest[0] if rest else None)]
+        events: list[Event] = [
+            CollectorKept(seat=seat, kept=card, discarded=rest[0] if rest else None)
+        ]
         after = self._fold(state, events)
         if state.current is None:  # starting hands: play begins once every seat has kept one
             if not self.to_act(after):
@@ -317,7 +335,9 @@ class IttyBitty:
             raise IllegalAction("ittybit_used_twice", "an ittybit pays for one grail unit only")
         for payment in action.payments:
             if not 0 <= payment.grail < len(collector.grails):
-                raise IllegalAction("unknown_grail", f"{action.collector} has no grail {payment.grail}")
+                raise IllegalAction(
+                    "unknown_grail", f"{action.collector} has no grail {payment.grail}"
+                )
             grail = collector.grails[payment.grail]
             if len(payment.ittybits) != grail.qty:
                 raise IllegalAction(
@@ -368,7 +388,10 @@ class IttyBitty:
             "current": state.current,
             "turn": state.turn,
             "market": list(state.market),
-            "supply": {"ittybits": len(state.ittybit_supply), "collectors": len(state.collector_supply)},
+            "supply": {
+                "ittybits": len(state.ittybit_supply),
+                "collectors": len(state.collector_supply),
+            },
             "discard": {
                 "ittybits": list(state.ittybit_discard),
                 "collectors": list(state.collector_discard),

@@ -23,8 +23,8 @@ class MemoryEventStore:
     ) -> AppendResult:
         async with self._lock:
             if events and events[0].event_id in self.by_id:
-                stored = await self.find([e.event_id for e in events])
-                return AppendResult(version=stored[-1].version, events=stored, duplicate=True)
+                earlier = await self.find([e.event_id for e in events])
+                return AppendResult(version=earlier[-1].version, events=earlier, duplicate=True)
             stream = self.streams.setdefault(stream_id, [])
             if len(stream) != expected_version:
                 raise ConcurrencyError(stream_id, expected_version, len(stream))
@@ -49,7 +49,9 @@ class MemoryEventStore:
             self.by_id.update({e.event_id: e for e in out})
             return AppendResult(version=len(stream), events=out, duplicate=False)
 
-    async def read(self, stream_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+    async def read(
+        self, stream_id: str, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
         events = self.streams.get(stream_id, [])[after:]
         return events[:limit] if limit is not None else list(events)
 

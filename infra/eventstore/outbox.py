@@ -18,7 +18,9 @@ class Checkpoint(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Outbox(Protocol):
-    async def batch(self, after: Checkpoint, limit: int) -> list[tuple[Checkpoint, StoredEvent]]: ...
+    async def batch(
+        self, after: Checkpoint, limit: int
+    ) -> list[tuple[Checkpoint, StoredEvent]]: ...
     async def load_checkpoint(self, consumer: str) -> Checkpoint: ...
     async def save_checkpoint(self, consumer: str, checkpoint: Checkpoint) -> None: ...
 
@@ -64,7 +66,11 @@ class PostgresOutbox:
             "SELECT tx_id::text::bigint AS tx, global_position FROM checkpoints WHERE consumer = $1",
             consumer,
         )
-        return Checkpoint(tx_id=row["tx"], global_position=row["global_position"]) if row else Checkpoint()
+        return (
+            Checkpoint(tx_id=row["tx"], global_position=row["global_position"])
+            if row
+            else Checkpoint()
+        )
 
     async def save_checkpoint(self, consumer: str, checkpoint: Checkpoint) -> None:
         await self.conn.execute(

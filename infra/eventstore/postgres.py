@@ -80,7 +80,9 @@ class PostgresEventStore:
         out = [_stored(r) for r in rows]
         return AppendResult(version=out[-1].version, events=out, duplicate=False)
 
-    async def read(self, stream_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+    async def read(
+        self, stream_id: str, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
         rows = await self.pool.fetch(
             f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 "
             "ORDER BY version LIMIT $3",

@@ -79,6 +79,12 @@ class Consumer:
             raise
         except Exception:
             # left pending: claim_stale hands it back after min_idle_ms, up to max_deliveries
-            log.exception("%s/%s: %s failed (delivery %d)", self.stream, self.group, message.id, message.deliveries)
+            log.exception(
+                "%s/%s: %s failed (delivery %d)",
+                self.stream,
+                self.group,
+                message.id,
+                message.deliveries,
+            )
             return
         await self.streams.ack(self.stream, self.group, message.id)

@@ -95,7 +95,9 @@ class MemoryStreams:
                 g.pending.pop(mid)
                 continue
             p.consumer, p.since, p.deliveries = consumer, now, p.deliveries + 1
-            out.append(Message(stream=stream, id=mid, payload=payloads[mid], deliveries=p.deliveries))
+            out.append(
+                Message(stream=stream, id=mid, payload=payloads[mid], deliveries=p.deliveries)
+            )
         return out
 
     async def dead_letter(self, stream: str, group: str, message: Message, reason: str) -> None:
@@ -108,7 +110,11 @@ class MemoryStreams:
         def after() -> list[Message]:
             if last_id == "$":
                 return []
-            return [Message(stream=stream, id=m, payload=p) for m, p in s.entries if _key(m) > _key(last_id)]
+            return [
+                Message(stream=stream, id=m, payload=p)
+                for m, p in s.entries
+                if _key(m) > _key(last_id)
+            ]
 
         found = after()
         if found or block_ms <= 0:
@@ -127,7 +133,10 @@ class MemoryStreams:
         if not s.groups:
             return 0
         floor = min(
-            min((i for i, (m, _) in enumerate(s.entries) if m in g.pending), default=g.last - s.trimmed)
+            min(
+                (i for i, (m, _) in enumerate(s.entries) if m in g.pending),
+                default=g.last - s.trimmed,
+            )
             for g in s.groups.values()
         )
         floor = max(0, min(floor, len(s.entries)))

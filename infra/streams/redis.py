@@ -36,7 +36,9 @@ class RedisStreams:
     async def read(
         self, stream: str, group: str, consumer: str, count: int, block_ms: int
     ) -> list[Message]:
-        reply = await self.r.xreadgroup(group, consumer, {stream: ">"}, count=count, block=block_ms)
+        reply: Any = await self.r.xreadgroup(
+            group, consumer, {stream: ">"}, count=count, block=block_ms
+        )
         return [
             Message(stream=stream, id=_s(mid), payload=fields.get(b"m", b""))
             for _, entries in reply or []
@@ -60,7 +62,9 @@ class RedisStreams:
             pending = await self.r.xpending_range(stream, group, min=mid, max=mid, count=1)
             deliveries = int(pending[0]["times_delivered"]) if pending else 1
             out.append(
-                Message(stream=stream, id=_s(mid), payload=fields.get(b"m", b""), deliveries=deliveries)
+                Message(
+                    stream=stream, id=_s(mid), payload=fields.get(b"m", b""), deliveries=deliveries
+                )
             )
         return out
 
@@ -79,7 +83,7 @@ class RedisStreams:
             await pipe.execute()
 
     async def tail(self, stream: str, last_id: str, block_ms: int) -> list[Message]:
-        reply = await self.r.xread({stream: last_id}, block=block_ms, count=100)
+        reply: Any = await self.r.xread({stream: last_id}, block=block_ms, count=100)
         return [
             Message(stream=stream, id=_s(mid), payload=fields.get(b"m", b""))
             for _, entries in reply or []

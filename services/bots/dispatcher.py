@@ -48,8 +48,12 @@ def celery_enqueue(game: str, game_id: str, seat: int, level: str, version: int)
 async def run(settings: Settings, stop: asyncio.Event) -> None:
     streams = RedisStreams.from_url(settings.redis_url)
     consumer = Consumer(
-        streams, settings.stream(GAMES), "bots", f"dispatcher-{os.getpid()}",
-        on_game_event(celery_enqueue), max_deliveries=settings.max_deliveries,
+        streams,
+        settings.stream(GAMES),
+        "bots",
+        f"dispatcher-{os.getpid()}",
+        on_game_event(celery_enqueue),
+        max_deliveries=settings.max_deliveries,
     )
     task = asyncio.create_task(consumer.run())
     await stop.wait()

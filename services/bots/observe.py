@@ -22,7 +22,9 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True):
     to_act: list[int]
 
 
-async def observe(conn: asyncpg.Connection, game: str, game_id: str, seat: int) -> Observation | None:
+async def observe(
+    conn: asyncpg.Connection, game: str, game_id: str, seat: int
+) -> Observation | None:
     rules = get_rules(game)
     if rules is None:
         raise ValueError(f"unknown game {game!r}")

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Litestar, Request, get, post
 from litestar.openapi import OpenAPIConfig
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 
 from contracts.game import (
     ActionAccepted,
@@ -41,7 +41,7 @@ def _who(request: Request[Any, Any, Any]) -> Principal:
 
 
 @get("/v1/games/{game_id:str}", operation_id="getGame", summary="The caller's view of a game")
-async def get_game(game_id: str, request: Request[Any, Any, Any]) -> GameView:
+async def get_game(game_id: FromPath[str], request: Request[Any, Any, Any]) -> GameView:
     who = _who(request)
     loaded = await _svc(request).load(game_id)
     rules, state, record = loaded.rules, loaded.state, loaded.record
@@ -66,14 +66,16 @@ async def get_game(game_id: str, request: Request[Any, Any, Any]) -> GameView:
     operation_id="getLegalActions",
     summary="Every action the caller may post now, each postable as-is",
 )
-async def legal_actions(game_id: str, request: Request[Any, Any, Any]) -> LegalActions:
+async def legal_actions(game_id: FromPath[str], request: Request[Any, Any, Any]) -> LegalActions:
     who = _who(request)
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
     loaded = await svc.load(game_id, record)
     actions = loaded.rules.legal_actions(loaded.state, seat)
-    return LegalActions(version=loaded.version, seat=seat, actions=msgspec.to_builtins(list(actions)))
+    return LegalActions(
+        version=loaded.version, seat=seat, actions=msgspec.to_builtins(list(actions))
+    )
 
 
 @post(
@@ -84,10 +86,10 @@ async def legal_actions(game_id: str, request: Request[Any, Any, Any]) -> LegalA
 )
 async def post_action(
     game_id: str,
-    data: PostAction,
+    data: JSONBody[PostAction],
     request: Request[Any, Any, Any],
     idempotency_key: Annotated[
-        str | None, Parameter(header="Idempotency-Key", max_length=200, required=False)
+        str | None, HeaderParameter(name="Idempotency-Key", max_length=200, required=False)
     ] = None,
 ) -> ActionAccepted:
     who = _who(request)
@@ -95,7 +97,9 @@ async def post_action(
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
     command_id = (
-        command_uuid("http", game_id, who.player_id, idempotency_key) if idempotency_key else uuid.uuid4()
+        command_uuid("http", game_id, who.player_id, idempotency_key)
+        if idempotency_key
+        else uuid.uuid4()
     )
     accepted = await svc.submit(game_id, seat, data.action, data.expected_version, command_id)
     return ActionAccepted(
@@ -109,8 +113,8 @@ async def post_action(
 async def events(
     game_id: str,
     request: Request[Any, Any, Any],
-    after: Annotated[int, Parameter(ge=0)] = 0,
-    wait: Annotated[float, Parameter(ge=0, le=MAX_WAIT_SECONDS)] = 0,
+    after: Annotated[int, QueryParameter(ge=0)] = 0,
+    wait: Annotated[float, QueryParameter(ge=0, le=MAX_WAIT_SECONDS)] = 0,
 ) -> EventFeed:
     who = _who(request)
     svc = _svc(request)
@@ -123,7 +127,7 @@ async def events(
 
 
 @get("/v1/me/games", operation_id="getMyGames", summary="Games the caller sits in")
-async def my_games(request: Request[Any, Any, Any], awaiting: bool = False) -> MyGames:
+async def my_games(request: Request[Any, Any, Any], awaiting: FromQuery[bool] = False) -> MyGames:
     who = _who(request)
     rows = await _svc(request).games.of_player(who.player_id, awaiting)
     return MyGames(
@@ -158,7 +162,9 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
         route_handlers=[get_game, legal_actions, post_action, events, my_games, health],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan],
-        openapi_config=OpenAPIConfig(title="Turnpost game service", version="1.0.0", path="/schema"),
+        openapi_config=OpenAPIConfig(
+            title="Turnpost game service", version="1.0.0", path="/schema"
+        ),
         debug=False,
     )
     app.state.settings = settings

@@ -45,17 +45,32 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with pool.acquire() as conn:
             await migrate(conn)
         service = GameService(
-            PostgresEventStore(pool), PostgresGamesRepository(pool), waiters, settings.snapshot_every
+            PostgresEventStore(pool),
+            PostgresGamesRepository(pool),
+            waiters,
+            settings.snapshot_every,
         )
         streams = RedisStreams.from_url(settings.redis_url)
     app.state.service = service
     app.state.streams = streams
     name = f"game-{os.getpid()}"
     consumers = [
-        Consumer(streams, settings.stream(LOBBY), "game", name, on_room_started(service),
-                 max_deliveries=settings.max_deliveries),
-        Consumer(streams, settings.stream(COMMANDS), "game", name, on_submit_action(service),
-                 max_deliveries=settings.max_deliveries),
+        Consumer(
+            streams,
+            settings.stream(LOBBY),
+            "game",
+            name,
+            on_room_started(service),
+            max_deliveries=settings.max_deliveries,
+        ),
+        Consumer(
+            streams,
+            settings.stream(COMMANDS),
+            "game",
+            name,
+            on_submit_action(service),
+            max_deliveries=settings.max_deliveries,
+        ),
     ]
     tasks = [asyncio.create_task(c.run()) for c in consumers]
     tasks.append(asyncio.create_task(follow_games_stream(streams, settings.stream(GAMES), waiters)))

@@ -36,7 +36,13 @@ def on_submit_action(service: GameService):  # type: ignore[no-untyped-def]
             )
         except ProblemError as exc:
             # A rejected move is an answer, not a failure: retrying cannot change it.
-            log.warning("command %s on %s rejected: %s %s", cmd.command_id, cmd.game_id, exc.code, exc.detail)
+            log.warning(
+                "command %s on %s rejected: %s %s",
+                cmd.command_id,
+                cmd.game_id,
+                exc.code,
+                exc.detail,
+            )
             return
         log.debug("command %s on %s -> v%d", cmd.command_id, cmd.game_id, accepted.version)
 

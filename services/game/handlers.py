@@ -15,7 +15,14 @@ from contracts.problems import ProblemError
 from contracts.streams import RoomStarted
 from games.api import IllegalAction, Rules
 from games.registry import get as get_rules
-from infra.eventstore import AppendResult, ConcurrencyError, EventStore, NewEvent, Snapshot, StoredEvent
+from infra.eventstore import (
+    AppendResult,
+    ConcurrencyError,
+    EventStore,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+)
 from infra.eventstore.api import command_uuid, event_ids
 from services.game.live import Waiters
 from services.game.repository import GameRecord, GamesRepository, new_seed, stream_id
@@ -72,7 +79,10 @@ class GameService:
                 id=game_id,
                 room_id=msg.room_id,
                 game=msg.game,
-                seats=[SeatInfo(seat=s.seat, player_id=s.player_id, name=s.name, bot=s.bot) for s in msg.seats],
+                seats=[
+                    SeatInfo(seat=s.seat, player_id=s.player_id, name=s.name, bot=s.bot)
+                    for s in msg.seats
+                ],
                 options=msg.options,
                 timing=msg.timing,
                 seed=new_seed(),
@@ -140,14 +150,18 @@ class GameService:
         try:
             action = msgspec.convert(raw_action, rules.action_type)
         except msgspec.ValidationError as exc:
-            raise ProblemError(400, "invalid_action_format", f"not an action of {rules.key}: {exc}") from exc
+            raise ProblemError(
+                400, "invalid_action_format", f"not an action of {rules.key}: {exc}"
+            ) from exc
         try:
             events = rules.decide(loaded.state, seat, action, self._rng(record, loaded.version))
         except IllegalAction as exc:
             raise ProblemError(422, exc.code, exc.message) from exc
         state = self._fold(rules, loaded.state, events)
         try:
-            result = await self._append(record, rules, state, loaded.version, events, command_id, seat)
+            result = await self._append(
+                record, rules, state, loaded.version, events, command_id, seat
+            )
         except ConcurrencyError as exc:
             raise ProblemError(
                 409,

@@ -28,10 +28,10 @@ class Waiters:
         return self._events.setdefault(game_id, asyncio.Event())
 
     @staticmethod
-    async def wait(event: asyncio.Event, timeout: float) -> bool:
-        """True if the game moved within `timeout` seconds."""
+    async def wait(event: asyncio.Event, seconds: float) -> bool:
+        """True if the game moved within `seconds`."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout)
+            await asyncio.wait_for(event.wait(), seconds)
             return True
         return False
 

@@ -95,11 +95,15 @@ class PostgresGamesRepository:
                     [(uuid.UUID(record.id), s.seat, s.player_id) for s in record.seats],
                 )
                 return record
-            row = await conn.fetchrow(f"SELECT {_COLS} FROM games WHERE id = $1", uuid.UUID(record.id))
+            row = await conn.fetchrow(
+                f"SELECT {_COLS} FROM games WHERE id = $1", uuid.UUID(record.id)
+            )
             return _record(row)
 
     async def get(self, game_id: str) -> GameRecord | None:
-        row = await self.pool.fetchrow(f"SELECT {_COLS} FROM games WHERE id = $1", uuid.UUID(game_id))
+        row = await self.pool.fetchrow(
+            f"SELECT {_COLS} FROM games WHERE id = $1", uuid.UUID(game_id)
+        )
         return _record(row) if row else None
 
     async def of_player(self, player_id: str, awaiting: bool) -> list[SeatSummary]:
@@ -150,6 +154,12 @@ class MemoryGamesRepository:
             if awaiting and seat not in last.metadata.get("to_act", []):
                 continue
             out.append(
-                SeatSummary(game_id=r.id, game=r.game, seat=seat, version=last.version, metadata=last.metadata)
+                SeatSummary(
+                    game_id=r.id,
+                    game=r.game,
+                    seat=seat,
+                    version=last.version,
+                    metadata=last.metadata,
+                )
             )
         return out

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from litestar import Litestar, Request, get, post
 from litestar.openapi import OpenAPIConfig
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
 from contracts.lobby import (
     AddBot,
@@ -48,7 +48,9 @@ async def _who(request: Request[Any, Any, Any]) -> Principal:
 
 
 @post("/v1/players", operation_id="createPlayer", summary="Register; returns a bearer token")
-async def create_player(data: NewPlayer, request: Request[Any, Any, Any]) -> PlayerCreated:
+async def create_player(
+    data: JSONBody[NewPlayer], request: Request[Any, Any, Any]
+) -> PlayerCreated:
     name = data.name.strip()
     if not 1 <= len(name) <= 40:
         raise ProblemError(422, "invalid_name", "a name has 1 to 40 characters")
@@ -75,7 +77,7 @@ async def catalog() -> Catalog:
 
 
 @get("/v1/catalog/{game:str}/content", operation_id="getGameContent", summary="A game's cards")
-async def game_content(game: str) -> dict[str, Any]:
+async def game_content(game: FromPath[str]) -> dict[str, Any]:
     rules = get_rules(game)
     if rules is None:
         raise ProblemError(404, "unknown_game", f"no game {game!r}")
@@ -84,29 +86,31 @@ async def game_content(game: str) -> dict[str, Any]:
 
 
 @post("/v1/rooms", operation_id="createRoom", summary="Open a room; the creator takes seat 0")
-async def create_room(data: NewRoom, request: Request[Any, Any, Any]) -> Room:
+async def create_room(data: JSONBody[NewRoom], request: Request[Any, Any, Any]) -> Room:
     who = await _who(request)
-    return await _lobby(request).create_room(who.player_id, data.game, data.seats, data.options, data.timing)
+    return await _lobby(request).create_room(
+        who.player_id, data.game, data.seats, data.options, data.timing
+    )
 
 
 @get("/v1/rooms", operation_id="listRooms", summary="Rooms, newest first")
 async def list_rooms(
     request: Request[Any, Any, Any],
-    game: str | None = None,
-    status: RoomStatusFilter | None = None,
-    limit: Annotated[int, Parameter(ge=1, le=100)] = 20,
-    cursor: str | None = None,
+    game: FromQuery[str | None] = None,
+    status: FromQuery[RoomStatusFilter | None] = None,
+    limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
+    cursor: FromQuery[str | None] = None,
 ) -> RoomPage:
     return await _lobby(request).list(game, status, limit, cursor)
 
 
 @get("/v1/rooms/{room_id:str}", operation_id="getRoom")
-async def get_room(room_id: str, request: Request[Any, Any, Any]) -> Room:
+async def get_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Room:
     return await _lobby(request).get(room_id)
 
 
 @post("/v1/rooms/{room_id:str}/join", operation_id="joinRoom", status_code=200)
-async def join_room(room_id: str, request: Request[Any, Any, Any]) -> Room:
+async def join_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Room:
     who = await _who(request)
     body = await request.body()
     data = decode_body(body, JoinRoom) if body.strip() else JoinRoom()
@@ -114,13 +118,15 @@ async def join_room(room_id: str, request: Request[Any, Any, Any]) -> Room:
 
 
 @post("/v1/rooms/{room_id:str}/leave", operation_id="leaveRoom", status_code=200)
-async def leave_room(room_id: str, request: Request[Any, Any, Any]) -> Room:
+async def leave_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Room:
     who = await _who(request)
     return await _lobby(request).leave(room_id, who.player_id)
 
 
 @post("/v1/rooms/{room_id:str}/bots", operation_id="addBot", status_code=200)
-async def add_bot(room_id: str, data: AddBot, request: Request[Any, Any, Any]) -> Room:
+async def add_bot(
+    room_id: FromPath[str], data: JSONBody[AddBot], request: Request[Any, Any, Any]
+) -> Room:
     who = await _who(request)
     return await _lobby(request).add_bot(room_id, who.player_id, data.level, data.seat)
 
@@ -131,7 +137,7 @@ async def add_bot(room_id: str, data: AddBot, request: Request[Any, Any, Any]) -
     status_code=202,
     summary="Start: empty seats get bots of fill_bots level (default greedy)",
 )
-async def start_room(room_id: str, request: Request[Any, Any, Any]) -> Room:
+async def start_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Room:
     who = await _who(request)
     body = await request.body()
     data = decode_body(body, StartRoom) if body.strip() else StartRoom()

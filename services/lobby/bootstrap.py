@@ -33,7 +33,9 @@ def on_game_event(lobby: Lobby):  # type: ignore[no-untyped-def]
     return handle
 
 
-async def republish_stuck(lobby: Lobby, streams: Streams, settings: Settings, every: float = 5) -> None:
+async def republish_stuck(
+    lobby: Lobby, streams: Streams, settings: Settings, every: float = 5
+) -> None:
     while True:
         await asyncio.sleep(every)
         try:
@@ -58,10 +60,17 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     app.state.lobby = lobby
     app.state.streams = streams
     consumer = Consumer(
-        streams, settings.stream(GAMES), "lobby", f"lobby-{os.getpid()}", on_game_event(lobby),
+        streams,
+        settings.stream(GAMES),
+        "lobby",
+        f"lobby-{os.getpid()}",
+        on_game_event(lobby),
         max_deliveries=settings.max_deliveries,
     )
-    tasks = [asyncio.create_task(consumer.run()), asyncio.create_task(republish_stuck(lobby, streams, settings))]
+    tasks = [
+        asyncio.create_task(consumer.run()),
+        asyncio.create_task(republish_stuck(lobby, streams, settings)),
+    ]
     try:
         yield
     finally:

@@ -43,7 +43,9 @@ class Lobby:
             raise ProblemError(422, "unknown_game", f"no game {game!r}; see GET /v1/catalog")
         if seats not in rules.seats:
             raise ProblemError(
-                422, "bad_seat_count", f"{rules.name} seats {rules.seats.start} to {rules.seats.stop - 1}"
+                422,
+                "bad_seat_count",
+                f"{rules.name} seats {rules.seats.start} to {rules.seats.stop - 1}",
             )
         try:
             msgspec.convert(options, rules.options_type)
@@ -64,7 +66,9 @@ class Lobby:
                 msgspec.json.encode(timing).decode(),
             )
             await conn.execute(
-                "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, 0, $2)", room_id, host
+                "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, 0, $2)",
+                room_id,
+                host,
             )
             return await self._room(conn, room_id)
 
@@ -72,7 +76,9 @@ class Lobby:
         async with self.pool.acquire() as conn:
             return await self._room(conn, room_id)
 
-    async def list(self, game: str | None, status: str | None, limit: int, cursor: str | None) -> RoomPage:
+    async def list(
+        self, game: str | None, status: str | None, limit: int, cursor: str | None
+    ) -> RoomPage:
         after_ts, after_id = _decode_cursor(cursor) if cursor else (None, None)
         rows = await self.pool.fetch(
             """SELECT id, created_at FROM rooms
@@ -101,7 +107,10 @@ class Lobby:
                 raise ProblemError(409, "already_seated", "you already have a seat in this room")
             seat = self._free_seat(room, seat)
             await conn.execute(
-                "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)", room_id, seat, player_id
+                "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
+                room_id,
+                seat,
+                player_id,
             )
             return await self._room(conn, room_id)
 
@@ -114,14 +123,19 @@ class Lobby:
             await conn.execute(
                 "DELETE FROM room_seats WHERE room_id = $1 AND player_id = $2", room_id, player_id
             )
-            humans = [s for s in room.seats if s.player_id and not s.bot and s.player_id != player_id]
+            humans = [
+                s for s in room.seats if s.player_id and not s.bot and s.player_id != player_id
+            ]
             if not humans:  # nobody left to start it: the bots go too
                 await conn.execute(
-                    "UPDATE rooms SET status = 'cancelled', updated_at = now() WHERE id = $1", room_id
+                    "UPDATE rooms SET status = 'cancelled', updated_at = now() WHERE id = $1",
+                    room_id,
                 )
             elif room.host == player_id:
                 await conn.execute(
-                    "UPDATE rooms SET host = $2, updated_at = now() WHERE id = $1", room_id, humans[0].player_id
+                    "UPDATE rooms SET host = $2, updated_at = now() WHERE id = $1",
+                    room_id,
+                    humans[0].player_id,
                 )
             return await self._room(conn, room_id)
 
@@ -135,14 +149,18 @@ class Lobby:
             await self._seat_bot(conn, room_id, seat, level)
             return await self._room(conn, room_id)
 
-    async def start(self, room_id: str, player_id: str, fill_bots: str | None) -> tuple[Room, RoomStarted]:
+    async def start(
+        self, room_id: str, player_id: str, fill_bots: str | None
+    ) -> tuple[Room, RoomStarted]:
         async with self.pool.acquire() as conn, conn.transaction():
             room = await self._locked(conn, room_id)
             self._must_be_host(room, player_id)
             self._must_be_open(room)
             empty = [s.seat for s in room.seats if s.player_id is None]
             if empty and fill_bots is None:
-                raise ProblemError(409, "seats_empty", f"seats {empty} are empty; add bots or set fill_bots")
+                raise ProblemError(
+                    409, "seats_empty", f"seats {empty} are empty; add bots or set fill_bots"
+                )
             if empty:
                 self._check_level(room.game, fill_bots or "")
                 for seat in empty:
@@ -182,13 +200,18 @@ class Lobby:
 
     # -- helpers -----------------------------------------------------------------------------
 
-    async def _seat_bot(self, conn: asyncpg.Connection, room_id: str, seat: int, level: str) -> None:
+    async def _seat_bot(
+        self, conn: asyncpg.Connection, room_id: str, seat: int, level: str
+    ) -> None:
         bot_id = f"bot-{uuid.uuid4()}"
         await conn.execute(
             "INSERT INTO players (id, name, bot) VALUES ($1, $2, $3)", bot_id, f"{level} bot", level
         )
         await conn.execute(
-            "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)", room_id, seat, bot_id
+            "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
+            room_id,
+            seat,
+            bot_id,
         )
 
     async def _locked(self, conn: asyncpg.Connection, room_id: str) -> Room:
@@ -213,7 +236,9 @@ class Lobby:
             )
         }
         seats = [
-            Seat(seat=i, player_id=taken[i]["player_id"], name=taken[i]["name"], bot=taken[i]["bot"])
+            Seat(
+                seat=i, player_id=taken[i]["player_id"], name=taken[i]["name"], bot=taken[i]["bot"]
+            )
             if i in taken
             else Seat(seat=i, player_id=None, name=None, bot=None)
             for i in range(row["seat_count"])
@@ -259,7 +284,9 @@ class Lobby:
         levels = rules.bot_levels if rules else ()
         if level not in levels:
             raise ProblemError(
-                422, "unknown_bot_level", f"{game} bots play at levels {', '.join(levels)}, not {level!r}"
+                422,
+                "unknown_bot_level",
+                f"{game} bots play at levels {', '.join(levels)}, not {level!r}",
             )
 
 
@@ -268,7 +295,8 @@ def started_message(room: Room) -> RoomStarted:
         room_id=room.id,
         game=room.game,
         seats=[
-            StartedSeat(seat=s.seat, player_id=s.player_id or "", name=s.name, bot=s.bot) for s in room.seats
+            StartedSeat(seat=s.seat, player_id=s.player_id or "", name=s.name, bot=s.bot)
+            for s in room.seats
         ],
         options=room.options,
         timing=msgspec.to_builtins(room.timing),

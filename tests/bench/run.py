@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 import uuid
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,8 @@ REBUILD_SEARCH_S = 3.0  # time spent looking for a long 4-seat game
 REBUILD_TARGET = 1_000
 
 RUN = uuid.uuid4().hex[:8]
+# TURNPOST_SECRET=bench is short on purpose (a throwaway secret); PyJWT warns on every token.
+warnings.filterwarnings("ignore", message="The HMAC key is")
 _json = msgspec.json.Encoder()
 _decode = msgspec.json.decode
 
@@ -112,6 +115,17 @@ def _ticks(pid: int) -> int:
         return 0
 
 
+def _machine_ticks() -> tuple[int, int]:
+    """(busy, total) jiffies of the whole machine, from /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            vals = [int(v) for v in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return 0, 0
+    idle = vals[3] + vals[4]  # idle + iowait
+    return sum(vals) - idle, sum(vals)
+
+
 def _postgres_ticks() -> int:
     total = 0
     for d in os.listdir("/proc"):
@@ -133,22 +147,34 @@ class CpuMeter:
     def __init__(self, server_pid: int | None) -> None:
         self.server_pid = server_pid
 
-    def sample(self) -> tuple[float, float, float, float]:
+    def sample(self) -> tuple[float, ...]:
         t = os.times()
+        busy, _ = _machine_ticks()
         return (
             time.monotonic(),
             t.user + t.system,
             _ticks(self.server_pid) / self.HZ if self.server_pid else 0.0,
             _postgres_ticks() / self.HZ,
+            busy / self.HZ,
         )
 
     @staticmethod
-    def report(prefix: str, a: tuple[float, ...], b: tuple[float, ...], with_server: bool) -> None:
+    def report(
+        prefix: str, a: tuple[float, ...], b: tuple[float, ...], with_server: bool
+    ) -> list[float]:
+        """CPU use in % of one core (the machine has os.cpu_count() * 100 %)."""
         wall = b[0] - a[0]
-        out(f"{prefix}_cpu_bench_client", 100 * (b[1] - a[1]) / wall, "%")
+        mine = [100 * (b[i] - a[i]) / wall for i in range(1, 4)]
+        machine = 100 * (b[4] - a[4]) / wall
+        out(f"{prefix}_cpu_bench_client", mine[0], "%")
         if with_server:
-            out(f"{prefix}_cpu_game_service", 100 * (b[2] - a[2]) / wall, "%")
-        out(f"{prefix}_cpu_postgres", 100 * (b[3] - a[3]) / wall, "%")
+            out(f"{prefix}_cpu_game_service", mine[1], "%")
+        out(f"{prefix}_cpu_postgres", mine[2], "%")
+        out(f"{prefix}_cpu_machine_busy", machine, f"% of {100 * (os.cpu_count() or 1)}")
+        out(
+            f"{prefix}_cpu_other_processes", max(0.0, machine - sum(mine)), "% (not this benchmark)"
+        )
+        return mine
 
 
 # -- database and service ------------------------------------------------------------------
@@ -159,7 +185,6 @@ async def create_database() -> tuple[str, str]:
     admin = await asyncpg.connect(ADMIN_DSN)
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
-        version = await admin.fetchval("SHOW server_version")
     finally:
         await admin.close()
     dsn = f"{ADMIN_DSN.rsplit('/', 1)[0]}/{name}"
@@ -249,7 +274,8 @@ class Service:
 
     def problems(self) -> tuple[int, int]:
         text = self.tail(10_000_000)
-        return text.count("Traceback"), sum(1 for line in text.splitlines() if " ERROR " in line or "ERROR:" in line)
+        errors = sum(1 for line in text.splitlines() if " ERROR " in line or "ERROR:" in line)
+        return text.count("Traceback"), errors
 
 
 # -- games over REST ----------------------------------------------------------------------
@@ -281,7 +307,10 @@ class Games:
             msg = RoomStarted(
                 room_id=room,
                 game=GAME,
-                seats=[StartedSeat(seat=s, player_id=p, name=p, bot=None) for s, p in enumerate(players)],
+                seats=[
+                    StartedSeat(seat=s, player_id=p, name=p, bot=None)
+                    for s, p in enumerate(players)
+                ],
             )
             await self.streams.publish(self.stream, _json.encode(msg))
             made.append(
@@ -324,9 +353,10 @@ class LevelStats:
     starved_s: float = 0.0
 
 
-async def run_level(svc: Service, games: Games, clients: int, prepared: int, cpu: CpuMeter) -> float:
-    limits = httpx.Limits(max_connections=clients + 8, max_keepalive_connections=clients + 8)
-    async with httpx.AsyncClient(base_url=svc.url, timeout=60, limits=limits) as http:
+async def run_level(
+    svc: Service, games: Games, clients: int, prepared: int, cpu: CpuMeter
+) -> float:
+    async with httpx.AsyncClient(base_url=svc.url, timeout=60) as http:
         t = time.monotonic()
         await games.fill(prepared, http)
         note(f"c{clients}: {prepared} games ready in {time.monotonic() - t:.1f}s")
@@ -354,6 +384,11 @@ async def run_level(svc: Service, games: Games, clients: int, prepared: int, cpu
             cpu_marks["b"] = cpu.sample()
 
         async def client(i: int) -> None:
+            # One connection per client: httpx's shared pool costs the client much CPU at c64.
+            async with httpx.AsyncClient(base_url=svc.url, timeout=60) as own:
+                await play(i, own)
+
+        async def play(i: int, http: httpx.AsyncClient) -> None:
             rng = random.Random(i)
             game: Game | None = None
             headers = {"content-type": "application/json"}
@@ -377,7 +412,9 @@ async def run_level(svc: Service, games: Games, clients: int, prepared: int, cpu
                     r = await http.get(f"/v1/games/{game.id}", headers=game.auth[0])
                     t1 = time.perf_counter()
                     if r.status_code != 200:
-                        st.errors[f"get_game_{r.status_code}"] = st.errors.get(f"get_game_{r.status_code}", 0) + 1
+                        st.errors[f"get_game_{r.status_code}"] = (
+                            st.errors.get(f"get_game_{r.status_code}", 0) + 1
+                        )
                         await asyncio.sleep(0.01)
                         continue
                     view = _decode(r.content)
@@ -390,16 +427,23 @@ async def run_level(svc: Service, games: Games, clients: int, prepared: int, cpu
                         continue
                     seat = rng.choice(view["to_act"])
                     t0 = time.perf_counter()
-                    r = await http.get(f"/v1/games/{game.id}/legal-actions", headers=game.auth[seat])
+                    r = await http.get(
+                        f"/v1/games/{game.id}/legal-actions", headers=game.auth[seat]
+                    )
                     t1 = time.perf_counter()
                     if r.status_code != 200:
-                        st.errors[f"legal_{r.status_code}"] = st.errors.get(f"legal_{r.status_code}", 0) + 1
+                        st.errors[f"legal_{r.status_code}"] = (
+                            st.errors.get(f"legal_{r.status_code}", 0) + 1
+                        )
                         continue
                     legal = _decode(r.content)
                     if inside(time.monotonic()):
                         st.legal_ms.append((t1 - t0) * 1000)
                     body = _json.encode(
-                        {"action": rng.choice(legal["actions"]), "expected_version": legal["version"]}
+                        {
+                            "action": rng.choice(legal["actions"]),
+                            "expected_version": legal["version"],
+                        }
                     )
                     t0 = time.perf_counter()
                     r = await http.post(
@@ -412,10 +456,15 @@ async def run_level(svc: Service, games: Games, clients: int, prepared: int, cpu
                         st.statuses[r.status_code] = st.statuses.get(r.status_code, 0) + 1
                         if r.status_code == 200:
                             st.post_ms.append((t1 - t0) * 1000)
-                    if r.status_code not in (200, 409) and st.errors.get(f"post_{r.status_code}", 0) < 3:
+                    if (
+                        r.status_code not in (200, 409)
+                        and st.errors.get(f"post_{r.status_code}", 0) < 3
+                    ):
                         note(f"POST {r.status_code}: {r.text[:300]}")
                     if r.status_code != 200:
-                        st.errors[f"post_{r.status_code}"] = st.errors.get(f"post_{r.status_code}", 0) + 1
+                        st.errors[f"post_{r.status_code}"] = (
+                            st.errors.get(f"post_{r.status_code}", 0) + 1
+                        )
                 except httpx.HTTPError as exc:
                     key = type(exc).__name__
                     st.errors[key] = st.errors.get(key, 0) + 1
@@ -449,7 +498,10 @@ async def run_level(svc: Service, games: Games, clients: int, prepared: int, cpu
     if st.errors:
         note(f"c{clients} errors: {st.errors}")
     if "a" in cpu_marks and "b" in cpu_marks:
-        cpu.report(p, cpu_marks["a"], cpu_marks["b"], with_server=True)
+        used = cpu.report(p, cpu_marks["a"], cpu_marks["b"], with_server=True)
+        if rate:  # CPU time per action (its GET game + GET legal-actions + POST): load-proof
+            out(f"{p}_game_service_cpu_per_action", used[1] * 10 / rate, "ms (3 requests)")
+            out(f"{p}_postgres_cpu_per_action", used[2] * 10 / rate, "ms")
     return rate
 
 
@@ -476,7 +528,9 @@ async def insert_rate(dsn: str, conc: int, cpu: CpuMeter) -> float:
             key = f"bench-{i}"
             while time.monotonic() < end:
                 t0 = time.perf_counter()
-                await pool.execute("INSERT INTO bench_rows (k, v) VALUES ($1, $2::jsonb)", key, payload)
+                await pool.execute(
+                    "INSERT INTO bench_rows (k, v) VALUES ($1, $2::jsonb)", key, payload
+                )
                 t1 = time.perf_counter()
                 if warm_end <= time.monotonic() <= end:
                     lat.append((t1 - t0) * 1000)
@@ -491,7 +545,9 @@ async def insert_rate(dsn: str, conc: int, cpu: CpuMeter) -> float:
     out(f"{p}_rows_per_s", rate, "rows/s")
     out(f"{p}_p50_ms", pct(lat, 0.50), "ms")
     out(f"{p}_p99_ms", pct(lat, 0.99), "ms")
-    cpu.report(p, marks["a"], marks["b"], with_server=False)
+    used = cpu.report(p, marks["a"], marks["b"], with_server=False)
+    if rate:
+        out(f"{p}_postgres_cpu_per_row", used[2] * 10 / rate, "ms")
     return rate
 
 
@@ -533,8 +589,15 @@ async def rebuild(dsn: str) -> None:
         seeds += 1
     events = best[:REBUILD_TARGET]
     n = len(events)
-    note(f"rebuild: longest 4-seat game in seeds 0..{seeds - 1} is seed {best_seed} with {len(best)} events")
-    out("rebuild_game_events", n, f"events (longest 4-seat random game of {seeds} seeds; target {REBUILD_TARGET})")
+    note(
+        f"rebuild: longest 4-seat game in seeds 0..{seeds - 1}: "
+        f"seed {best_seed}, {len(best)} events"
+    )
+    out(
+        "rebuild_game_events",
+        n,
+        f"events (longest 4-seat random game of {seeds} seeds; target {REBUILD_TARGET})",
+    )
     final = fold(rules, events)
 
     pool = await asyncpg.create_pool(dsn, min_size=2, max_size=4)
@@ -549,7 +612,9 @@ async def rebuild(dsn: str) -> None:
                     id=gid,
                     room_id=None,
                     game=GAME,
-                    seats=[SeatInfo(seat=s, player_id=f"bench-rebuild-{label}-{s}") for s in range(4)],
+                    seats=[
+                        SeatInfo(seat=s, player_id=f"bench-rebuild-{label}-{s}") for s in range(4)
+                    ],
                     options={},
                     timing={},
                     seed=1,
@@ -590,7 +655,10 @@ async def rebuild(dsn: str) -> None:
                 ms, state, version = await timed(gid)
                 if rep == 0:
                     if version != n or state != final:
-                        note(f"rebuild ({label}): loaded state differs from the fold (version {version}/{n})")
+                        note(
+                            f"rebuild ({label}): loaded state differs from the fold "
+                            f"(version {version}/{n})"
+                        )
                         out(f"rebuild_{label}_state_matches", 0, "bool")
                     continue
                 results[label].append(ms)
@@ -612,11 +680,31 @@ async def rebuild(dsn: str) -> None:
 
     plain = statistics.median(results["plain"])
     snap = statistics.median(results["snap"])
-    out(f"rebuild_no_snapshot_{n}ev_ms", plain, "ms (median, GameService.load cold, incl. games row)")
-    out("rebuild_no_snapshot_per_1000ev_ms", plain * REBUILD_TARGET / n, f"ms (normalised from {n} events)")
-    out(f"rebuild_no_snapshot_{n}ev_read_ms", statistics.median(reads), "ms (store.read of all rows)")
-    out(f"rebuild_no_snapshot_{n}ev_decode_fold_ms", statistics.median(folds), "ms (in process, no I/O)")
-    out(f"rebuild_snapshot_at_v{n}_ms", snap, "ms (median, GameService.load cold, snapshot at last version)")
+    out(
+        f"rebuild_no_snapshot_{n}ev_ms",
+        plain,
+        "ms (median, GameService.load cold, incl. games row)",
+    )
+    out(
+        "rebuild_no_snapshot_per_1000ev_ms",
+        plain * REBUILD_TARGET / n,
+        f"ms (normalised from {n} events)",
+    )
+    out(
+        f"rebuild_no_snapshot_{n}ev_read_ms",
+        statistics.median(reads),
+        "ms (store.read of all rows)",
+    )
+    out(
+        f"rebuild_no_snapshot_{n}ev_decode_fold_ms",
+        statistics.median(folds),
+        "ms (in process, no I/O)",
+    )
+    out(
+        f"rebuild_snapshot_at_v{n}_ms",
+        snap,
+        "ms (median, GameService.load cold, snapshot at last version)",
+    )
     out("rebuild_snapshot_speedup", plain / snap if snap else float("nan"), "x")
 
 
@@ -640,11 +728,17 @@ async def main() -> int:
     prefix = f"bench-{RUN}:"
     out(
         "machine",
-        f"cpus={os.cpu_count()} python={platform.python_version()} {platform.system()}-{platform.machine()}",
+        f"cpus={os.cpu_count()} python={platform.python_version()} "
+        f"{platform.system()}-{platform.machine()}",
     )
     db_name, dsn = await create_database()
     admin = await asyncpg.connect(ADMIN_DSN)
     out("postgres_version", await admin.fetchval("SHOW server_version"))
+    out(
+        "load_average_1m_at_start",
+        os.getloadavg()[0],
+        "(other work on this machine skews every figure)",
+    )
     await admin.close()
     svc: Service | None = None
     streams: RedisStreams | None = None
@@ -660,7 +754,11 @@ async def main() -> int:
         for clients, prepared in LEVELS:
             post_rates[clients] = await run_level(svc, games, clients, prepared, cpu)
         if games.creation_s:
-            out("game_creation_ready_p50_s", pct(games.creation_s, 0.5), "s (RoomStarted -> GET 200)")
+            out(
+                "game_creation_ready_p50_s",
+                pct(games.creation_s, 0.5),
+                "s (RoomStarted -> GET 200)",
+            )
         svc.stop()
         tracebacks, errors = svc.problems()
         out("game_service_log_tracebacks", tracebacks, "count")
@@ -671,7 +769,11 @@ async def main() -> int:
         cpu = CpuMeter(None)
         for clients, _ in LEVELS:
             ins = await insert_rate(dsn, clients, cpu)
-            out(f"post_action_vs_insert_c{clients}_ratio", post_rates[clients] / ins if ins else float("nan"), "x")
+            out(
+                f"post_action_vs_insert_c{clients}_ratio",
+                post_rates[clients] / ins if ins else float("nan"),
+                "x",
+            )
 
         engine_playouts()
         await rebuild(dsn)

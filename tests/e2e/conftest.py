@@ -31,7 +31,9 @@ class Stack:
 
 
 @pytest.fixture(scope="session")
-def stack(admin_dsn: str, redis_url: str, stream_prefix: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+def stack(
+    admin_dsn: str, redis_url: str, stream_prefix: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
     with fresh_database(admin_dsn, f"turnpost_e2e_{RUN_ID}") as database_url:
         yield from _run_stack(database_url, redis_url, stream_prefix, tmp_path_factory)
 
@@ -53,7 +55,11 @@ def _run_stack(
     }
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "deploy/stack.py"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            [sys.executable, "deploy/stack.py"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     stack = Stack(f"http://127.0.0.1:{lobby_port}", f"http://127.0.0.1:{game_port}", log)

@@ -37,7 +37,10 @@ def test_person_and_two_bots_play_to_the_end(stack: Stack) -> None:
     room = lobby.post("/v1/rooms", json={"game": "itty-bitty", "seats": 3}, headers=auth)
     assert room.status_code == 201, room.text
     room_id = room.json()["id"]
-    assert lobby.post(f"/v1/rooms/{room_id}/bots", json={"level": "random"}, headers=auth).status_code == 200
+    assert (
+        lobby.post(f"/v1/rooms/{room_id}/bots", json={"level": "random"}, headers=auth).status_code
+        == 200
+    )
     started = lobby.post(f"/v1/rooms/{room_id}/start", headers=auth)  # seat 2: a greedy bot
     assert started.status_code == 202, started.text
     assert [s["bot"] for s in started.json()["seats"]] == [None, "random", "greedy"]
@@ -60,8 +63,12 @@ def test_person_and_two_bots_play_to_the_end(stack: Stack) -> None:
             legal = game.get(f"/v1/games/{game_id}/legal-actions", headers=auth).json()
             actions = msgspec.convert(legal["actions"], list[AnyAction])
             obs = Observation(
-                game="itty-bitty", seat=0, version=legal["version"], view=state["view"],
-                legal=actions, to_act=state["to_act"],
+                game="itty-bitty",
+                seat=0,
+                version=legal["version"],
+                view=state["view"],
+                legal=actions,
+                to_act=state["to_act"],
             )
             action = policy_for("itty-bitty", "greedy")(obs, rng)
             posted = game.post(
@@ -98,7 +105,8 @@ def test_person_and_two_bots_play_to_the_end(stack: Stack) -> None:
     assert {e["seat"] for e in feed["events"]} >= {0, 1, 2}
 
     _wait_for(
-        lambda: lobby.get(f"/v1/rooms/{room_id}").json()["status"] == "finished", "the room to finish"
+        lambda: lobby.get(f"/v1/rooms/{room_id}").json()["status"] == "finished",
+        "the room to finish",
     )
     mine_listed = game.get("/v1/me/games", headers=auth).json()["items"]
     assert [g["id"] for g in mine_listed] == [game_id] and mine_listed[0]["status"] == "finished"

@@ -17,7 +17,9 @@ async def serving(app: Any) -> AsyncIterator[httpx.AsyncClient]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():

@@ -19,15 +19,26 @@ from services.game.repository import PostgresGamesRepository
 
 def envelope(**kw: object) -> GameEvent:
     base: dict[str, object] = dict(
-        game_id="g", game="itty-bitty", room_id="r", version=5, type="turn_began", to_act=[1, 2],
-        status="active", bots={"1": "greedy"}, batch_end=True, global_position=9,
+        game_id="g",
+        game="itty-bitty",
+        room_id="r",
+        version=5,
+        type="turn_began",
+        to_act=[1, 2],
+        status="active",
+        bots={"1": "greedy"},
+        batch_end=True,
+        global_position=9,
     )
     return GameEvent(**{**base, **kw})  # type: ignore[arg-type]
 
 
 def test_dispatcher_wakes_only_bots_that_must_act_at_the_end_of_a_command() -> None:
     assert bot_turns(envelope()) == [(1, "greedy")]
-    assert bot_turns(envelope(bots={"1": "greedy", "2": "random"})) == [(1, "greedy"), (2, "random")]
+    assert bot_turns(envelope(bots={"1": "greedy", "2": "random"})) == [
+        (1, "greedy"),
+        (2, "random"),
+    ]
     assert bot_turns(envelope(batch_end=False)) == []
     assert bot_turns(envelope(status="finished", to_act=[])) == []
     assert bot_turns(envelope(to_act=[0])) == []
@@ -47,7 +58,10 @@ async def test_a_redelivered_bot_task_moves_once(pool: asyncpg.Pool, database_ur
         RoomStarted(
             room_id=room,
             game="itty-bitty",
-            seats=[StartedSeat(seat=0, player_id=f"{room}-h"), StartedSeat(seat=1, player_id=f"{room}-b", bot="greedy")],
+            seats=[
+                StartedSeat(seat=0, player_id=f"{room}-h"),
+                StartedSeat(seat=1, player_id=f"{room}-b", bot="greedy"),
+            ],
         )
     )
     version = (await service.load(game_id)).version
@@ -56,9 +70,13 @@ async def test_a_redelivered_bot_task_moves_once(pool: asyncpg.Pool, database_ur
     assert first is not None and first == again  # same trigger, same command, same move
     assert first.action["type"] == "keep_collector"
     for cmd in (first, again):
-        await service.submit(game_id, cmd.seat, cmd.action, cmd.expected_version, uuid.UUID(cmd.command_id))
+        await service.submit(
+            game_id, cmd.seat, cmd.action, cmd.expected_version, uuid.UUID(cmd.command_id)
+        )
     assert await service.store.version(f"game-{game_id}") == version + 1
-    assert await decide(database_url, "itty-bitty", game_id, 1, "greedy", version) is None  # stale trigger
+    assert (
+        await decide(database_url, "itty-bitty", game_id, 1, "greedy", version) is None
+    )  # stale trigger
 
 
 async def test_the_bot_sees_only_its_own_seat(pool: asyncpg.Pool) -> None:
@@ -70,7 +88,10 @@ async def test_the_bot_sees_only_its_own_seat(pool: asyncpg.Pool) -> None:
         RoomStarted(
             room_id=room,
             game="itty-bitty",
-            seats=[StartedSeat(seat=0, player_id=f"{room}-h"), StartedSeat(seat=1, player_id=f"{room}-b", bot="random")],
+            seats=[
+                StartedSeat(seat=0, player_id=f"{room}-h"),
+                StartedSeat(seat=1, player_id=f"{room}-b", bot="random"),
+            ],
         )
     )
     loaded = await service.load(game_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+
 import asyncpg
 import pytest
 
@@ -23,7 +24,10 @@ def store(request: pytest.FixtureRequest) -> EventStore:
 
 def batch(command: str, n: int = 2) -> list[NewEvent]:
     ids = event_ids(command_uuid(command), n)
-    return [NewEvent(event_id=i, type=f"t{k}", data=b'{"k": %d}' % k, metadata={"k": k}) for k, i in enumerate(ids)]
+    return [
+        NewEvent(event_id=i, type=f"t{k}", data=b'{"k": %d}' % k, metadata={"k": k})
+        for k, i in enumerate(ids)
+    ]
 
 
 def stream() -> str:

@@ -8,25 +8,29 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
-import pytest
 import httpx
+import pytest
 
 from contracts.streams import RoomStarted, StartedSeat
 from infra.auth import issue
+from infra.eventstore.postgres import PostgresEventStore
 from infra.settings import Settings
 from services.game.app import create_app
-from tests.integration.serve import serving
-from infra.eventstore.postgres import PostgresEventStore
 from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
+from tests.integration.serve import serving
 
 SECRET = "api-test-secret-at-least-32-bytes-long"
 
 
 @pytest.fixture
-async def client(database_url: str, redis_url: str, stream_prefix: str) -> AsyncIterator[httpx.AsyncClient]:
-    settings = Settings(database_url=database_url, redis_url=redis_url, secret=SECRET, stream_prefix=stream_prefix)
+async def client(
+    database_url: str, redis_url: str, stream_prefix: str
+) -> AsyncIterator[httpx.AsyncClient]:
+    settings = Settings(
+        database_url=database_url, redis_url=redis_url, secret=SECRET, stream_prefix=stream_prefix
+    )
     async with serving(create_app(settings)) as c:
         yield c
 
@@ -39,7 +43,9 @@ class Table:
         return {"authorization": f"Bearer {issue(SECRET, self.players[seat], f'p{seat}')}"}
 
     async def get(self, seat: int, path: str = "", **params: Any) -> Any:
-        return await self.client.get(f"/v1/games/{self.game_id}{path}", headers=self.auth(seat), params=params)
+        return await self.client.get(
+            f"/v1/games/{self.game_id}{path}", headers=self.auth(seat), params=params
+        )
 
     async def post(self, seat: int, body: Any, **headers: str) -> Any:
         return await self.client.post(
@@ -48,7 +54,9 @@ class Table:
 
     async def play_first_legal(self, seat: int) -> Any:
         legal = (await self.get(seat, "/legal-actions")).json()
-        return await self.post(seat, {"action": legal["actions"][0], "expected_version": legal["version"]})
+        return await self.post(
+            seat, {"action": legal["actions"][0], "expected_version": legal["version"]}
+        )
 
 
 @pytest.fixture
@@ -95,7 +103,11 @@ async def test_spectator_sees_public_only(table: Table, client: httpx.AsyncClien
     outsider = {"authorization": f"Bearer {issue(SECRET, 'someone-else', 'x')}"}
     view = (await client.get(f"/v1/games/{table.game_id}", headers=outsider)).json()
     assert view["your_seat"] is None and view["view"]["private"] is None
-    problem(await client.get(f"/v1/games/{table.game_id}/legal-actions", headers=outsider), 403, "not_seated")
+    problem(
+        await client.get(f"/v1/games/{table.game_id}/legal-actions", headers=outsider),
+        403,
+        "not_seated",
+    )
     legal = (await table.get(0, "/legal-actions")).json()
     body = {"action": legal["actions"][0], "expected_version": legal["version"]}
     r = await client.post(f"/v1/games/{table.game_id}/actions", json=body, headers=outsider)
@@ -117,20 +129,41 @@ async def test_errors_are_problem_details(table: Table, client: httpx.AsyncClien
     problem(await client.get(f"/v1/games/{table.game_id}"), 401, "unauthorized")
     forged = {"authorization": f"Bearer {issue('not-the-secret', table.players[0], 'x')}"}
     problem(await client.get(f"/v1/games/{table.game_id}", headers=forged), 401, "unauthorized")
-    problem(await client.get(f"/v1/games/{uuid.uuid4()}", headers=table.auth(0)), 404, "unknown_game")
+    problem(
+        await client.get(f"/v1/games/{uuid.uuid4()}", headers=table.auth(0)), 404, "unknown_game"
+    )
     problem(await client.get("/v1/games/not-a-uuid", headers=table.auth(0)), 404, "unknown_game")
     problem(await table.post(0, {"expected_version": 11}), 400, "malformed_request")
-    problem(await table.post(0, {"action": {"type": "fly"}, "expected_version": 11}), 400, "invalid_action_format")
-    problem(await table.post(0, {"action": {"type": "take_ittybit"}, "expected_version": "x"}), 400, "malformed_request")
+    problem(
+        await table.post(0, {"action": {"type": "fly"}, "expected_version": 11}),
+        400,
+        "invalid_action_format",
+    )
+    problem(
+        await table.post(0, {"action": {"type": "take_ittybit"}, "expected_version": "x"}),
+        400,
+        "malformed_request",
+    )
     r = await table.client.post(
         f"/v1/games/{table.game_id}/actions", content=b"{not json", headers=table.auth(0)
     )
     problem(r, 400, "malformed_request")
-    stale = problem(await table.post(0, {"action": {"type": "take_ittybit"}, "expected_version": 3}), 409, "stale_version")
+    stale = problem(
+        await table.post(0, {"action": {"type": "take_ittybit"}, "expected_version": 3}),
+        409,
+        "stale_version",
+    )
     assert stale["current_version"] == 11
-    illegal = problem(await table.post(0, {"action": {"type": "take_ittybit"}, "expected_version": 11}), 422, "choose_collector_first")
+    illegal = problem(
+        await table.post(0, {"action": {"type": "take_ittybit"}, "expected_version": 11}),
+        422,
+        "choose_collector_first",
+    )
     assert illegal["detail"]
-    bad_card = {"action": {"type": "keep_collector", "card": "collector-C99"}, "expected_version": 11}
+    bad_card = {
+        "action": {"type": "keep_collector", "card": "collector-C99"},
+        "expected_version": 11,
+    }
     problem(await table.post(0, bad_card), 422, "not_offered")
     problem(await table.get(0, "/events", after=-1), 400, "malformed_request")
     problem(await table.get(0, "/events", wait=999), 400, "malformed_request")
@@ -147,15 +180,24 @@ async def test_idempotency_key_replays_the_first_result(table: Table) -> None:
     assert again.json()["version"] == first.json()["version"] == 12
     assert (await table.get(0)).json()["version"] == 12
     # the same key from another player is another command
-    other = await table.post(1, {"action": (await table.get(1, "/legal-actions")).json()["actions"][0],
-                                 "expected_version": 12}, **{"Idempotency-Key": "abc"})
+    other = await table.post(
+        1,
+        {
+            "action": (await table.get(1, "/legal-actions")).json()["actions"][0],
+            "expected_version": 12,
+        },
+        **{"Idempotency-Key": "abc"},
+    )
     assert other.status_code == 200 and other.json()["version"] == 13
 
 
 async def test_racing_posts_one_wins_the_rest_are_stale(table: Table) -> None:
     legal = [(await table.get(s, "/legal-actions")).json() for s in range(3)]
     results = await asyncio.gather(
-        *(table.post(s, {"action": legal[s]["actions"][0], "expected_version": 11}) for s in range(3))
+        *(
+            table.post(s, {"action": legal[s]["actions"][0], "expected_version": 11})
+            for s in range(3)
+        )
     )
     codes = sorted(r.status_code for r in results)
     assert codes == [200, 409, 409]
@@ -174,10 +216,14 @@ async def test_long_poll_wakes_on_a_move(table: Table) -> None:
 
 
 async def test_me_games_lists_where_i_must_act(table: Table, client: httpx.AsyncClient) -> None:
-    mine = (await client.get("/v1/me/games", params={"awaiting": "true"}, headers=table.auth(0))).json()
+    mine = (
+        await client.get("/v1/me/games", params={"awaiting": "true"}, headers=table.auth(0))
+    ).json()
     assert table.game_id in [g["id"] for g in mine["items"]]
     await table.play_first_legal(0)
-    mine = (await client.get("/v1/me/games", params={"awaiting": "true"}, headers=table.auth(0))).json()
+    mine = (
+        await client.get("/v1/me/games", params={"awaiting": "true"}, headers=table.auth(0))
+    ).json()
     assert table.game_id not in [g["id"] for g in mine["items"]]
     every = (await client.get("/v1/me/games", headers=table.auth(0))).json()
     [entry] = [g for g in every["items"] if g["id"] == table.game_id]

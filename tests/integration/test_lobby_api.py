@@ -23,7 +23,9 @@ SECRET = "lobby-test-secret-at-least-32-bytes"
 @pytest.fixture
 def settings(database_url: str, redis_url: str, stream_prefix: str) -> Settings:
     prefix = f"{stream_prefix}lobby-{uuid.uuid4().hex[:6]}:"
-    return Settings(database_url=database_url, redis_url=redis_url, secret=SECRET, stream_prefix=prefix)
+    return Settings(
+        database_url=database_url, redis_url=redis_url, secret=SECRET, stream_prefix=prefix
+    )
 
 
 @pytest.fixture
@@ -50,7 +52,9 @@ def problem(r: httpx.Response, status: int, code: str) -> None:
 
 
 async def room(client: httpx.AsyncClient, host: dict[str, str], seats: int = 3) -> dict[str, Any]:
-    r = await client.post("/v1/rooms", json={"game": "itty-bitty", "seats": seats}, headers=auth(host))
+    r = await client.post(
+        "/v1/rooms", json={"game": "itty-bitty", "seats": seats}, headers=auth(host)
+    )
     assert r.status_code == 201, r.text
     body: dict[str, Any] = r.json()
     return body
@@ -86,9 +90,15 @@ async def test_create_room_and_its_errors(client: httpx.AsyncClient) -> None:
     ]
     for body, status, code in bad:
         problem(await client.post("/v1/rooms", json=body, headers=auth(host)), status, code)
-    problem(await client.post("/v1/rooms", json={"game": "itty-bitty", "seats": 2}), 401, "unauthorized")
+    problem(
+        await client.post("/v1/rooms", json={"game": "itty-bitty", "seats": 2}), 401, "unauthorized"
+    )
     ghost = {"authorization": f"Bearer {issue(SECRET, 'p-ghost', 'ghost')}"}
-    problem(await client.post("/v1/rooms", json={"game": "itty-bitty", "seats": 2}, headers=ghost), 401, "unknown_player")
+    problem(
+        await client.post("/v1/rooms", json={"game": "itty-bitty", "seats": 2}, headers=ghost),
+        401,
+        "unknown_player",
+    )
     problem(await client.get("/v1/rooms/r-missing"), 404, "unknown_room")
 
 
@@ -98,10 +108,24 @@ async def test_join_leave_and_seats(client: httpx.AsyncClient) -> None:
     rid = r["id"]
     joined = await client.post(f"/v1/rooms/{rid}/join", json={"seat": 2}, headers=auth(bob))
     assert joined.status_code == 200 and joined.json()["seats"][2]["player_id"] == bob["id"]
-    problem(await client.post(f"/v1/rooms/{rid}/join", json={"seat": 1}, headers=auth(bob)), 409, "already_seated")
-    problem(await client.post(f"/v1/rooms/{rid}/join", json={"seat": 2}, headers=auth(cy)), 409, "seat_taken")
-    problem(await client.post(f"/v1/rooms/{rid}/join", json={"seat": 9}, headers=auth(cy)), 422, "no_such_seat")
-    assert (await client.post(f"/v1/rooms/{rid}/join", headers=auth(cy))).json()["seats"][1]["player_id"] == cy["id"]
+    problem(
+        await client.post(f"/v1/rooms/{rid}/join", json={"seat": 1}, headers=auth(bob)),
+        409,
+        "already_seated",
+    )
+    problem(
+        await client.post(f"/v1/rooms/{rid}/join", json={"seat": 2}, headers=auth(cy)),
+        409,
+        "seat_taken",
+    )
+    problem(
+        await client.post(f"/v1/rooms/{rid}/join", json={"seat": 9}, headers=auth(cy)),
+        422,
+        "no_such_seat",
+    )
+    assert (await client.post(f"/v1/rooms/{rid}/join", headers=auth(cy))).json()["seats"][1][
+        "player_id"
+    ] == cy["id"]
     problem(await client.post(f"/v1/rooms/{rid}/join", headers=auth(dee)), 409, "room_full")
     problem(await client.post(f"/v1/rooms/{rid}/leave", headers=auth(dee)), 409, "not_in_room")
     # the host leaves: the next person hosts
@@ -118,30 +142,65 @@ async def test_bots_and_start_publish_room_started(
 ) -> None:
     host, bob = await player(client, "host"), await player(client, "bob")
     rid = (await room(client, host, seats=4))["id"]
-    problem(await client.post(f"/v1/rooms/{rid}/bots", json={"level": "greedy"}, headers=auth(bob)), 403, "not_host")
-    problem(await client.post(f"/v1/rooms/{rid}/bots", json={"level": "genius"}, headers=auth(host)), 422, "unknown_bot_level")
-    problem(await client.post(f"/v1/rooms/{rid}/bots", json={"level": "mcts"}, headers=auth(host)), 422, "unknown_bot_level")
-    with_bot = (await client.post(f"/v1/rooms/{rid}/bots", json={"level": "random", "seat": 3}, headers=auth(host))).json()
-    assert with_bot["seats"][3]["bot"] == "random" and with_bot["seats"][3]["player_id"].startswith("bot-")
+    problem(
+        await client.post(f"/v1/rooms/{rid}/bots", json={"level": "greedy"}, headers=auth(bob)),
+        403,
+        "not_host",
+    )
+    problem(
+        await client.post(f"/v1/rooms/{rid}/bots", json={"level": "genius"}, headers=auth(host)),
+        422,
+        "unknown_bot_level",
+    )
+    problem(
+        await client.post(f"/v1/rooms/{rid}/bots", json={"level": "mcts"}, headers=auth(host)),
+        422,
+        "unknown_bot_level",
+    )
+    with_bot = (
+        await client.post(
+            f"/v1/rooms/{rid}/bots", json={"level": "random", "seat": 3}, headers=auth(host)
+        )
+    ).json()
+    assert with_bot["seats"][3]["bot"] == "random" and with_bot["seats"][3]["player_id"].startswith(
+        "bot-"
+    )
     problem(await client.post(f"/v1/rooms/{rid}/start", headers=auth(bob)), 403, "not_host")
-    problem(await client.post(f"/v1/rooms/{rid}/start", json={"fill_bots": None}, headers=auth(host)), 409, "seats_empty")
-    started = await client.post(f"/v1/rooms/{rid}/start", json={"fill_bots": "greedy"}, headers=auth(host))
+    problem(
+        await client.post(f"/v1/rooms/{rid}/start", json={"fill_bots": None}, headers=auth(host)),
+        409,
+        "seats_empty",
+    )
+    started = await client.post(
+        f"/v1/rooms/{rid}/start", json={"fill_bots": "greedy"}, headers=auth(host)
+    )
     assert started.status_code == 202 and started.json()["status"] == "starting"
     assert [s["bot"] for s in started.json()["seats"]] == [None, "greedy", "greedy", "random"]
     problem(await client.post(f"/v1/rooms/{rid}/start", headers=auth(host)), 409, "room_not_open")
     entries = await redis_client.xrange(settings.stream(LOBBY))
     messages = [msgspec.json.decode(fields[b"m"], type=RoomStarted) for _, fields in entries]
     [msg] = [m for m in messages if m.room_id == rid]
-    assert msg.game == "itty-bitty" and [s.bot for s in msg.seats] == [None, "greedy", "greedy", "random"]
+    assert msg.game == "itty-bitty" and [s.bot for s in msg.seats] == [
+        None,
+        "greedy",
+        "greedy",
+        "random",
+    ]
 
 
 async def test_list_filters_and_pages(client: httpx.AsyncClient) -> None:
     host = await player(client)
     ids = [(await room(client, host, seats=2))["id"] for _ in range(5)]
-    page = (await client.get("/v1/rooms", params={"game": "itty-bitty", "status": "open", "limit": 2})).json()
+    page = (
+        await client.get("/v1/rooms", params={"game": "itty-bitty", "status": "open", "limit": 2})
+    ).json()
     seen = [r["id"] for r in page["items"]]
     while page["next"]:
-        page = (await client.get("/v1/rooms", params={"status": "open", "limit": 2, "cursor": page["next"]})).json()
+        page = (
+            await client.get(
+                "/v1/rooms", params={"status": "open", "limit": 2, "cursor": page["next"]}
+            )
+        ).json()
         seen += [r["id"] for r in page["items"]]
     assert [i for i in seen if i in ids] == list(reversed(ids))  # newest first, no repeats
     assert len(seen) == len(set(seen))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import subprocess
 import sys
@@ -40,7 +41,10 @@ async def test_killed_consumer_redelivers_and_applies_once(
         RoomStarted(
             room_id=room,
             game="itty-bitty",
-            seats=[StartedSeat(seat=0, player_id=f"{room}-a"), StartedSeat(seat=1, player_id=f"{room}-b")],
+            seats=[
+                StartedSeat(seat=0, player_id=f"{room}-a"),
+                StartedSeat(seat=1, player_id=f"{room}-b"),
+            ],
         )
     )
     loaded = await service.load(game_id)
@@ -58,8 +62,16 @@ async def test_killed_consumer_redelivers_and_applies_once(
     )
     await streams.publish(stream, msgspec.json.encode(command))
 
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "consumer_that_dies.py"), database_url, redis_url, stream, dies],
+    proc = await asyncio.to_thread(
+        subprocess.run,
+        [
+            sys.executable,
+            str(HERE / "consumer_that_dies.py"),
+            database_url,
+            redis_url,
+            stream,
+            dies,
+        ],
         capture_output=True,
         timeout=60,
     )
@@ -68,7 +80,9 @@ async def test_killed_consumer_redelivers_and_applies_once(
     assert after_death == (start if dies == "before" else start + 1)
     assert (await redis_client.xpending(stream, "game"))["pending"] == 1
 
-    survivor = Consumer(streams, stream, "game", "survivor", on_submit_action(service), min_idle_ms=0)
+    survivor = Consumer(
+        streams, stream, "game", "survivor", on_submit_action(service), min_idle_ms=0
+    )
     assert await survivor.step() == 1
     assert await service.store.version(f"game-{game_id}") == start + 1  # applied exactly once
     assert (await redis_client.xpending(stream, "game"))["pending"] == 0

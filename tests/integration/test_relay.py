@@ -9,9 +9,9 @@ import msgspec
 import pytest
 
 from contracts.streams import GameEvent
-from infra.eventstore.outbox import Checkpoint, MemoryOutbox, PostgresOutbox
-from infra.eventstore.memory import MemoryEventStore
 from infra.eventstore.api import NewEvent
+from infra.eventstore.memory import MemoryEventStore
+from infra.eventstore.outbox import Checkpoint, MemoryOutbox, PostgresOutbox
 from infra.streams.memory import MemoryStreams
 from services.game.relay import relay_once
 
@@ -57,16 +57,22 @@ async def test_relay_waits_for_an_earlier_uncommitted_transaction(
         await tx.start()
         await _insert(slow, s_slow, 1)  # takes the earlier position and xid, commits late
         await _insert(fast, s_fast, 1)  # commits at once, later position
-        assert await relay_once(outbox, streams, "games", consumer=CONSUMER) == 0  # held back by the open tx
+        assert (
+            await relay_once(outbox, streams, "games", consumer=CONSUMER) == 0
+        )  # held back by the open tx
         assert streams.length("games") == 0
         await tx.commit()
         assert await relay_once(outbox, streams, "games", consumer=CONSUMER) == 2
     finally:
         await slow.close()
         await fast.close()
-    published = [msgspec.json.decode(m.payload, type=GameEvent) for m in await streams.tail("games", "0", 0)]
+    published = [
+        msgspec.json.decode(m.payload, type=GameEvent) for m in await streams.tail("games", "0", 0)
+    ]
     assert [f"game-{e.game_id}" for e in published] == [s_slow, s_fast]
-    assert await relay_once(outbox, streams, "games", consumer=CONSUMER) == 0  # checkpointed: nothing twice
+    assert (
+        await relay_once(outbox, streams, "games", consumer=CONSUMER) == 0
+    )  # checkpointed: nothing twice
 
 
 async def test_relay_envelope_carries_no_event_data(outbox_conn: asyncpg.Connection) -> None:
@@ -83,7 +89,12 @@ async def test_relay_envelope_carries_no_event_data(outbox_conn: asyncpg.Connect
     [message] = await streams.tail("games", "0", 0)
     assert b"ittybit-0287" not in message.payload
     event = msgspec.json.decode(message.payload, type=GameEvent)
-    assert (event.type, event.version, event.to_act, event.batch_end) == ("ittybit_taken", 1, [1], True)
+    assert (event.type, event.version, event.to_act, event.batch_end) == (
+        "ittybit_taken",
+        1,
+        [1],
+        True,
+    )
 
 
 async def test_memory_outbox_publishes_in_append_order() -> None:
@@ -95,5 +106,7 @@ async def test_memory_outbox_publishes_in_append_order() -> None:
     outbox = MemoryOutbox(store)
     assert await relay_once(outbox, streams, "games", limit=2) == 2
     assert await relay_once(outbox, streams, "games", limit=2) == 1
-    published = [msgspec.json.decode(m.payload, type=GameEvent) for m in await streams.tail("games", "0", 0)]
+    published = [
+        msgspec.json.decode(m.payload, type=GameEvent) for m in await streams.tail("games", "0", 0)
+    ]
     assert [e.game_id for e in published] == ["0", "1", "2"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+
 import pytest
 import redis.asyncio as aioredis
 
@@ -38,7 +39,9 @@ async def test_group_reads_each_entry_once(streams: Streams, name: str) -> None:
     assert await streams.read(name, "g", "c1", 10, 50) == []
 
 
-async def test_unacked_entry_is_reclaimed_with_its_delivery_count(streams: Streams, name: str) -> None:
+async def test_unacked_entry_is_reclaimed_with_its_delivery_count(
+    streams: Streams, name: str
+) -> None:
     await streams.ensure_group(name, "g")
     await streams.publish(name, b"x")
     [m] = await streams.read(name, "g", "dead-consumer", 10, 100)
@@ -49,7 +52,9 @@ async def test_unacked_entry_is_reclaimed_with_its_delivery_count(streams: Strea
     assert await streams.claim_stale(name, "g", "c2", 0, 10) == []
 
 
-async def test_consumer_acks_after_the_effect_and_dead_letters_poison(streams: Streams, name: str) -> None:
+async def test_consumer_acks_after_the_effect_and_dead_letters_poison(
+    streams: Streams, name: str
+) -> None:
     seen: list[bytes] = []
 
     async def handler(m: Message) -> None:

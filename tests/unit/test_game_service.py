@@ -19,7 +19,9 @@ from services.game.repository import MemoryGamesRepository, stream_id
 
 def service(snapshot_every: int = 100) -> GameService:
     store = MemoryEventStore()
-    return GameService(store, MemoryGamesRepository(store), Waiters(), snapshot_every=snapshot_every)
+    return GameService(
+        store, MemoryGamesRepository(store), Waiters(), snapshot_every=snapshot_every
+    )
 
 
 async def new_game(svc: GameService, seats: int = 2) -> str:
@@ -82,7 +84,10 @@ async def test_state_from_snapshot_equals_state_from_events() -> None:
     cold = GameService(svc.store, svc.games, Waiters(), snapshot_every=25)  # empty cache
     from_snapshot = await cold.load(gid)
     rules = warm.rules
-    events = [msgspec.json.decode(e.data, type=rules.event_type) for e in await svc.store.read(stream_id(gid))]
+    events = [
+        msgspec.json.decode(e.data, type=rules.event_type)
+        for e in await svc.store.read(stream_id(gid))
+    ]
     assert from_snapshot.state == warm.state == fold(rules, events)
     assert from_snapshot.version == warm.version == len(events)
 
@@ -93,7 +98,9 @@ async def test_a_snapshot_of_another_schema_is_ignored() -> None:
     await play_random(svc, gid, 20, Random(1))
     snap = await svc.store.load_snapshot(stream_id(gid))
     assert snap is not None
-    svc.store.snapshots[stream_id(gid)] = msgspec.structs.replace(snap, schema_ver=-1, state=b"garbage")  # type: ignore[attr-defined]
+    svc.store.snapshots[stream_id(gid)] = msgspec.structs.replace(
+        snap, schema_ver=-1, state=b"garbage"
+    )  # type: ignore[attr-defined]
     cold = GameService(svc.store, svc.games, Waiters())
     assert (await cold.load(gid)).state == (await svc.load(gid)).state
 

@@ -50,13 +50,16 @@ def greedy(obs: Observation, rng: Random) -> Any:
 
     completes = [a for a in legal if isinstance(a, CompleteCollector)]
     if completes:
+
         def coins(a: CompleteCollector) -> int:
             col = content.collectors[a.collector]
             return sum(col.grails[p.grail].coins for p in a.payments)
 
         # Pay every grail of a card when possible; settle for part of one only when holding
         # many collectors (each costs 1 at the end) or in the last round.
-        full = [a for a in completes if len(a.payments) == len(content.collectors[a.collector].grails)]
+        full = [
+            a for a in completes if len(a.payments) == len(content.collectors[a.collector].grails)
+        ]
         settle = public.get("end_triggered_by") is not None or len(held) > WANT_COLLECTORS
         pool = full or (completes if settle else [])
         if pool:
@@ -68,7 +71,9 @@ def greedy(obs: Observation, rng: Random) -> Any:
     need = _need(held, hand)
     market = [a for a in legal if isinstance(a, TakeIttybit) and a.card is not None]
     if market:
-        best = max(market, key=lambda a: (sum(need[t] > 0 for t in content.traits(a.card or "")), a.card))
+        best = max(
+            market, key=lambda a: (sum(need[t] > 0 for t in content.traits(a.card or "")), a.card)
+        )
         if sum(need[t] > 0 for t in content.traits(best.card or "")) > 0:
             return best
     if any(isinstance(a, TakeIttybit) and a.card is None for a in legal):

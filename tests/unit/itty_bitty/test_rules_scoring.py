@@ -229,7 +229,9 @@ def test_a_taken_marketplace_card_with_nothing_left_to_refill_leaves_the_slot_em
     assert TakeIttybit(card=None) not in SMALL.legal_actions(after, 1)
 
 
-def test_an_emptied_marketplace_slot_is_refilled_at_the_end_of_a_turn_once_ittybits_are_back() -> None:
+def test_an_emptied_marketplace_slot_is_refilled_at_the_end_of_a_turn_once_ittybits_are_back() -> (
+    None
+):
     # Our ruling (RULES.md): empty slots are refilled at the end of every turn when they can be.
     rest = tuple(sorted(SMALL.content.ittybits))
     state = table(
