@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -34,7 +34,7 @@ class LegalActions(msgspec.Struct, frozen=True, kw_only=True):
 
 class PostAction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     action: dict[str, Any]
-    expected_version: int
+    expected_version: Annotated[int, msgspec.Meta(ge=0, le=2**62)]
 
 
 class FeedEvent(msgspec.Struct, frozen=True, kw_only=True):

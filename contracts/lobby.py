@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -10,8 +10,11 @@ RoomStatus = Literal["open", "starting", "playing", "finished", "cancelled"]
 BotLevel = Literal["random", "greedy", "mcts"]
 
 
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]*$")]
+
+
 class NewPlayer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    name: str
+    name: Name
 
 
 class PlayerCreated(msgspec.Struct, frozen=True, kw_only=True):
@@ -23,23 +26,26 @@ class PlayerCreated(msgspec.Struct, frozen=True, kw_only=True):
 class Timing(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Turn timer settings, stored and passed to the game (timers act on it later)."""
 
-    turn_seconds: int | None = None
+    turn_seconds: Annotated[int, msgspec.Meta(ge=1, le=90 * 86400)] | None = None
 
 
 class NewRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    game: str
-    seats: int
+    game: Annotated[str, msgspec.Meta(max_length=64)]
+    seats: Annotated[int, msgspec.Meta(ge=1, le=64)]
     options: dict[str, Any] = {}
     timing: Timing = Timing()
 
 
+SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=64)]
+
+
 class JoinRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    seat: int | None = None
+    seat: SeatNumber | None = None
 
 
 class AddBot(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    level: str
-    seat: int | None = None
+    level: Annotated[str, msgspec.Meta(max_length=32)]
+    seat: SeatNumber | None = None
 
 
 class StartRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import asyncpg
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -51,8 +52,18 @@ def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[b
     return problem_response(error, request)
 
 
+def on_data_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    # Postgres class 22 (a NUL in a string, a number out of range...): the input was bad.
+    log.info("rejected a value Postgres cannot store on %s: %s", request.url.path, exc)
+    error = ProblemError(
+        400, "malformed_request", f"a value in the request cannot be stored: {exc}"
+    )
+    return problem_response(error, request)
+
+
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     ProblemError: on_problem,
+    asyncpg.DataError: on_data_error,
     HTTPException: on_http_error,
     Exception: on_unexpected,
 }

@@ -42,11 +42,16 @@ class Consumer:
     def stop(self) -> None:
         self._stopping.set()
 
-    async def run(self) -> None:
+    async def run(self, trim_every: float = 60.0) -> None:
         await self.streams.ensure_group(self.stream, self.group, self.start)
+        loop = asyncio.get_running_loop()
+        next_trim = loop.time() + trim_every
         while not self._stopping.is_set():
             try:
                 await self.step()
+                if loop.time() >= next_trim:  # drop what every group has acked, nothing more
+                    next_trim = loop.time() + trim_every
+                    await self.streams.trim(self.stream)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the broker hiccuped: wait, then go on

@@ -28,6 +28,7 @@ from services.game.bootstrap import lifespan
 from services.game.handlers import GameService
 
 MAX_WAIT_SECONDS = 30.0
+MAX_VERSION = 2**62  # fits Postgres bigint
 
 
 def _svc(request: Request[Any, Any, Any]) -> GameService:
@@ -85,7 +86,7 @@ async def legal_actions(game_id: FromPath[str], request: Request[Any, Any, Any])
     status_code=200,
 )
 async def post_action(
-    game_id: str,
+    game_id: FromPath[str],
     data: JSONBody[PostAction],
     request: Request[Any, Any, Any],
     idempotency_key: Annotated[
@@ -111,9 +112,9 @@ async def post_action(
 
 @get("/v1/games/{game_id:str}/events", operation_id="getEvents", summary="The caller's event feed")
 async def events(
-    game_id: str,
+    game_id: FromPath[str],
     request: Request[Any, Any, Any],
-    after: Annotated[int, QueryParameter(ge=0)] = 0,
+    after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
     wait: Annotated[float, QueryParameter(ge=0, le=MAX_WAIT_SECONDS)] = 0,
 ) -> EventFeed:
     who = _who(request)

@@ -127,7 +127,9 @@ async def test_a_move_is_accepted_and_the_feed_redacts_it(table: Table) -> None:
 
 async def test_errors_are_problem_details(table: Table, client: httpx.AsyncClient) -> None:
     problem(await client.get(f"/v1/games/{table.game_id}"), 401, "unauthorized")
-    forged = {"authorization": f"Bearer {issue('not-the-secret', table.players[0], 'x')}"}
+    forged = {
+        "authorization": f"Bearer {issue('not-the-secret-but-just-as-long-as-one', table.players[0], 'x')}"
+    }
     problem(await client.get(f"/v1/games/{table.game_id}", headers=forged), 401, "unauthorized")
     problem(
         await client.get(f"/v1/games/{uuid.uuid4()}", headers=table.auth(0)), 404, "unknown_game"

@@ -63,7 +63,10 @@ async def room(client: httpx.AsyncClient, host: dict[str, str], seats: int = 3) 
 async def test_players_and_catalog(client: httpx.AsyncClient) -> None:
     p = await player(client, "  Grace  ")
     assert p["id"].startswith("p-")
-    problem(await client.post("/v1/players", json={"name": ""}), 422, "invalid_name")
+    problem(await client.post("/v1/players", json={"name": "   "}), 422, "invalid_name")
+    problem(await client.post("/v1/players", json={"name": ""}), 400, "malformed_request")
+    problem(await client.post("/v1/players", json={"name": "a\u0000b"}), 400, "malformed_request")
+    problem(await client.post("/v1/players", json={"name": "x" * 41}), 400, "malformed_request")
     problem(await client.post("/v1/players", json={}), 400, "malformed_request")
     problem(await client.post("/v1/players", content=b"nope"), 400, "malformed_request")
     catalog = (await client.get("/v1/catalog")).json()["games"]
