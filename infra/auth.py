@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 
 import jwt
 import msgspec
@@ -38,13 +39,19 @@ def verify(secret: str, header: str | None) -> Principal:
     if scheme.lower() != "bearer" or not token.strip():
         raise InvalidToken("the Authorization header must be 'Bearer <token>'")
     try:
-        claims = jwt.decode(
-            token.strip(),
-            secret,
-            algorithms=["HS256"],
-            issuer=ISSUER,
-            options={"require": ["sub", "exp"]},
-        )
+        principal, expires = _decode(secret, token.strip())
     except jwt.PyJWTError as exc:
         raise InvalidToken(f"invalid token: {exc}") from exc
-    return Principal(player_id=str(claims["sub"]), name=str(claims.get("name", "")))
+    if expires <= time.time():
+        raise InvalidToken("invalid token: Signature has expired")
+    return principal
+
+
+@lru_cache(maxsize=4096)
+def _decode(secret: str, token: str) -> tuple[Principal, float]:
+    """Verified tokens are remembered (only valid ones: exceptions are not cached)."""
+    claims = jwt.decode(
+        token, secret, algorithms=["HS256"], issuer=ISSUER, options={"require": ["sub", "exp"]}
+    )
+    principal = Principal(player_id=str(claims["sub"]), name=str(claims.get("name", "")))
+    return principal, float(claims["exp"])

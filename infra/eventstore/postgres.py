@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
+import msgspec
 
 from infra.eventstore.api import AppendResult, ConcurrencyError, NewEvent, Snapshot, StoredEvent
 
 _COLUMNS = "stream_id, version, event_id, type, data::text AS data, metadata::text AS metadata, global_position, recorded_at"
 
+# One statement, so one round trip and no explicit transaction: the expected version must
+# exist (or be 0); the primary key rejects a version someone else already took.
 _INSERT = f"""
 INSERT INTO events (stream_id, version, event_id, type, data, metadata)
 SELECT $1, $2 + n, e.event_id, e.type, e.data::jsonb, e.metadata::jsonb
 FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[])
      WITH ORDINALITY AS e(event_id, type, data, metadata, n)
+WHERE $2 = 0 OR EXISTS (SELECT 1 FROM events WHERE stream_id = $1 AND version = $2)
 RETURNING {_COLUMNS}
 """
+
+_metadata = msgspec.json.Decoder(dict[str, Any])
 
 
 def _stored(row: asyncpg.Record) -> StoredEvent:
@@ -29,7 +34,7 @@ def _stored(row: asyncpg.Record) -> StoredEvent:
         event_id=row["event_id"],
         type=row["type"],
         data=row["data"].encode(),
-        metadata=json.loads(row["metadata"]),
+        metadata=_metadata.decode(row["metadata"]),
         global_position=row["global_position"],
         recorded_at=row["recorded_at"],
     )
@@ -50,24 +55,15 @@ class PostgresEventStore:
             [e.event_id for e in events],
             [e.type for e in events],
             [e.data.decode() for e in events],
-            [json.dumps(e.metadata) for e in events],
+            [msgspec.json.encode(e.metadata).decode() for e in events],
         ]
         async with self.pool.acquire() as conn:
             try:
-                async with conn.transaction():
-                    if expected_version > 0:
-                        # The PK catches a stale version; this catches one from the future.
-                        ok = await conn.fetchval(
-                            "SELECT 1 FROM events WHERE stream_id = $1 AND version = $2",
-                            stream_id,
-                            expected_version,
-                        )
-                        if not ok:
-                            raise ConcurrencyError(
-                                stream_id, expected_version, await self._version(conn, stream_id)
-                            )
-                    rows = await conn.fetch(_INSERT, *args)
-                    await conn.execute("SELECT pg_notify('turnpost_events', $1)", stream_id)
+                rows = await conn.fetch(_INSERT, *args)
+                if not rows:  # the expected version is not in the stream
+                    raise ConcurrencyError(
+                        stream_id, expected_version, await self._version(conn, stream_id)
+                    )
             except (asyncpg.UniqueViolationError, ConcurrencyError) as exc:
                 # Whichever constraint fired first, a stored event_id means "already applied".
                 stored = await self._find(conn, [e.event_id for e in events])

@@ -102,7 +102,9 @@ async def post_action(
         if idempotency_key
         else uuid.uuid4()
     )
-    accepted = await svc.submit(game_id, seat, data.action, data.expected_version, command_id)
+    accepted = await svc.submit(
+        game_id, seat, data.action, data.expected_version, command_id, bool(idempotency_key)
+    )
     return ActionAccepted(
         version=accepted.version,
         events=svc.feed(svc.rules_for(record), accepted.events, seat),

@@ -13,6 +13,7 @@ import asyncpg
 from litestar import Litestar
 
 from contracts.streams import COMMANDS, GAMES, LOBBY
+from infra.db import create_pool
 from infra.eventstore.memory import MemoryEventStore
 from infra.eventstore.postgres import PostgresEventStore
 from infra.migrate import ensure_database, migrate
@@ -41,7 +42,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         streams = MemoryStreams()
     else:
         await ensure_database(settings.database_url)
-        pool = await asyncpg.create_pool(settings.database_url, min_size=2, max_size=20)
+        pool = await create_pool(settings.database_url)
         async with pool.acquire() as conn:
             await migrate(conn)
         service = GameService(

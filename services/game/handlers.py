@@ -63,6 +63,7 @@ class GameService:
         self.waiters = waiters
         self.snapshot_every = snapshot_every
         self._cache: OrderedDict[str, tuple[int, Any]] = OrderedDict()
+        self._records: dict[str, GameRecord] = {}  # a game's record never changes
         self._cache_size = cache_size
         self._decoders: dict[str, msgspec.json.Decoder[Any]] = {}
 
@@ -102,9 +103,12 @@ class GameService:
             uuid.UUID(game_id)
         except ValueError:
             raise ProblemError(404, "unknown_game", f"no game {game_id!r}") from None
-        record = await self.games.get(game_id)
+        record = self._records.get(game_id) or await self.games.get(game_id)
         if record is None:
             raise ProblemError(404, "unknown_game", f"no game {game_id!r}")
+        if len(self._records) >= self._cache_size:
+            self._records.clear()
+        self._records[game_id] = record
         return record
 
     async def load(self, game_id: str, record: GameRecord | None = None) -> Loaded:
@@ -133,10 +137,12 @@ class GameService:
         raw_action: dict[str, Any],
         expected_version: int,
         command_id: uuid.UUID,
+        maybe_retried: bool = True,
     ) -> Accepted:
+        """Decide and append one command. A fresh random command id cannot have been applied
+        before, so `maybe_retried=False` skips the lookup of an earlier result."""
         record = await self.record(game_id)
-        earlier = await self._earlier(command_id)
-        if earlier is not None:
+        if maybe_retried and (earlier := await self._earlier(command_id)) is not None:
             return earlier
         loaded = await self.load(game_id, record)
         rules = loaded.rules

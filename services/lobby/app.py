@@ -171,6 +171,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan],
         openapi_config=OpenAPIConfig(title="Turnpost lobby", version="1.0.0", path="/schema"),
+        logging_config=None,  # infra.logging configures the process from LOG_LEVEL
     )
     app.state.settings = settings
     return app

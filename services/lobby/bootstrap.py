@@ -8,11 +8,11 @@ import logging
 import os
 from collections.abc import AsyncIterator
 
-import asyncpg
 import msgspec
 from litestar import Litestar
 
 from contracts.streams import GAMES, LOBBY, GameEvent
+from infra.db import create_pool
 from infra.migrate import ensure_database, migrate
 from infra.settings import Settings, from_env
 from infra.streams import Message, Streams
@@ -52,7 +52,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     settings: Settings = app.state.settings or from_env()
     app.state.settings = settings
     await ensure_database(settings.database_url)
-    pool = await asyncpg.create_pool(settings.database_url, min_size=2, max_size=20)
+    pool = await create_pool(settings.database_url)
     async with pool.acquire() as conn:
         await migrate(conn)
     streams = RedisStreams.from_url(settings.redis_url)
