@@ -10,9 +10,10 @@ from games.api import Rules
 
 @cache
 def registry() -> dict[str, Rules[Any, Any, Any, Any]]:
+    from games.itchy_feet.rules import ItchyFeet
     from games.itty_bitty.rules import IttyBitty
 
-    engines: list[Rules[Any, Any, Any, Any]] = [IttyBitty()]
+    engines: list[Rules[Any, Any, Any, Any]] = [IttyBitty(), ItchyFeet()]
     return {engine.key: engine for engine in engines}
 
 

@@ -99,30 +99,38 @@ def check_conservation(rules: Rules[Any, Any, Any, Any], state: Any, seed: int) 
 def check_secrecy(rules: Rules[Any, Any, Any, Any], playout: Playout) -> None:
     """No view or redacted event of seat B names a card seat A holds in secret.
 
-    A held card is secret unless the spectator's copy of the event that put it in the hand
-    named it (e.g. a card taken from the marketplace): then everyone knows where it is.
+    A card in A's hand is public once a spectator's copy of an event names it while it is
+    there or as it enters (a card taken from a marketplace, offered in a trade); it is known
+    to B alone if B held it just before (B was robbed of it, or passed it on). Either lasts
+    until the card leaves A's hand. Anything else B's copies name in A's hand is a leak.
     """
-    known = rules.all_cards()  # type: ignore[attr-defined]
+    known_ids = rules.all_cards()  # type: ignore[attr-defined]
     seats = range(playout.seats)
     state: Any = None
     held: dict[int, frozenset[str]] = {s: frozenset() for s in seats}
     openly: dict[int, set[str]] = {s: set() for s in seats}
+    knows: dict[tuple[int, int], set[str]] = {(b, a): set() for b in seats for a in seats}
     for event in playout.events:
         state = rules.evolve(state, event)
-        named = card_ids_in(rules.redact(event, None), known)
-        secrets: dict[int, set[str]] = {}
+        now = {s: rules.holdings(state, s) for s in seats}
+        public = card_ids_in(rules.redact(event, None), known_ids)
         for s in seats:
-            now = rules.holdings(state, s)
-            openly[s] = (openly[s] & now) | ((now - held[s]) & named)
-            held[s] = now
-            secrets[s] = set(now) - openly[s]
+            openly[s] = (openly[s] & now[s]) | (now[s] & public)
         for seat in [None, *seats]:
-            seen = card_ids_in(rules.redact(event, seat), known)
-            seen |= card_ids_in(rules.view(state, seat), known)
-            for owner, hidden in secrets.items():
-                if owner != seat:
-                    leak = seen & hidden
-                    assert not leak, f"seed {playout.seed}: seat {seat} sees {owner}'s {leak}"
+            seen = card_ids_in(rules.redact(event, seat), known_ids)
+            seen |= card_ids_in(rules.view(state, seat), known_ids)
+            for owner in seats:
+                if owner == seat:
+                    continue
+                allowed = set(openly[owner])
+                if seat is not None:
+                    learned = knows[seat, owner] & now[owner]
+                    learned |= now[owner] & held[seat] & seen  # it was mine a moment ago
+                    knows[seat, owner] = learned
+                    allowed |= learned
+                leak = (seen & now[owner]) - allowed
+                assert not leak, f"seed {playout.seed}: seat {seat} sees {owner}'s {leak}"
+        held = now
 
 
 def playouts(

@@ -1,0 +1,1 @@
+"""Itchy Feet: The Travel Game, with its four extensions and the characters."""

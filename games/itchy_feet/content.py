@@ -1,0 +1,115 @@
+"""Cards and countries loaded from data/ and checked against the rulebook's counts."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+import msgspec
+
+CardType = Literal[
+    "item", "passport", "event", "special", "forbidden", "postcard", "character", "actions"
+]
+EXTENSIONS = ("event", "special", "forbidden", "postcard")
+RULEBOOK_COUNTS = {"passport": 7, "actions": 6, "item": 32}
+EXTENSION_CARDS = 31  # events + special + forbidden + postcards + characters
+COUNTRIES = 13
+
+
+class Card(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    kind: str  # cards of one kind are interchangeable: "umbrella", "passport", "mouse-trap"
+    name: str
+    type: CardType
+    text: str = ""
+    corner: str | None = None  # the playing-card suit and number (mouse traps have none)
+
+
+class Capital(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    lat: float
+    lon: float
+
+
+class Country(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    name: str
+    items: tuple[str, str, str]
+    capital: Capital
+
+
+class Content(msgspec.Struct, frozen=True, kw_only=True):
+    cards: dict[str, Card]
+    countries: dict[str, Country]
+
+    def of_type(self, *types: str) -> list[Card]:
+        return [c for c in self.cards.values() if c.type in types]
+
+    def kind(self, card: str) -> str:
+        return self.cards[card].kind
+
+    def type(self, card: str) -> str:
+        return self.cards[card].type
+
+    def distance_km(self, a: str, b: str) -> float:
+        """Great-circle distance between two countries' capitals."""
+        p, q = self.countries[a].capital, self.countries[b].capital
+        la1, la2 = math.radians(p.lat), math.radians(q.lat)
+        dla, dlo = la2 - la1, math.radians(q.lon - p.lon)
+        h = math.sin(dla / 2) ** 2 + math.cos(la1) * math.cos(la2) * math.sin(dlo / 2) ** 2
+        return 6371.0 * 2 * math.asin(math.sqrt(h))
+
+
+class ContentError(ValueError):
+    pass
+
+
+def parse(cards_json: bytes, countries_json: bytes) -> Content:
+    cards = msgspec.json.decode(cards_json, type=list[Card])
+    countries = msgspec.json.decode(countries_json, type=list[Country])
+    content = Content(cards={c.id: c for c in cards}, countries={c.id: c for c in countries})
+    if len(content.cards) != len(cards) or len(content.countries) != len(countries):
+        raise ContentError("card and country ids must be unique")
+    validate(content)
+    return content
+
+
+def validate(content: Content) -> None:
+    counts: Counter[str] = Counter(c.type for c in content.cards.values())
+    for kind, n in RULEBOOK_COUNTS.items():
+        if counts[kind] != n:
+            raise ContentError(f"the rulebook has {n} {kind} cards, the data {counts[kind]}")
+    ext = sum(counts[t] for t in (*EXTENSIONS, "character"))
+    if ext != EXTENSION_CARDS:
+        raise ContentError(f"the rulebook has {EXTENSION_CARDS} extension cards, the data {ext}")
+    if len(content.countries) != COUNTRIES:
+        raise ContentError(f"the rulebook has {COUNTRIES} countries")
+    item_kinds = {c.kind for c in content.of_type("item")}
+    for country in content.countries.values():
+        if len(set(country.items)) != 3 or not set(country.items) <= item_kinds:
+            raise ContentError(f"{country.id}: three different item kinds of the deck")
+    per_kind = Counter(c.kind for c in content.of_type("item"))
+    if len(set(per_kind.values())) != 1:
+        raise ContentError("every item kind has the same number of copies")
+    if len({tuple(sorted(c.items)) for c in content.countries.values()}) != COUNTRIES:
+        raise ContentError("no two countries need the same items")
+    for card in content.cards.values():
+        if card.type not in ("item", "passport", "actions") and not card.text:
+            raise ContentError(f"{card.id}: an extension card says what it does")
+        if card.type in ("item", "event", "special", "postcard") and not card.corner:
+            raise ContentError(f"{card.id}: has a playing-card corner")
+    corners = [c.corner for c in content.cards.values() if c.corner]
+    if len(corners) != 54 or len(set(corners)) != 54:
+        raise ContentError("the cornered cards make one standard deck with two jokers")
+
+
+def _read(name: str) -> bytes:
+    return resources.files("games.itchy_feet").joinpath("data", name).read_bytes()
+
+
+@cache
+def load() -> Content:
+    return parse(_read("cards.json"), _read("countries.json"))

@@ -1,0 +1,163 @@
+"""What happens between actions: drawing (events resolve at once), hand limits, turn order."""
+
+from __future__ import annotations
+
+from random import Random
+
+from games.itchy_feet.content import Content
+from games.itchy_feet.evolve import evolve
+from games.itchy_feet.model import (
+    CardDrawn,
+    CardPassed,
+    CardsDiscarded,
+    CentreChanged,
+    DiscardRequired,
+    DiscardShuffledIn,
+    Event,
+    EventRevealed,
+    GameDrawn,
+    GameWon,
+    PileReshuffled,
+    Reason,
+    SkipScheduled,
+    State,
+    TurnBegan,
+    TurnSkipped,
+)
+
+HAND_LIMIT = 7
+EMPTY_HAND_DRAW = 3
+POSTCARDS_TO_WIN = 4
+TURN_LIMIT = 300  # our ruling: fifty rounds at six seats and still no winner is a draw
+
+
+class Tx:
+    """A decision in progress: emit events, folding each into the state at once."""
+
+    def __init__(self, content: Content, state: State, rng: Random) -> None:
+        self.content = content
+        self.state = state
+        self.rng = rng
+        self.events: list[Event] = []
+        self.resolving = False  # an event card is being resolved
+
+    def emit(self, event: Event) -> None:
+        self.state = evolve(self.content, self.state, event)
+        self.events.append(event)
+
+    def hand_limit(self, seat: int) -> int:
+        return HAND_LIMIT + 1 if self.state.characters[seat] == "hoarder" else HAND_LIMIT
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def can_draw(self) -> bool:
+        s = self.state
+        return any(self.content.type(c) != "event" for c in s.draw_pile + s.discard)
+
+    def draw(self, seat: int, reason: Reason) -> str | None:
+        """Draw one card for `seat`; events drawn on the way are played and replaced."""
+        while self.can_draw():
+            if not self.state.draw_pile:
+                self.emit(PileReshuffled(count=len(self.state.discard)))
+            card = self.rng.choice(self.state.draw_pile)
+            if self.content.type(card) == "event":
+                resolve = not self.resolving
+                self.emit(EventRevealed(seat=seat, card=card, resolved=resolve))
+                self._reshuffle_if_empty()
+                if resolve:
+                    self.resolving = True
+                    self.play_event(seat, self.content.kind(card))
+                    self.resolving = False
+                continue
+            self.emit(CardDrawn(seat=seat, reason=reason, card=card))
+            self._reshuffle_if_empty()
+            return card
+        return None
+
+    def _reshuffle_if_empty(self) -> None:
+        # "When the final card in the draw pile has been taken, reshuffle the discard pile."
+        if not self.state.draw_pile and self.state.discard:
+            self.emit(PileReshuffled(count=len(self.state.discard)))
+
+    # -- event cards -------------------------------------------------------------------------
+
+    def play_event(self, drawer: int, kind: str) -> None:
+        s = self.state
+        order = [(drawer + i) % s.seats for i in range(s.seats)]
+        match kind:
+            case "civil-unrest":
+                if s.country_pile:
+                    self.emit(CentreChanged(old=s.centre, new=self.rng.choice(s.country_pile)))
+            case "lost-luggage":
+                for seat in order:
+                    if hand := self.state.hands[seat]:
+                        card = self.rng.choice(sorted(hand))
+                        self.emit(CardsDiscarded(seat=seat, cards=(card,), reason="lost_luggage"))
+            case "duty-free":
+                for seat in order[1:] + order[:1]:
+                    self.draw(seat, "duty_free")
+            case "pickpockets":
+                picks = {
+                    seat: self.rng.choice(sorted(s.hands[seat])) for seat in order if s.hands[seat]
+                }
+                for seat, card in picks.items():
+                    self.emit(CardPassed(from_seat=seat, to_seat=(seat + 1) % s.seats, card=card))
+            case "strike":
+                current = drawer if s.current is None else s.current
+                self.emit(SkipScheduled(seat=(current + 1) % s.seats))
+            case "currency-crash":
+                for seat in order:
+                    cards = sorted(self.state.hands[seat])
+                    if len(cards) > 4:
+                        lost = tuple(self.rng.sample(cards, len(cards) - 4))
+                        self.emit(CardsDiscarded(seat=seat, cards=lost, reason="currency_crash"))
+            case "customs-sweep":
+                for seat in order:
+                    bad = tuple(
+                        c for c in self.state.hands[seat] if self.content.type(c) == "forbidden"
+                    )
+                    if bad:
+                        self.emit(CardsDiscarded(seat=seat, cards=bad, reason="customs_sweep"))
+            case "tourist-season":
+                if self.state.discard:
+                    self.emit(DiscardShuffledIn(count=len(self.state.discard)))
+            case _:
+                raise ValueError(f"no effect for event {kind!r}")
+
+    # -- between actions ---------------------------------------------------------------------
+
+    def settle(self) -> None:
+        """Wins, hand limits, then the next turn once the current one is spent."""
+        while True:
+            s = self.state
+            if s.end is not None:
+                return
+            if s.options.postcards:
+                for seat in range(s.seats):
+                    cards = [c for c in s.hands[seat] if self.content.type(c) == "postcard"]
+                    if len(cards) >= POSTCARDS_TO_WIN:
+                        self.emit(GameWon(seat=seat, reason="postcards"))
+                        return
+            if s.pending is not None or s.current is None:
+                return
+            over = tuple(
+                (seat, len(s.hands[seat]) - self.hand_limit(seat))
+                for seat in range(s.seats)
+                if len(s.hands[seat]) > self.hand_limit(seat)
+            )
+            if over:
+                self.emit(DiscardRequired(counts=over))
+                return
+            if s.actions_left > 0:
+                return
+            if s.turn >= TURN_LIMIT:
+                self.emit(GameDrawn(reason="turn_limit"))
+                return
+            nxt = (s.current + 1) % s.seats
+            while self.state.skips[nxt] > 0:
+                self.emit(TurnSkipped(seat=nxt))
+                nxt = (nxt + 1) % s.seats
+            self.emit(TurnBegan(seat=nxt))
+            if not self.state.hands[nxt]:  # "draw three cards. This does not count as an action."
+                for _ in range(EMPTY_HAND_DRAW):
+                    self.draw(nxt, "empty_hand")

@@ -1,0 +1,432 @@
+"""Options, actions, events and state of Itchy Feet (all frozen Structs)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+CardId = str
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Room options: which extensions are shuffled in, and how characters are handed out."""
+
+    events: bool = False
+    special_items: bool = False
+    forbidden_items: bool = False
+    postcards: bool = False
+    characters: Literal["off", "random", "choose"] = "off"
+
+
+# -- actions -------------------------------------------------------------------------------
+
+
+class Action(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    pass
+
+
+class Draw(Action, frozen=True, tag="draw"):
+    """Take the top card of the draw pile (the Planner draws two and keeps one)."""
+
+
+class Recycle(Action, frozen=True, tag="recycle"):
+    """Discard two cards (the Backpacker one) and take any non-event card of the discard."""
+
+    discard: tuple[CardId, ...]
+    take: CardId
+
+
+class OfferTrade(Action, frozen=True, tag="offer_trade"):
+    """Offer named cards of yours for cards of the named kinds from one player."""
+
+    to: int
+    give: tuple[CardId, ...]
+    want: tuple[str, ...]  # card kinds: "umbrella", "passport", "postcard", ...
+
+
+class AcceptTrade(Action, frozen=True, tag="accept_trade"):
+    """Hand over exactly what was asked; `cards` picks the copies (default: any)."""
+
+    cards: tuple[CardId, ...] | None = None
+
+
+class DeclineTrade(Action, frozen=True, tag="decline_trade"):
+    pass
+
+
+class Steal(Action, frozen=True, tag="steal"):
+    """Discard one card (the Pickpocket none) and take a random card from a player."""
+
+    victim: int
+    discard: CardId | None = None
+
+
+class AllowSteal(Action, frozen=True, tag="allow_steal"):
+    pass
+
+
+class CancelSteal(Action, frozen=True, tag="cancel_steal"):
+    """Discard a Travel Insurance to cancel a steal against you."""
+
+    card: CardId
+
+
+class Travel(Action, frozen=True, tag="travel"):
+    """Travel home (first) or to the centre, paying the country's items (a map is any one)."""
+
+    pay: tuple[CardId, ...]
+
+
+class PlaySpecial(Action, frozen=True, tag="play_special"):
+    """Play a special item on your turn (does not use your action)."""
+
+    card: CardId
+
+
+class DisposeForbidden(Action, frozen=True, tag="dispose_forbidden"):
+    """Discard a forbidden item with one other card (does not use your action)."""
+
+    card: CardId
+    with_card: CardId
+
+
+class Discard(Action, frozen=True, tag="discard"):
+    """Discard down to your hand limit."""
+
+    cards: tuple[CardId, ...]
+
+
+class KeepCard(Action, frozen=True, tag="keep_card"):
+    """The Planner keeps one of the two cards drawn."""
+
+    card: CardId
+
+
+class ChooseCharacter(Action, frozen=True, tag="choose_character"):
+    character: str
+
+
+class PassTurn(Action, frozen=True, tag="pass_turn"):
+    """Only when no other action is possible (our ruling: the rulebook has no pass)."""
+
+
+AnyAction = (
+    Draw
+    | Recycle
+    | OfferTrade
+    | AcceptTrade
+    | DeclineTrade
+    | Steal
+    | AllowSteal
+    | CancelSteal
+    | Travel
+    | PlaySpecial
+    | DisposeForbidden
+    | Discard
+    | KeepCard
+    | ChooseCharacter
+    | PassTurn
+)
+
+
+# -- what the game waits for ---------------------------------------------------------------
+
+
+class Pending(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    pass
+
+
+class TradeOffer(Pending, frozen=True, tag="trade"):
+    asker: int
+    responder: int
+    give: tuple[CardId, ...]
+    want: tuple[str, ...]
+
+
+class StealAnswer(Pending, frozen=True, tag="steal"):
+    thief: int
+    victim: int
+
+
+class DiscardDown(Pending, frozen=True, tag="discard_down"):
+    counts: tuple[tuple[int, int], ...]  # (seat, cards to discard), only seats still owing
+
+
+class KeepOne(Pending, frozen=True, tag="keep_one"):
+    seat: int
+    cards: tuple[CardId, ...]
+
+
+class CharacterPick(Pending, frozen=True, tag="character"):
+    seat: int
+    options: tuple[str, ...]
+
+
+AnyPending = TradeOffer | StealAnswer | DiscardDown | KeepOne | CharacterPick
+
+
+# -- events --------------------------------------------------------------------------------
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    pass
+
+
+class GameSetUp(Event, frozen=True, tag="game_set_up"):
+    seats: int
+    options: Options
+    centre: str
+    homes: tuple[str, ...]
+    first_seat: int  # whose home capital is closest to the centre's
+
+
+class CharactersDealt(Event, frozen=True, tag="characters_dealt"):
+    characters: tuple[str, ...]
+
+
+class CharacterOffered(Event, frozen=True, tag="character_offered"):
+    seat: int
+    options: tuple[str, ...]
+
+
+class CharacterChosen(Event, frozen=True, tag="character_chosen"):
+    seat: int
+    character: str
+
+
+class CardsDealt(Event, frozen=True, tag="cards_dealt"):
+    seat: int
+    count: int
+    cards: tuple[CardId, ...] | None  # None in another seat's copy
+
+
+class ExtensionsShuffledIn(Event, frozen=True, tag="extensions_shuffled_in"):
+    count: int
+
+
+class TurnBegan(Event, frozen=True, tag="turn_began"):
+    seat: int
+
+
+class TurnSkipped(Event, frozen=True, tag="turn_skipped"):
+    seat: int
+
+
+class ActionTaken(Event, frozen=True, tag="action_taken"):
+    """The turn's action is spent (a declined trade or an espresso gives one back)."""
+
+    seat: int
+    action: str
+
+
+Reason = Literal[
+    "draw", "bonus", "empty_hand", "duty_free", "lucky_find", "planner", "globetrotter", "haggler"
+]
+
+
+class CardDrawn(Event, frozen=True, tag="card_drawn"):
+    seat: int
+    reason: Reason
+    card: CardId | None  # None in another seat's copy
+
+
+class PileReshuffled(Event, frozen=True, tag="pile_reshuffled"):
+    count: int
+
+
+class EventRevealed(Event, frozen=True, tag="event_revealed"):
+    """A drawn event card, played at once (face up); `resolved` is False when it was
+    drawn while another event was being resolved (our ruling: it is discarded unplayed)."""
+
+    seat: int
+    card: CardId
+    resolved: bool
+
+
+class CentreChanged(Event, frozen=True, tag="centre_changed"):
+    old: str
+    new: str
+
+
+class SkipScheduled(Event, frozen=True, tag="skip_scheduled"):
+    seat: int
+
+
+class CardsDiscarded(Event, frozen=True, tag="cards_discarded"):
+    seat: int
+    cards: tuple[CardId, ...]
+    reason: Literal[
+        "hand_limit", "lost_luggage", "currency_crash", "customs_sweep", "planner", "steal_cost"
+    ]
+
+
+class CardPassed(Event, frozen=True, tag="card_passed"):
+    from_seat: int
+    to_seat: int
+    card: CardId | None  # seen only by the two players
+
+
+class DiscardShuffledIn(Event, frozen=True, tag="discard_shuffled_in"):
+    count: int
+
+
+class Recycled(Event, frozen=True, tag="recycled"):
+    seat: int
+    discarded: tuple[CardId, ...]
+    taken: CardId
+
+
+class TradeOffered(Event, frozen=True, tag="trade_offered"):
+    asker: int
+    responder: int
+    give: tuple[CardId, ...]
+    want: tuple[str, ...]
+
+
+class TradeAccepted(Event, frozen=True, tag="trade_accepted"):
+    asker: int
+    responder: int
+    given: tuple[CardId, ...]
+    received: tuple[CardId, ...]
+
+
+class TradeDeclined(Event, frozen=True, tag="trade_declined"):
+    asker: int
+    responder: int
+
+
+class StealAttempted(Event, frozen=True, tag="steal_attempted"):
+    thief: int
+    victim: int
+    discarded: CardId | None
+    answer_needed: bool  # the victim may hold a Travel Insurance (special items are in play)
+
+
+class StealCancelled(Event, frozen=True, tag="steal_cancelled"):
+    thief: int
+    victim: int
+    card: CardId
+
+
+class CardStolen(Event, frozen=True, tag="card_stolen"):
+    thief: int
+    victim: int
+    card: CardId | None  # seen only by thief and victim
+
+
+class Travelled(Event, frozen=True, tag="travelled"):
+    seat: int
+    destination: Literal["home", "centre"]
+    country: str
+    paid: tuple[CardId, ...]
+
+
+class SpecialPlayed(Event, frozen=True, tag="special_played"):
+    seat: int
+    card: CardId
+
+
+class HomeChanged(Event, frozen=True, tag="home_changed"):
+    seat: int
+    old: str
+    new: str
+
+
+class ForbiddenDisposed(Event, frozen=True, tag="forbidden_disposed"):
+    seat: int
+    card: CardId
+    with_card: CardId
+
+
+class DiscardRequired(Event, frozen=True, tag="discard_required"):
+    counts: tuple[tuple[int, int], ...]
+
+
+class HandLimitMet(Event, frozen=True, tag="hand_limit_met"):
+    seat: int
+    cards: tuple[CardId, ...]
+
+
+class PlannerChoice(Event, frozen=True, tag="planner_choice"):
+    seat: int
+    cards: tuple[CardId, ...] | None
+
+
+class CardKept(Event, frozen=True, tag="card_kept"):
+    seat: int
+    kept: CardId | None
+    discarded: CardId
+
+
+class GameWon(Event, frozen=True, tag="game_won"):
+    seat: int
+    reason: Literal["centre", "postcards"]
+
+
+class GameDrawn(Event, frozen=True, tag="game_drawn"):
+    reason: Literal["turn_limit", "no_cards"]
+
+
+AnyEvent = (
+    GameSetUp
+    | CharactersDealt
+    | CharacterOffered
+    | CharacterChosen
+    | CardsDealt
+    | ExtensionsShuffledIn
+    | TurnBegan
+    | TurnSkipped
+    | ActionTaken
+    | CardDrawn
+    | PileReshuffled
+    | EventRevealed
+    | CentreChanged
+    | SkipScheduled
+    | CardsDiscarded
+    | CardPassed
+    | DiscardShuffledIn
+    | Recycled
+    | TradeOffered
+    | TradeAccepted
+    | TradeDeclined
+    | StealAttempted
+    | StealCancelled
+    | CardStolen
+    | Travelled
+    | SpecialPlayed
+    | HomeChanged
+    | ForbiddenDisposed
+    | DiscardRequired
+    | HandLimitMet
+    | PlannerChoice
+    | CardKept
+    | GameWon
+    | GameDrawn
+)
+
+
+# -- state ---------------------------------------------------------------------------------
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True):
+    seats: int
+    options: Options
+    centre: str
+    homes: tuple[str, ...]
+    first_seat: int
+    country_pile: tuple[str, ...]  # countries set aside (sorted); events may draw from it
+    visited_home: tuple[bool, ...]
+    characters: tuple[str | None, ...]
+    hands: tuple[tuple[CardId, ...], ...]
+    draw_pile: tuple[CardId, ...]  # sorted: the order is drawn at random in decide
+    discard: tuple[CardId, ...] = ()  # face up, newest last
+    box: tuple[CardId, ...] = ()  # not in play: spare passports, extensions not chosen
+    current: int | None = None
+    turn: int = 0
+    actions_left: int = 0
+    trade_declined: bool = False  # this turn: a declined trade cannot be offered again
+    skips: tuple[int, ...] = ()
+    pending: AnyPending | None = None
+    winner: int | None = None
+    end: Literal["centre", "postcards", "turn_limit", "no_cards"] | None = None

@@ -1,0 +1,561 @@
+"""Itchy Feet as a decider: setup / decide / evolve, views and redaction."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from random import Random
+from typing import Any
+
+import msgspec
+from msgspec.structs import replace
+
+from games.api import IllegalAction, Outcome, View
+from games.itchy_feet.content import EXTENSIONS, Content, load
+from games.itchy_feet.evolve import evolve, extension_cards
+from games.itchy_feet.flow import Tx
+from games.itchy_feet.model import (
+    AcceptTrade,
+    Action,
+    ActionTaken,
+    AllowSteal,
+    AnyAction,
+    AnyEvent,
+    CancelSteal,
+    CardDrawn,
+    CardKept,
+    CardPassed,
+    CardsDealt,
+    CardStolen,
+    CharacterChosen,
+    CharacterOffered,
+    CharacterPick,
+    CharactersDealt,
+    ChooseCharacter,
+    DeclineTrade,
+    Discard,
+    DiscardDown,
+    DisposeForbidden,
+    Draw,
+    Event,
+    ExtensionsShuffledIn,
+    ForbiddenDisposed,
+    GameSetUp,
+    GameWon,
+    HandLimitMet,
+    HomeChanged,
+    KeepCard,
+    KeepOne,
+    OfferTrade,
+    Options,
+    PassTurn,
+    PlannerChoice,
+    PlaySpecial,
+    Recycle,
+    Recycled,
+    SpecialPlayed,
+    State,
+    Steal,
+    StealAnswer,
+    StealAttempted,
+    StealCancelled,
+    TradeAccepted,
+    TradeDeclined,
+    TradeOffer,
+    TradeOffered,
+    Travel,
+    Travelled,
+    TurnBegan,
+)
+from games.itchy_feet.travel import MAP, destination, missing_kinds, needed_items, payment, spare
+
+STARTING_ITEMS = 3
+CHARACTERS = ("backpacker", "pickpocket", "hoarder", "planner", "haggler", "globetrotter")
+PLAYABLE = ("espresso", "lucky-find", "change-of-plans")
+
+
+def _illegal(code: str, message: str) -> IllegalAction:
+    return IllegalAction(code, message)
+
+
+class ItchyFeet:
+    key = "itchy-feet"
+    name = "Itchy Feet: The Travel Game"
+    seats = range(2, 7)
+    schema_version = 1
+    state_type = State
+    action_type = AnyAction
+    event_type = AnyEvent
+    options_type = Options
+    bot_levels: tuple[str, ...] = ("random", "greedy")
+
+    def __init__(self, content: Content | None = None) -> None:
+        self.content = content or load()
+
+    # -- setup -----------------------------------------------------------------------------
+
+    def setup(self, options: Options, seats: int, rng: Random) -> list[Event]:
+        if seats not in self.seats:
+            raise _illegal("bad_seat_count", f"{self.name} seats 2 to 6 players (six action cards)")
+        countries = sorted(self.content.countries)
+        rng.shuffle(countries)
+        homes, centre = tuple(countries[:seats]), countries[seats]
+        # "The player whose country card is geographically closest to the centre goes first."
+        first = min(range(seats), key=lambda s: (self.content.distance_km(homes[s], centre), s))
+        set_up = GameSetUp(
+            seats=seats, options=options, centre=centre, homes=homes, first_seat=first
+        )
+        tx = Tx(self.content, evolve(self.content, None, set_up), rng)
+        tx.events.append(set_up)
+        if options.characters == "random":
+            tx.emit(CharactersDealt(characters=tuple(rng.sample(CHARACTERS, seats))))
+        for seat in range(seats):  # three items from the item-only pile, and a passport
+            items = tuple(rng.sample(tx.state.draw_pile, STARTING_ITEMS))
+            cards = (*items, f"passport-{seat + 1}")
+            tx.emit(CardsDealt(seat=seat, count=len(cards), cards=cards))
+        if extension_cards(self.content, options):
+            tx.emit(ExtensionsShuffledIn(count=len(extension_cards(self.content, options))))
+        if options.characters == "choose":
+            tx.emit(CharacterOffered(seat=first, options=CHARACTERS))
+        else:
+            tx.emit(TurnBegan(seat=first))
+        return tx.events
+
+    def evolve(self, state: State | None, event: Event) -> State:
+        return evolve(self.content, state, event)
+
+    # -- whose move ------------------------------------------------------------------------
+
+    def to_act(self, state: State) -> frozenset[int]:
+        if state.end is not None:
+            return frozenset()
+        match state.pending:
+            case (
+                TradeOffer(responder=seat)
+                | StealAnswer(victim=seat)
+                | KeepOne(seat=seat)
+                | CharacterPick(seat=seat)
+            ):
+                return frozenset({seat})
+            case DiscardDown(counts=counts):
+                return frozenset(s for s, _ in counts)
+        return frozenset() if state.current is None else frozenset({state.current})
+
+    # -- decide ----------------------------------------------------------------------------
+
+    def decide(self, state: State, seat: int, action: Action, rng: Random) -> list[Event]:
+        if state.end is not None:
+            raise _illegal("game_over", "the game has ended")
+        if seat not in self.to_act(state):
+            raise _illegal("not_your_turn", f"seat {seat} is not to act now")
+        tx = Tx(self.content, state, rng)
+        pending = state.pending
+        match pending, action:
+            case TradeOffer(), AcceptTrade():
+                self._accept(tx, pending, action)
+            case TradeOffer(), DeclineTrade():
+                tx.emit(TradeDeclined(asker=pending.asker, responder=pending.responder))
+                if state.characters[pending.asker] == "haggler":
+                    tx.draw(pending.asker, "haggler")
+            case StealAnswer(), AllowSteal():
+                self._take_random(tx, pending.thief, pending.victim)
+            case StealAnswer(), CancelSteal(card=card):
+                if card not in state.hands[seat] or self.content.kind(card) != "travel-insurance":
+                    raise _illegal(
+                        "no_travel_insurance", f"{card} is not a Travel Insurance of yours"
+                    )
+                tx.emit(StealCancelled(thief=pending.thief, victim=seat, card=card))
+            case DiscardDown(), Discard(cards=cards):
+                owed = dict(pending.counts)[seat]
+                self._own(state, seat, cards)
+                if len(cards) != owed:
+                    raise _illegal("wrong_discard_count", f"discard exactly {owed} card(s)")
+                tx.emit(HandLimitMet(seat=seat, cards=cards))
+            case KeepOne(), KeepCard(card=card):
+                if card not in pending.cards:
+                    raise _illegal("not_drawn", f"{card} is not one of the cards you drew")
+                other = next(c for c in pending.cards if c != card)
+                tx.emit(CardKept(seat=seat, kept=card, discarded=other))
+            case CharacterPick(), ChooseCharacter(character=char):
+                if char not in pending.options:
+                    raise _illegal("character_taken", f"choose one of {', '.join(pending.options)}")
+                tx.emit(CharacterChosen(seat=seat, character=char))
+                left = tuple(c for c in pending.options if c != char)
+                nxt = (seat + 1) % state.seats
+                if nxt != state.first_seat:
+                    tx.emit(CharacterOffered(seat=nxt, options=left))
+                else:
+                    tx.emit(TurnBegan(seat=state.first_seat))
+            case None, _:
+                self._turn(tx, seat, action)
+            case _:
+                raise _illegal("answer_first", f"the game waits for a {type(pending).__name__}")
+        tx.settle()
+        return tx.events
+
+    def _turn(self, tx: Tx, seat: int, action: Action) -> None:
+        state = tx.state
+        match action:
+            case PlaySpecial(card=card):
+                self._play_special(tx, seat, card)
+            case DisposeForbidden(card=card, with_card=other):
+                self._own(state, seat, (card, other))
+                if self.content.type(card) != "forbidden" or card == other:
+                    raise _illegal("not_forbidden", f"{card} is not a forbidden item to get rid of")
+                tx.emit(ForbiddenDisposed(seat=seat, card=card, with_card=other))
+            case Draw():
+                if not tx.can_draw():
+                    raise _illegal(
+                        "nothing_to_draw", "the draw and discard piles hold no card to draw"
+                    )
+                tx.emit(ActionTaken(seat=seat, action="draw"))
+                if state.characters[seat] == "planner":
+                    first, second = tx.draw(seat, "planner"), tx.draw(seat, "planner")
+                    # an event between the two draws may have taken the first away again
+                    drawn = tuple(c for c in (first, second) if c and c in tx.state.hands[seat])
+                    if len(drawn) == 2:
+                        tx.emit(PlannerChoice(seat=seat, cards=drawn))
+                else:
+                    tx.draw(seat, "draw")
+            case Recycle(discard=paid, take=take):
+                cost = 1 if state.characters[seat] == "backpacker" else 2
+                self._pay(state, seat, paid, cost, "recycle")
+                if take not in state.discard:
+                    raise _illegal("not_in_discard", f"{take} is not in the discard pile")
+                if self.content.type(take) == "event":
+                    raise _illegal("cannot_recycle_event", "event cards cannot be recycled")
+                tx.emit(ActionTaken(seat=seat, action="recycle"))
+                tx.emit(Recycled(seat=seat, discarded=paid, taken=take))
+            case OfferTrade(to=to, give=give, want=want):
+                self._check_offer(state, seat, to, give, want)
+                tx.emit(ActionTaken(seat=seat, action="trade"))
+                tx.emit(TradeOffered(asker=seat, responder=to, give=give, want=want))
+            case Steal(victim=victim, discard=paid):
+                self._check_steal(state, seat, victim, paid)
+                tx.emit(ActionTaken(seat=seat, action="steal"))
+                ask = state.options.special_items
+                tx.emit(
+                    StealAttempted(thief=seat, victim=victim, discarded=paid, answer_needed=ask)
+                )
+                if not ask:
+                    self._take_random(tx, seat, victim)
+            case Travel(pay=paid):
+                self._travel(tx, seat, paid)
+            case PassTurn():
+                if self.legal_actions(state, seat) != [PassTurn()]:
+                    raise _illegal("cannot_pass", "you cannot skip your turn while you can act")
+                tx.emit(ActionTaken(seat=seat, action="pass"))
+            case _:
+                raise _illegal("not_now", f"{type(action).__name__} is not a move for now")
+
+    # -- the actions -----------------------------------------------------------------------
+
+    def _own(self, state: State, seat: int, cards: Sequence[str]) -> None:
+        if len(set(cards)) != len(cards):
+            raise _illegal("card_named_twice", "name each card once")
+        for card in cards:
+            if card not in state.hands[seat]:
+                raise _illegal("card_not_in_hand", f"{card} is not in your hand")
+
+    def _pay(self, state: State, seat: int, paid: Sequence[str], cost: int, what: str) -> None:
+        self._own(state, seat, paid)
+        if len(paid) != cost:
+            raise _illegal("wrong_cost", f"{what} costs exactly {cost} card(s) from your hand")
+        if any(self.content.type(c) == "forbidden" for c in paid):
+            raise _illegal("forbidden_cannot_pay", f"a forbidden item cannot pay for a {what}")
+
+    def _check_offer(
+        self, state: State, seat: int, to: int, give: Sequence[str], want: Sequence[str]
+    ) -> None:
+        if state.trade_declined:
+            raise _illegal(
+                "trade_declined_this_turn", "your trade was declined: take another action"
+            )
+        if to == seat or not 0 <= to < state.seats:
+            raise _illegal("bad_partner", "trade with another player at the table")
+        if not give or not want:
+            raise _illegal("empty_trade", "offer at least one card and ask for at least one")
+        self._own(state, seat, give)
+        known = self._tradeable_kinds(state)
+        if unknown := [k for k in want if k not in known]:
+            raise _illegal("unknown_kind", f"no card kind {unknown[0]!r} in this game")
+
+    def _tradeable_kinds(self, state: State) -> set[str]:
+        in_play = set(self.content.cards) - set(state.box)
+        return {self.content.kind(c) for c in in_play if self.content.type(c) != "event"}
+
+    def _accept(self, tx: Tx, offer: TradeOffer, action: AcceptTrade) -> None:
+        hand = tx.state.hands[offer.responder]
+        wanted = Counter(offer.want)
+        if action.cards is not None:
+            self._own(tx.state, offer.responder, action.cards)
+            received = action.cards
+            if Counter(self.content.kind(c) for c in received) != wanted:
+                raise _illegal("not_what_was_asked", "hand over exactly the kinds asked for")
+        else:
+            picked: list[str] = []
+            for kind, n in wanted.items():
+                copies = sorted(c for c in hand if self.content.kind(c) == kind)
+                if len(copies) < n:
+                    raise _illegal("cannot_fulfil_trade", f"you do not hold {n} x {kind}: decline")
+                picked += copies[:n]
+            received = tuple(picked)
+        tx.emit(
+            TradeAccepted(
+                asker=offer.asker, responder=offer.responder, given=offer.give, received=received
+            )
+        )
+        tx.draw(offer.asker, "bonus")  # "both players can draw one bonus card"
+        tx.draw(offer.responder, "bonus")
+
+    def _check_steal(self, state: State, seat: int, victim: int, paid: str | None) -> None:
+        if victim == seat or not 0 <= victim < state.seats:
+            raise _illegal("bad_victim", "steal from another player at the table")
+        if not state.hands[victim]:
+            raise _illegal("nothing_to_steal", f"seat {victim} holds no card")
+        if state.characters[seat] == "pickpocket":
+            if paid is not None:
+                raise _illegal("wrong_cost", "the Pickpocket steals without discarding")
+            return
+        if paid is None:
+            raise _illegal("wrong_cost", "discard one card from your hand to steal")
+        self._pay(state, seat, (paid,), 1, "steal")
+
+    def _take_random(self, tx: Tx, thief: int, victim: int) -> None:
+        hand = tx.state.hands[victim]  # not empty: checked when the steal was made
+        tx.emit(CardStolen(thief=thief, victim=victim, card=tx.rng.choice(sorted(hand))))
+
+    def _travel(self, tx: Tx, seat: int, paid: Sequence[str]) -> None:
+        state = tx.state
+        hand = state.hands[seat]
+        if not any(self.content.kind(c) == "passport" for c in hand):
+            raise _illegal("no_passport", "you need a passport in your hand to travel")
+        if any(self.content.type(c) == "forbidden" for c in hand):
+            raise _illegal(
+                "holding_forbidden_item", "you cannot travel while you hold a forbidden item"
+            )
+        self._own(state, seat, paid)
+        dest, country = destination(state, seat)
+        needed = list(needed_items(self.content, state, seat))
+        kinds = [self.content.kind(c) for c in paid]
+        items = [k for k in kinds if k != MAP]
+        if (
+            len(paid) != len(needed)
+            or len(set(items)) != len(items)
+            or not set(items) <= set(needed)
+        ):
+            raise _illegal(
+                "wrong_items",
+                f"travel to {country} takes one each of {', '.join(needed)} (a map counts as any one)",
+            )
+        tx.emit(ActionTaken(seat=seat, action="travel"))
+        tx.emit(Travelled(seat=seat, destination=dest, country=country, paid=tuple(paid)))
+        if dest == "centre":
+            tx.emit(GameWon(seat=seat, reason="centre"))
+        elif state.characters[seat] == "globetrotter":
+            tx.draw(seat, "globetrotter")
+
+    def _play_special(self, tx: Tx, seat: int, card: str) -> None:
+        state = tx.state
+        self._own(state, seat, (card,))
+        kind = self.content.kind(card)
+        if kind not in PLAYABLE:
+            raise _illegal(
+                "not_playable_now", f"{self.content.cards[card].name} is not played this way"
+            )
+        if kind == "change-of-plans" and (state.visited_home[seat] or not state.country_pile):
+            raise _illegal(
+                "home_already_visited", "Change of Plans only swaps a home not yet visited"
+            )
+        tx.emit(SpecialPlayed(seat=seat, card=card))
+        if kind == "lucky-find":
+            tx.draw(seat, "lucky_find")
+            tx.draw(seat, "lucky_find")
+        elif kind == "change-of-plans":
+            new = tx.rng.choice(tx.state.country_pile)
+            tx.emit(HomeChanged(seat=seat, old=state.homes[seat], new=new))
+
+    # -- legal actions (one canonical payment per choice that matters) ---------------------------
+
+    def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
+        if seat not in self.to_act(state):
+            return []
+        c = self.content
+        hand = state.hands[seat]
+        match state.pending:
+            case TradeOffer(want=want):
+                have = Counter(c.kind(x) for x in hand)
+                ok = all(have[k] >= n for k, n in Counter(want).items())
+                return [AcceptTrade(), DeclineTrade()] if ok else [DeclineTrade()]
+            case StealAnswer():
+                insurance = sorted(x for x in hand if c.kind(x) == "travel-insurance")
+                return [AllowSteal()] + [CancelSteal(card=x) for x in insurance[:1]]
+            case DiscardDown(counts=counts):
+                owed = dict(counts)[seat]
+                return [Discard(cards=cards) for cards in combinations(sorted(hand), owed)]
+            case KeepOne(cards=cards):
+                return [KeepCard(card=x) for x in cards]
+            case CharacterPick(options=options):
+                return [ChooseCharacter(character=x) for x in options]
+        return self._turn_actions(state, seat) or [PassTurn()]
+
+    def _turn_actions(self, state: State, seat: int) -> list[Action]:
+        c = self.content
+        hand = state.hands[seat]
+        out: list[Action] = []
+        for card in sorted({c.kind(x): x for x in sorted(hand, reverse=True)}.values()):
+            kind = c.kind(card)
+            if kind in PLAYABLE and not (
+                kind == "change-of-plans" and (state.visited_home[seat] or not state.country_pile)
+            ):
+                out.append(PlaySpecial(card=card))
+            if c.type(card) == "forbidden":
+                other = spare(
+                    c, replace(state, hands=self._minus(state, seat, card)), seat, 1, usable=False
+                )
+                if other:
+                    out.append(DisposeForbidden(card=card, with_card=other[0]))
+        tx = Tx(c, state, Random(0))
+        if tx.can_draw():
+            out.append(Draw())
+        cost = 1 if state.characters[seat] == "backpacker" else 2
+        paid = spare(c, state, seat, cost)
+        if paid:
+            for take in sorted(
+                {c.kind(x): x for x in sorted(state.discard, reverse=True)}.values()
+            ):
+                if c.type(take) != "event":
+                    out.append(Recycle(discard=paid, take=take))
+        if not state.trade_declined and hand:
+            give = spare(c, state, seat, 1, usable=False)
+            for kind in missing_kinds(c, state, seat):
+                for partner in range(state.seats):
+                    if partner != seat and give:
+                        out.append(OfferTrade(to=partner, give=give, want=(kind,)))
+        pickpocket = state.characters[seat] == "pickpocket"
+        cost_card = None if pickpocket else spare(c, state, seat, 1)
+        for victim in range(state.seats):
+            if victim != seat and state.hands[victim] and (pickpocket or cost_card):
+                out.append(Steal(victim=victim, discard=None if pickpocket else cost_card[0]))  # type: ignore[index]
+        has_passport = any(c.kind(x) == "passport" for x in hand)
+        clean = not any(c.type(x) == "forbidden" for x in hand)
+        pay = payment(c, hand, needed_items(c, state, seat))
+        if has_passport and clean and pay is not None:
+            out.append(Travel(pay=pay))
+        return out
+
+    @staticmethod
+    def _minus(state: State, seat: int, card: str) -> tuple[tuple[str, ...], ...]:
+        return tuple(
+            tuple(x for x in h if x != card) if i == seat else h for i, h in enumerate(state.hands)
+        )
+
+    # -- what each seat sees -----------------------------------------------------------------
+
+    def view(self, state: State, seat: int | None) -> View:
+        pending: Any = msgspec.to_builtins(state.pending) if state.pending is not None else None
+        if isinstance(state.pending, KeepOne):
+            pending = {"kind": "keep_one", "seat": state.pending.seat}
+        public = {
+            "seats": state.seats,
+            "options": msgspec.to_builtins(state.options),
+            "centre": state.centre,
+            "homes": list(state.homes),
+            "visited_home": list(state.visited_home),
+            "characters": list(state.characters),
+            "country_pile": list(state.country_pile),
+            "first_seat": state.first_seat,
+            "current": state.current,
+            "turn": state.turn,
+            "actions_left": state.actions_left,
+            "trade_declined": state.trade_declined,
+            "hand_sizes": [len(h) for h in state.hands],
+            "draw_pile": len(state.draw_pile),
+            "discard": list(state.discard),
+            "skips": list(state.skips),
+            "pending": pending,
+            "winner": state.winner,
+            "end": state.end,
+        }
+        if seat is None or not 0 <= seat < state.seats:
+            return View(public=public)
+        private: dict[str, Any] = {"hand": list(state.hands[seat])}
+        if isinstance(state.pending, KeepOne) and state.pending.seat == seat:
+            private["keep_one_of"] = list(state.pending.cards)
+        return View(public=public, private=private)
+
+    def redact(self, event: Event, seat: int | None) -> Event | None:
+        match event:
+            case CardsDealt(seat=owner) | PlannerChoice(seat=owner) if owner != seat:
+                return replace(event, cards=None)
+            case CardDrawn(seat=owner) if owner != seat:
+                return replace(event, card=None)
+            case CardKept(seat=owner) if owner != seat:
+                return replace(event, kept=None)
+            case CardPassed(from_seat=a, to_seat=b) | CardStolen(thief=a, victim=b) if seat not in (
+                a,
+                b,
+            ):
+                return replace(event, card=None)
+        return event
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.end is None:
+            return None
+        if state.winner is None:
+            n = state.seats
+            return Outcome(
+                scores=[0] * n,
+                ranks=[1] * n,
+                winners=[],
+                tie_break="draw",
+                detail={"reason": state.end},
+            )
+        return Outcome(
+            scores=[int(s == state.winner) for s in range(state.seats)],
+            ranks=[1 if s == state.winner else 2 for s in range(state.seats)],
+            winners=[state.winner],
+            detail={"reason": state.end},
+        )
+
+    def sample(self, state: State, seat: int, rng: Random) -> State:
+        """Deal every card `seat` cannot see at random, keeping each hand's size."""
+        others = [s for s in range(state.seats) if s != seat]
+        pool = list(state.draw_pile) + [c for s in others for c in state.hands[s]]
+        rng.shuffle(pool)
+        hands = list(state.hands)
+        for s in others:
+            hands[s], pool = tuple(pool[: len(hands[s])]), pool[len(hands[s]) :]
+        return replace(
+            state,
+            hands=tuple(hands),
+            draw_pile=tuple(sorted(pool)),
+            pending=None
+            if isinstance(state.pending, KeepOne) and state.pending.seat != seat
+            else state.pending,
+        )
+
+    # -- for the generic checks and the catalog ----------------------------------------------------
+
+    def inventory(self, state: State) -> Mapping[str, Sequence[str]]:
+        places: dict[str, Sequence[str]] = {
+            "draw_pile": state.draw_pile,
+            "discard": state.discard,
+            "box": state.box,
+        }
+        for s, h in enumerate(state.hands):
+            places[f"hand.{s}"] = h
+        return places
+
+    def holdings(self, state: State, seat: int) -> frozenset[str]:
+        return frozenset(state.hands[seat])
+
+    def all_cards(self) -> frozenset[str]:
+        return frozenset(c.id for c in self.content.of_type("item", "passport", *EXTENSIONS))
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "cards": [msgspec.to_builtins(c) for c in self.content.cards.values()],
+            "countries": [msgspec.to_builtins(c) for c in self.content.countries.values()],
+        }
