@@ -7,7 +7,7 @@ from random import Random
 from typing import Any
 
 from services.bots.observe import Observation
-from services.bots.policies import itty_bitty
+from services.bots.policies import itchy_feet, itty_bitty
 
 Policy = Callable[[Observation, Random], Any]
 
@@ -19,6 +19,8 @@ def random_policy(obs: Observation, rng: Random) -> Any:
 POLICIES: dict[tuple[str, str], Policy] = {
     ("itty-bitty", "random"): random_policy,
     ("itty-bitty", "greedy"): itty_bitty.greedy,
+    ("itchy-feet", "random"): random_policy,
+    ("itchy-feet", "greedy"): itchy_feet.greedy,
 }
 
 

@@ -1,0 +1,98 @@
+"""Greedy play of Itchy Feet from one seat's view: travel when it can, chase missing items."""
+
+from __future__ import annotations
+
+from random import Random
+from typing import Any
+
+from games.itchy_feet.content import load
+from games.itchy_feet.model import (
+    AcceptTrade,
+    CancelSteal,
+    ChooseCharacter,
+    DeclineTrade,
+    Discard,
+    DisposeForbidden,
+    Draw,
+    KeepCard,
+    OfferTrade,
+    PlaySpecial,
+    Recycle,
+    Steal,
+    Travel,
+)
+from services.bots.observe import Observation
+
+CHARACTER_PREFERENCE = ("pickpocket", "planner", "backpacker", "hoarder", "haggler", "globetrotter")
+STEAL_FROM = 5  # steal only from a player holding at least this many cards
+
+
+class _Seat:
+    """What the bot makes of its own view."""
+
+    def __init__(self, obs: Observation) -> None:
+        self.content = load()
+        public, private = obs.view["public"], obs.view.get("private") or {}
+        self.public = public
+        self.hand: list[str] = private.get("hand", [])
+        seat = obs.seat
+        country = public["centre"] if public["visited_home"][seat] else public["homes"][seat]
+        self.needed = set(self.content.countries[country].items)
+        kinds = [self.content.kind(c) for c in self.hand]
+        self.missing = {k for k in self.needed if k not in kinds}
+        if "passport" not in kinds:
+            self.missing.add("passport")
+
+    def worth(self, card: str) -> int:
+        kind, type_ = self.content.kind(card), self.content.type(card)
+        copies = sum(1 for c in self.hand if self.content.kind(c) == kind)
+        if kind == "passport" or kind in self.needed:
+            return 90 if copies <= 1 else 10
+        if type_ == "postcard":
+            return 50
+        if type_ == "special":
+            return 40
+        return -10 if type_ == "forbidden" else 0
+
+
+def greedy(obs: Observation, rng: Random) -> Any:
+    me = _Seat(obs)
+    legal = obs.legal
+    by_type: dict[type, list[Any]] = {}
+    for action in legal:
+        by_type.setdefault(type(action), []).append(action)
+
+    if picks := by_type.get(ChooseCharacter):
+        return min(picks, key=lambda a: CHARACTER_PREFERENCE.index(a.character))
+    if discards := by_type.get(Discard):
+        return min(discards, key=lambda a: (sum(me.worth(c) for c in a.cards), a.cards))
+    if keeps := by_type.get(KeepCard):
+        return max(keeps, key=lambda a: (me.worth(a.card), a.card))
+    if cancel := by_type.get(CancelSteal):
+        return cancel[0]
+    if DeclineTrade in by_type:
+        offer = me.public["pending"]
+        gives_away_need = any(k in me.needed or k == "passport" for k in offer["want"])
+        if AcceptTrade in by_type and not gives_away_need:
+            return AcceptTrade()
+        return DeclineTrade()
+
+    for free in (DisposeForbidden, Travel):
+        if found := by_type.get(free):
+            return found[0]
+    for play in by_type.get(PlaySpecial, []):
+        if me.content.kind(play.card) in ("espresso", "lucky-find"):
+            return play
+    for recycle in by_type.get(Recycle, []):
+        if me.content.kind(recycle.take) in me.missing:
+            return recycle
+    offers = [a for a in by_type.get(OfferTrade, []) if a.want[0] in me.missing]
+    if offers:
+        return rng.choice(offers)
+    sizes = me.public["hand_sizes"]
+    steals = [a for a in by_type.get(Steal, []) if sizes[a.victim] >= STEAL_FROM]
+    if steals and me.missing:
+        return max(steals, key=lambda a: (sizes[a.victim], -a.victim))
+    if Draw in by_type:
+        return Draw()
+    return rng.choice(legal)
