@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 RoomStatus = Literal["open", "starting", "playing", "finished", "cancelled"]
-BotLevel = Literal["random", "greedy", "mcts"]
 
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]*$")]

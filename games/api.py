@@ -67,7 +67,7 @@ class Rules(Protocol[S, A, E, O]):
 
 
 def fold(rules: Rules[S, A, E, O], events: Sequence[E], state: S | None = None) -> S:
-    """Replay events onto a state (or from nothing)."""
+    """Replay events onto a state (or from nothing: then there must be events)."""
     for event in events:
         state = rules.evolve(state, event)
     if state is None:

@@ -86,3 +86,11 @@ def decode_body(raw: bytes, type_: Any) -> Any:
         raise ProblemError(400, "malformed_request", f"invalid body: {exc}") from exc
     except msgspec.DecodeError as exc:
         raise ProblemError(400, "malformed_request", f"body is not valid JSON: {exc}") from exc
+
+
+def check_background(request: Request[Any, Any, Any]) -> dict[str, str]:
+    """Health: 503 when a background loop (a stream consumer, a follower) has died."""
+    dead = [t.get_name() for t in getattr(request.app.state, "background", []) if t.done()]
+    if dead:
+        raise ProblemError(503, "degraded", f"background work stopped: {', '.join(dead)}")
+    return {"status": "ok"}

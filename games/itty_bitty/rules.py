@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from games.api import IllegalAction, Outcome, View
+from games.api import IllegalAction, Outcome, View, fold
 from games.itty_bitty.content import Content, load
 from games.itty_bitty.model import (
     Action,
@@ -301,7 +301,7 @@ class IttyBitty:
                 events.append(TurnPassed(seat=seat))
             case _:
                 raise IllegalAction("unknown_action", f"{type(action).__name__} is not a move here")
-        return events + self._end_turn(self._fold(state, events), rng)
+        return events + self._end_turn(fold(self, events, state), rng)
 
     def _keep(self, state: State, seat: int, card: CardId, rng: Random) -> list[Event]:
         choice = state.hands[seat].choice
@@ -313,7 +313,7 @@ class IttyBitty:
         events: list[Event] = [
             CollectorKept(seat=seat, kept=card, discarded=rest[0] if rest else None)
         ]
-        after = self._fold(state, events)
+        after = fold(self, events, state)
         if state.current is None:  # starting hands: play begins once every seat has kept one
             if not self.to_act(after):
                 events.append(TurnBegan(seat=state.first_seat))
@@ -373,11 +373,6 @@ class IttyBitty:
             if card is None and (refill := draws.draw("ittybits")) is not None:
                 events.append(MarketFilled(slot=slot, card=refill))
         return [*events, TurnBegan(seat=nxt, last_round=state.end_triggered_by is not None)]
-
-    def _fold(self, state: State, events: Sequence[Event]) -> State:
-        for event in events:
-            state = self.evolve(state, event)
-        return state
 
     # -- what each seat sees -----------------------------------------------------------------
 

@@ -43,19 +43,25 @@ class Consumer:
         self._stopping.set()
 
     async def run(self, trim_every: float = 60.0) -> None:
-        await self.streams.ensure_group(self.stream, self.group, self.start)
+        """Consume until stopped. Broker errors are retried forever, and the group is made
+        again when it is missing (Redis restarted without persistence, stream deleted)."""
         loop = asyncio.get_running_loop()
         next_trim = loop.time() + trim_every
+        grouped = False
         while not self._stopping.is_set():
             try:
+                if not grouped:
+                    await self.streams.ensure_group(self.stream, self.group, self.start)
+                    grouped = True
                 await self.step()
                 if loop.time() >= next_trim:  # drop what every group has acked, nothing more
                     next_trim = loop.time() + trim_every
                     await self.streams.trim(self.stream)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the broker hiccuped: wait, then go on
-                log.exception("%s/%s: consumer loop error", self.stream, self.group)
+            except Exception as exc:  # the broker hiccuped: wait, then go on
+                grouped = grouped and "NOGROUP" not in str(exc)
+                log.warning("%s/%s: consumer loop error: %r", self.stream, self.group, exc)
                 await asyncio.sleep(1)
 
     async def step(self) -> int:

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from infra.streams.api import Message, dead_letter_stream
+from infra.streams.api import entry_key as _key
 
 
 @dataclass
@@ -38,6 +39,16 @@ class MemoryStreams:
     def _stream(self, name: str) -> _Stream:
         return self.streams.setdefault(name, _Stream())
 
+    def _group(self, stream: str, group: str) -> _Group:
+        groups = self._stream(stream).groups
+        if group not in groups:  # as Redis answers
+            raise RuntimeError(f"NOGROUP No such key '{stream}' or consumer group '{group}'")
+        return groups[group]
+
+    def delete(self, stream: str) -> None:
+        """Drop a stream and its groups (as DEL does, or a Redis restart without data)."""
+        self.streams.pop(stream, None)
+
     async def publish(self, stream: str, payload: bytes) -> str:
         s = self._stream(stream)
         s.seq += 1
@@ -56,7 +67,7 @@ class MemoryStreams:
         self, stream: str, group: str, consumer: str, count: int, block_ms: int
     ) -> list[Message]:
         s = self._stream(stream)
-        g = s.groups[group]
+        g = self._group(stream, group)
         deadline = time.monotonic() + block_ms / 1000
         while g.last >= s.trimmed + len(s.entries):
             remaining = deadline - time.monotonic()
@@ -76,13 +87,13 @@ class MemoryStreams:
         return [Message(stream=stream, id=mid, payload=p) for mid, p in batch]
 
     async def ack(self, stream: str, group: str, message_id: str) -> None:
-        self._stream(stream).groups[group].pending.pop(message_id, None)
+        self._group(stream, group).pending.pop(message_id, None)
 
     async def claim_stale(
         self, stream: str, group: str, consumer: str, min_idle_ms: int, count: int
     ) -> list[Message]:
         s = self._stream(stream)
-        g = s.groups[group]
+        g = self._group(stream, group)
         now = time.monotonic()
         payloads = dict(s.entries)
         out: list[Message] = []
@@ -128,6 +139,10 @@ class MemoryStreams:
             return [Message(stream=stream, id=m, payload=p) for m, p in s.entries[-1:]]
         return after()
 
+    async def latest_id(self, stream: str) -> str:
+        entries = self._stream(stream).entries
+        return entries[-1][0] if entries else "0-0"
+
     async def trim(self, stream: str) -> int:
         s = self._stream(stream)
         if not s.groups:
@@ -149,8 +164,3 @@ class MemoryStreams:
 
     def length(self, stream: str) -> int:
         return len(self._stream(stream).entries)
-
-
-def _key(mid: str) -> tuple[int, int]:
-    ms, _, seq = mid.partition("-")
-    return int(ms), int(seq or 0)

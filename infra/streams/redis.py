@@ -8,6 +8,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from infra.streams.api import Message, dead_letter_stream
+from infra.streams.api import entry_key as _key
 
 
 def _s(value: Any) -> str:
@@ -90,6 +91,10 @@ class RedisStreams:
             for mid, fields in entries
         ]
 
+    async def latest_id(self, stream: str) -> str:
+        newest: Any = await self.r.xrevrange(stream, count=1)
+        return _s(newest[0][0]) if newest else "0-0"
+
     async def trim(self, stream: str) -> int:
         """Trim entries every group has read and acked; never drop unread or pending ones."""
         try:
@@ -114,11 +119,6 @@ class RedisStreams:
 
     async def close(self) -> None:
         await self.r.aclose()
-
-
-def _key(mid: str) -> tuple[int, int]:
-    ms, _, seq = mid.partition("-")
-    return int(ms), int(seq or 0)
 
 
 def _next_id(mid: str) -> str:

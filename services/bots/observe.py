@@ -28,20 +28,30 @@ async def observe(
     rules = get_rules(game)
     if rules is None:
         raise ValueError(f"unknown game {game!r}")
-    rows = await conn.fetch(
-        "SELECT version, data::text AS data FROM events WHERE stream_id = $1 ORDER BY version",
-        f"game-{game_id}",
+    stream = f"game-{game_id}"
+    state, after = None, 0
+    snap = await conn.fetchrow(
+        "SELECT version, schema_ver, state FROM snapshots WHERE stream_id = $1", stream
     )
-    if not rows:
+    if snap is not None and snap["schema_ver"] == rules.schema_version:
+        state = msgspec.msgpack.decode(snap["state"], type=rules.state_type)
+        after = snap["version"]
+    rows = await conn.fetch(
+        "SELECT version, data::text AS data FROM events WHERE stream_id = $1 AND version > $2"
+        " ORDER BY version",
+        stream,
+        after,
+    )
+    if state is None and not rows:
         return None
     decoder = msgspec.json.Decoder(rules.event_type)
-    state = None
     for row in rows:
         state = rules.evolve(state, decoder.decode(row["data"]))
+    version = rows[-1]["version"] if rows else after
     return Observation(
         game=game,
         seat=seat,
-        version=rows[-1]["version"],
+        version=version,
         view=msgspec.to_builtins(rules.view(state, seat)),
         legal=list(rules.legal_actions(state, seat)),
         to_act=sorted(rules.to_act(state)),

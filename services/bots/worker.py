@@ -88,7 +88,15 @@ async def decide(
 @app.task(
     name="bots.play",
     bind=True,
-    autoretry_for=(OSError, asyncpg.PostgresConnectionError, redis.ConnectionError),
+    # what a busy or restarting Postgres or Redis raises; the dispatcher's sweep covers the rest
+    autoretry_for=(
+        OSError,
+        asyncpg.PostgresConnectionError,
+        asyncpg.InterfaceError,
+        asyncpg.TooManyConnectionsError,
+        asyncpg.CannotConnectNowError,
+        redis.RedisError,
+    ),
     retry_backoff=True,
     max_retries=5,
 )

@@ -22,10 +22,10 @@ from contracts.game import (
 from contracts.problems import ProblemError
 from infra.auth import Principal
 from infra.eventstore.api import command_uuid
-from infra.http import EXCEPTION_HANDLERS, principal_from
+from infra.http import EXCEPTION_HANDLERS, check_background, principal_from
 from infra.settings import Settings
 from services.game.bootstrap import lifespan
-from services.game.handlers import GameService
+from services.game.handlers import GameService, status_of
 
 MAX_WAIT_SECONDS = 30.0
 MAX_VERSION = 2**62  # fits Postgres bigint
@@ -48,14 +48,13 @@ async def get_game(game_id: FromPath[str], request: Request[Any, Any, Any]) -> G
     rules, state, record = loaded.rules, loaded.state, loaded.record
     seat = record.seat_of(who.player_id)
     outcome = rules.outcome(state)
-    to_act = sorted(rules.to_act(state))
     return GameView(
         id=record.id,
         game=record.game,
         version=loaded.version,
-        status="finished" if outcome is not None or not to_act else "active",
+        status=status_of(rules, state),
         seats=record.seats,
-        to_act=to_act,
+        to_act=sorted(rules.to_act(state)),
         your_seat=seat,
         view=msgspec.to_builtins(rules.view(state, seat)),
         outcome=msgspec.to_builtins(outcome) if outcome is not None else None,
@@ -72,7 +71,7 @@ async def legal_actions(game_id: FromPath[str], request: Request[Any, Any, Any])
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
-    loaded = await svc.load(game_id, record)
+    loaded = await svc.load(record.id, record)
     actions = loaded.rules.legal_actions(loaded.state, seat)
     return LegalActions(
         version=loaded.version, seat=seat, actions=msgspec.to_builtins(list(actions))
@@ -123,7 +122,7 @@ async def events(
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = record.seat_of(who.player_id)
-    stored = await svc.events_after(game_id, after, wait)
+    stored = await svc.events_after(record.id, after, wait)
     feed = svc.feed(svc.rules_for(record), stored, seat)
     last = stored[-1].version if stored else after
     return EventFeed(events=feed, last_version=last)
@@ -150,8 +149,8 @@ async def my_games(request: Request[Any, Any, Any], awaiting: FromQuery[bool] = 
 
 
 @get("/health", operation_id="health", include_in_schema=False)
-async def health() -> dict[str, str]:
-    return {"status": "ok"}
+async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
+    return check_background(request)
 
 
 def _seat(seat: int | None) -> int:

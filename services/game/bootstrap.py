@@ -75,6 +75,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     ]
     tasks = [asyncio.create_task(c.run()) for c in consumers]
     tasks.append(asyncio.create_task(follow_games_stream(streams, settings.stream(GAMES), waiters)))
+    app.state.background = tasks
     try:
         yield
     finally:

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import uuid
 from collections import OrderedDict
 from random import Random
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from contracts.game import FeedEvent, SeatInfo
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted
-from games.api import IllegalAction, Rules
+from games.api import IllegalAction, Rules, fold
 from games.registry import get as get_rules
 from infra.eventstore import (
     AppendResult,
@@ -41,6 +42,16 @@ class Accepted(msgspec.Struct, kw_only=True):
     version: int
     events: list[StoredEvent]
     replayed: bool
+
+
+def status_of(rules: Any, state: Any) -> Literal["active", "finished"]:
+    return "finished" if rules.outcome(state) is not None or not rules.to_act(state) else "active"
+
+
+def _fingerprint(seat: int, action: dict[str, Any]) -> str:
+    """What a command asked for, to tell a true retry from a reused Idempotency-Key."""
+    body = msgspec.json.encode({"seat": seat, "action": action}, order="sorted")
+    return hashlib.sha256(body).hexdigest()[:32]
 
 
 def game_id_for_room(room_id: str) -> str:
@@ -91,7 +102,7 @@ class GameService:
         )
         options = msgspec.convert(record.options, rules.options_type)
         events = rules.setup(options, len(record.seats), self._rng(record, 0))
-        state = self._fold(rules, None, events)
+        state = fold(rules, events)
         command_id = command_uuid("setup", game_id)
         await self._append(record, rules, state, 0, events, command_id, seat=None)
         return game_id
@@ -100,7 +111,7 @@ class GameService:
 
     async def record(self, game_id: str) -> GameRecord:
         try:
-            uuid.UUID(game_id)
+            game_id = str(uuid.UUID(game_id))  # one spelling: "ABC…", "{abc…}" and "abc…" alike
         except ValueError:
             raise ProblemError(404, "unknown_game", f"no game {game_id!r}") from None
         record = self._records.get(game_id) or await self.games.get(game_id)
@@ -113,6 +124,7 @@ class GameService:
 
     async def load(self, game_id: str, record: GameRecord | None = None) -> Loaded:
         record = record or await self.record(game_id)
+        game_id = record.id
         rules = self.rules_for(record)
         version, state = self._cache.get(game_id, (0, None))
         if state is None:
@@ -123,7 +135,7 @@ class GameService:
         stored = await self.store.read(stream_id(game_id), after=version)
         if state is None and not stored:
             raise ProblemError(404, "unknown_game", f"game {game_id} is still being set up")
-        state = self._fold(rules, state, [self._decode(rules, e) for e in stored])
+        state = fold(rules, [self._decode(rules, e) for e in stored], state)
         version = stored[-1].version if stored else version
         self._remember(game_id, version, state)
         return Loaded(record=record, rules=rules, state=state, version=version)
@@ -142,17 +154,13 @@ class GameService:
         """Decide and append one command. A fresh random command id cannot have been applied
         before, so `maybe_retried=False` skips the lookup of an earlier result."""
         record = await self.record(game_id)
-        if maybe_retried and (earlier := await self._earlier(command_id)) is not None:
+        request = _fingerprint(seat, raw_action)
+        if maybe_retried and (earlier := await self._earlier(record, command_id, request)):
             return earlier
-        loaded = await self.load(game_id, record)
+        loaded = await self.load(record.id, record)
         rules = loaded.rules
         if expected_version != loaded.version:
-            raise ProblemError(
-                409,
-                "stale_version",
-                f"the game is at version {loaded.version}, not {expected_version}; reload and retry",
-                current_version=loaded.version,
-            )
+            return await self._stale(record, command_id, request, maybe_retried, loaded.version)
         try:
             action = msgspec.convert(raw_action, rules.action_type)
         except msgspec.ValidationError as exc:
@@ -163,27 +171,43 @@ class GameService:
             events = rules.decide(loaded.state, seat, action, self._rng(record, loaded.version))
         except IllegalAction as exc:
             raise ProblemError(422, exc.code, exc.message) from exc
-        state = self._fold(rules, loaded.state, events)
+        state = fold(rules, events, loaded.state)
         try:
             result = await self._append(
-                record, rules, state, loaded.version, events, command_id, seat
+                record, rules, state, loaded.version, events, command_id, seat, request
             )
         except ConcurrencyError as exc:
-            raise ProblemError(
-                409,
-                "stale_version",
-                f"another move landed first; the game is at version {exc.actual}",
-                current_version=exc.actual,
-            ) from exc
+            return await self._stale(record, command_id, request, maybe_retried, exc.actual)
         return Accepted(version=result.version, events=result.events, replayed=result.duplicate)
 
-    async def _earlier(self, command_id: uuid.UUID) -> Accepted | None:
-        """The stored result of a command already applied, or None."""
+    async def _stale(
+        self, record: GameRecord, command_id: uuid.UUID, request: str, retried: bool, current: int
+    ) -> Accepted:
+        """A 409, unless this very command landed meanwhile (a retry racing its original)."""
+        if retried and (earlier := await self._earlier(record, command_id, request)):
+            return earlier
+        raise ProblemError(
+            409,
+            "stale_version",
+            f"the game is at version {current}; reload and retry",
+            current_version=current,
+        )
+
+    async def _earlier(
+        self, record: GameRecord, command_id: uuid.UUID, request: str
+    ) -> Accepted | None:
+        """The stored result of this command if it was already applied, else None."""
         [first_id] = event_ids(command_id, 1)
         found = await self.store.find([first_id])
         if not found:
             return None
         first = found[0]
+        if first.stream_id != stream_id(record.id) or first.metadata.get("request") != request:
+            raise ProblemError(
+                422,
+                "idempotency_key_reused",
+                "this Idempotency-Key was used for another request; use a new key per move",
+            )
         size = int(first.metadata.get("batch", 1))
         events = await self.store.read(first.stream_id, after=first.version - 1, limit=size)
         return Accepted(version=events[-1].version, events=events, replayed=True)
@@ -197,9 +221,10 @@ class GameService:
         events: list[Any],
         command_id: uuid.UUID,
         seat: int | None,
+        request: str | None = None,
     ) -> AppendResult:
         to_act = sorted(rules.to_act(state))
-        status = "finished" if rules.outcome(state) is not None or not to_act else "active"
+        status = status_of(rules, state)
         ids = event_ids(command_id, len(events))
         new = [
             NewEvent(
@@ -208,6 +233,7 @@ class GameService:
                 data=msgspec.json.encode(e),
                 metadata={
                     "command_id": str(command_id),
+                    "request": request,
                     "seat": seat,
                     "batch": len(events),
                     "batch_end": i == len(events) - 1,
@@ -283,12 +309,6 @@ class GameService:
         if decoder is None:
             decoder = self._decoders[rules.key] = msgspec.json.Decoder(rules.event_type)
         return decoder.decode(event.data)
-
-    @staticmethod
-    def _fold(rules: Any, state: Any, events: list[Any]) -> Any:
-        for e in events:
-            state = rules.evolve(state, e)
-        return state
 
     def _remember(self, game_id: str, version: int, state: Any) -> None:
         cached = self._cache.get(game_id)

@@ -39,9 +39,11 @@ class Waiters:
 async def follow_games_stream(streams: Streams, stream: str, waiters: Waiters) -> None:
     """Moves made through another instance reach this one's waiters via the relay."""
     decoder = msgspec.json.Decoder(GameEvent)
-    last = "$"
+    last: str | None = None  # a concrete id: "$" would skip what lands between two reads
     while True:
         try:
+            if last is None:
+                last = await streams.latest_id(stream)
             messages = await streams.tail(stream, last, 5_000)
         except asyncio.CancelledError:
             raise

@@ -12,6 +12,7 @@ import signal
 
 import asyncpg
 import msgspec
+from redis.exceptions import RedisError
 
 from contracts.streams import GAMES, GameEvent
 from infra.eventstore.api import StoredEvent
@@ -56,13 +57,29 @@ async def relay_once(
     return len(batch)
 
 
+# What a lost Postgres or Redis connection raises: the relay reconnects (and re-locks).
+CONNECTION_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, RedisError)
+
+
 async def run(settings: Settings, stop: asyncio.Event, poll_seconds: float = 0.5) -> None:
+    """Relay until stopped, reconnecting after any lost connection."""
+    while not stop.is_set():
+        try:
+            await _relay(settings, stop, poll_seconds)
+        except CONNECTION_ERRORS as exc:
+            log.warning("relay lost a connection (%r); reconnecting", exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 1)
+
+
+async def _relay(settings: Settings, stop: asyncio.Event, poll_seconds: float) -> None:
     await ensure_database(settings.database_url)
     conn = await asyncpg.connect(settings.database_url)
     streams = RedisStreams.from_url(settings.redis_url)
     wake = asyncio.Event()
     try:
         await migrate(conn)
+        # A session lock: it goes with the connection, so a dead relay frees it at once.
         while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", RELAY_LOCK):
             log.info("another relay is active; standing by")
             with contextlib.suppress(TimeoutError):
@@ -75,18 +92,14 @@ async def run(settings: Settings, stop: asyncio.Event, poll_seconds: float = 0.5
         log.info("relay active, publishing to %s", stream)
         while not stop.is_set():
             wake.clear()
-            try:
-                if await relay_once(outbox, streams, stream):
-                    continue
-            except (OSError, ConnectionError, asyncpg.PostgresError) as exc:
-                log.warning("relay batch failed (%s); retrying", exc)
-                await asyncio.sleep(1)
+            if await relay_once(outbox, streams, stream):
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), poll_seconds)
     finally:
         await streams.close()
-        await conn.close()
+        if not conn.is_closed():
+            await conn.close()
 
 
 async def main() -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Litestar, Request, get, post
 from litestar.openapi import OpenAPIConfig
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from redis.exceptions import RedisError
 
 from contracts.lobby import (
     AddBot,
@@ -26,11 +28,12 @@ from contracts.streams import LOBBY
 from games.registry import get as get_rules
 from games.registry import registry
 from infra.auth import Principal, issue
-from infra.http import EXCEPTION_HANDLERS, decode_body, principal_from
+from infra.http import EXCEPTION_HANDLERS, check_background, decode_body, principal_from
 from infra.settings import Settings
 from services.lobby.bootstrap import lifespan
 from services.lobby.rooms import Lobby
 
+log = logging.getLogger(__name__)
 RoomStatusFilter = Literal["open", "starting", "playing", "finished", "cancelled"]
 
 
@@ -143,14 +146,20 @@ async def start_room(room_id: FromPath[str], request: Request[Any, Any, Any]) ->
     data = decode_body(body, StartRoom) if body.strip() else StartRoom()
     room, message = await _lobby(request).start(room_id, who.player_id, data.fill_bots)
     settings: Settings = request.app.state.settings
-    # If this publish is lost, the lobby's sweep publishes again (the game side is idempotent).
-    await request.app.state.streams.publish(settings.stream(LOBBY), msgspec.json.encode(message))
+    # If this publish fails or is lost, the lobby's sweep publishes again (the game side is
+    # idempotent): the room is committed as starting either way, so the answer is still 202.
+    try:
+        await request.app.state.streams.publish(
+            settings.stream(LOBBY), msgspec.json.encode(message)
+        )
+    except RedisError as exc:
+        log.warning("RoomStarted for %s not published yet (%r); the sweep will retry", room_id, exc)
     return room
 
 
 @get("/health", operation_id="health", include_in_schema=False)
-async def health() -> dict[str, str]:
-    return {"status": "ok"}
+async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
+    return check_background(request)
 
 
 def create_app(settings: Settings | None = None) -> Litestar:

@@ -71,6 +71,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         asyncio.create_task(consumer.run()),
         asyncio.create_task(republish_stuck(lobby, streams, settings)),
     ]
+    app.state.background = tasks
     try:
         yield
     finally:

@@ -14,8 +14,6 @@ from contracts.problems import ProblemError
 from contracts.streams import RoomStarted, StartedSeat
 from games.registry import get as get_rules
 
-OPEN_LEVELS = ("random", "greedy", "mcts")
-
 
 class Lobby:
     def __init__(self, pool: asyncpg.Pool) -> None:

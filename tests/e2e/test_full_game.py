@@ -100,9 +100,28 @@ def test_person_and_two_bots_play_to_the_end(stack: Stack) -> None:
 
     # the feed tells the same story: everyone's moves, my private cards only
     feed = game.get(f"/v1/games/{game_id}/events", params={"after": 0}, headers=auth).json()
-    types = {e["type"] for e in feed["events"]}
-    assert {"game_set_up", "turn_began", "game_ended"} <= types
-    assert {e["seat"] for e in feed["events"]} >= {0, 1, 2}
+    events = feed["events"]
+    assert feed["last_version"] == final["version"] == events[-1]["version"]
+    assert {"game_set_up", "turn_began", "game_ended"} <= {e["type"] for e in events}
+    assert {e["seat"] for e in events} >= {0, 1, 2}
+    secret = {
+        "ittybits_dealt": "cards",
+        "collectors_offered": "cards",
+        "collector_kept": "kept",
+        "ittybit_taken": "card",
+    }
+    hidden = seen = 0
+    for e in events:
+        field = secret.get(e["type"])
+        if field is None or (e["type"] == "ittybit_taken" and e["data"]["from_market"]):
+            continue
+        if e["data"]["seat"] == 0:
+            assert e["data"][field] is not None
+            seen += 1
+        else:  # the bots' private cards never reach me
+            assert e["data"][field] is None, e
+            hidden += 1
+    assert hidden > 10 and seen > 2
 
     _wait_for(
         lambda: lobby.get(f"/v1/rooms/{room_id}").json()["status"] == "finished",

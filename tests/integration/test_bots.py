@@ -102,3 +102,26 @@ async def test_the_bot_sees_only_its_own_seat(pool: asyncpg.Pool) -> None:
     text = msgspec.json.encode(obs.view).decode()
     assert not any(card in text for card in hidden)
     assert obs.view["private"]["ittybits"] == list(loaded.state.hands[1].ittybits)
+
+
+async def test_the_dispatcher_sends_a_waiting_turn_again_and_forgets_a_moved_game() -> None:
+    from infra.streams import Message
+    from services.bots.dispatcher import Dispatcher
+
+    sent: list[tuple[str, str, int, str, int]] = []
+    dispatcher = Dispatcher(lambda *args: sent.append(args), resend_after=0.0)
+
+    def message(**kw: object) -> Message:
+        return Message(stream="s", id="1-0", payload=msgspec.json.encode(envelope(**kw)))
+
+    await dispatcher.on_message(message(batch_end=False))
+    assert sent == []
+    await dispatcher.on_message(message())
+    assert sent == [("itty-bitty", "g", 1, "greedy", 5)]
+    assert await dispatcher.resend_stale() == 1  # the task was lost: the same turn again
+    assert sent[-1] == ("itty-bitty", "g", 1, "greedy", 5)
+    await dispatcher.on_message(message(version=4))  # an old envelope redelivered: ignored
+    assert dispatcher.waiting["g"].version == 5
+    await dispatcher.on_message(message(version=6, to_act=[0]))  # a person's turn now
+    assert "g" not in dispatcher.waiting
+    assert await dispatcher.resend_stale() == 0

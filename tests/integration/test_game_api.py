@@ -243,3 +243,32 @@ async def test_room_started_twice_creates_one_game(table: Table, service: GameSe
     )
     assert again == table.game_id
     assert (await table.get(0)).json()["version"] == 11
+
+
+async def test_any_spelling_of_a_game_id_names_the_same_game(table: Table) -> None:
+    for spelling in (table.game_id.upper(), table.game_id.replace("-", ""), f"{{{table.game_id}}}"):
+        view = await table.client.get(f"/v1/games/{spelling}", headers=table.auth(0))
+        assert view.status_code == 200 and view.json()["id"] == table.game_id
+        feed = await table.client.get(f"/v1/games/{spelling}/events", headers=table.auth(0))
+        assert len(feed.json()["events"]) == 11
+
+
+async def test_an_idempotency_key_reused_for_another_move_is_refused(table: Table) -> None:
+    legal = (await table.get(0, "/legal-actions")).json()
+    first = {"action": legal["actions"][0], "expected_version": 11}
+    other = {"action": legal["actions"][1], "expected_version": 11}
+    assert (await table.post(0, first, **{"Idempotency-Key": "k1"})).status_code == 200
+    problem(await table.post(0, other, **{"Idempotency-Key": "k1"}), 422, "idempotency_key_reused")
+    assert (await table.get(0)).json()["version"] == 12
+
+
+async def test_retries_racing_their_original_all_get_its_result(table: Table) -> None:
+    legal = (await table.get(0, "/legal-actions")).json()
+    body = {"action": legal["actions"][0], "expected_version": 11}
+    replies = await asyncio.gather(
+        *(table.post(0, body, **{"Idempotency-Key": "same-move"}) for _ in range(8))
+    )
+    assert [r.status_code for r in replies] == [200] * 8, [r.text for r in replies]
+    assert {r.json()["version"] for r in replies} == {12}
+    assert sum(not r.json()["replayed"] for r in replies) == 1
+    assert (await table.get(0)).json()["version"] == 12

@@ -100,3 +100,41 @@ async def test_tail_sees_new_entries(streams: Streams, name: str) -> None:
     await streams.publish(name, b"b")
     got = await waiter
     assert [m.payload for m in got] == [b"b"]
+
+
+async def test_latest_id_lets_a_tail_start_after_what_is_there(streams: Streams, name: str) -> None:
+    assert await streams.latest_id(name) == "0-0"
+    await streams.publish(name, b"old")
+    start = await streams.latest_id(name)
+    await streams.publish(name, b"new")
+    assert [m.payload for m in await streams.tail(name, start, 0)] == [b"new"]
+
+
+async def test_a_consumer_makes_its_group_again_when_the_stream_is_gone(
+    streams: Streams, name: str, request: pytest.FixtureRequest
+) -> None:
+    seen: list[bytes] = []
+
+    async def handler(m: Message) -> None:
+        seen.append(m.payload)
+
+    consumer = Consumer(streams, name, "g", "c", handler, block_ms=50)
+    task = asyncio.create_task(consumer.run())
+    await streams.publish(name, b"before")
+    for _ in range(100):
+        if seen:
+            break
+        await asyncio.sleep(0.02)
+    if isinstance(streams, MemoryStreams):
+        streams.delete(name)
+    else:
+        await request.getfixturevalue("redis_client").delete(name)
+    await asyncio.sleep(0.1)
+    await streams.publish(name, b"after")
+    for _ in range(200):
+        if b"after" in seen:
+            break
+        await asyncio.sleep(0.02)
+    consumer.stop()
+    await asyncio.wait_for(task, 5)
+    assert seen == [b"before", b"after"]
