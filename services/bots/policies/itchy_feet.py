@@ -72,7 +72,11 @@ def greedy(obs: Observation, rng: Random) -> Any:
         return cancel[0]
     if DeclineTrade in by_type:
         offer = me.public["pending"]
-        gives_away_need = any(k in me.needed or k == "passport" for k in offer["want"])
+        kinds = [me.content.kind(c) for c in me.hand]
+        gives_away_need = any(
+            (k in me.needed or k == "passport") and kinds.count(k) <= offer["want"].count(k)
+            for k in offer["want"]
+        )
         if AcceptTrade in by_type and not gives_away_need:
             return AcceptTrade()
         return DeclineTrade()
@@ -86,10 +90,11 @@ def greedy(obs: Observation, rng: Random) -> Any:
     for recycle in by_type.get(Recycle, []):
         if me.content.kind(recycle.take) in me.missing:
             return recycle
+    sizes = me.public["hand_sizes"]
+    # a declined offer costs nothing (another action follows), so always ask first
     offers = [a for a in by_type.get(OfferTrade, []) if a.want[0] in me.missing]
     if offers:
         return rng.choice(offers)
-    sizes = me.public["hand_sizes"]
     steals = [a for a in by_type.get(Steal, []) if sizes[a.victim] >= STEAL_FROM]
     if steals and me.missing:
         return max(steals, key=lambda a: (sizes[a.victim], -a.victim))
