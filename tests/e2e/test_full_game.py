@@ -164,4 +164,4 @@ def test_a_person_and_bots_play_to_the_end(
     )
     listed = game.get("/v1/me/games", headers=auth).json()["items"]
     assert game_id in [g["id"] for g in listed]
-    assert [g for g in listed if g["id"] == game_id][0]["status"] == "finished"
+    assert next(g for g in listed if g["id"] == game_id)["status"] == "finished"
