@@ -75,6 +75,14 @@ async def test_players_and_catalog(client: httpx.AsyncClient) -> None:
     assert itty["bot_levels"] == ["random", "greedy"] and itty["options_schema"]
     content = (await client.get("/v1/catalog/itty-bitty/content")).json()
     assert len(content["ittybits"]) == 72 and len(content["collectors"]) == 36
+    [itchy] = [g for g in catalog if g["key"] == "itchy-feet"]
+    assert (itchy["min_seats"], itchy["max_seats"]) == (2, 6)
+    schema = itchy["options_schema"]
+    options = schema["$defs"]["Options"]["properties"]
+    assert {"events", "special_items", "forbidden_items", "postcards", "characters"} <= set(options)
+    assert sorted(options["characters"]["enum"]) == ["choose", "off", "random"]
+    travel = (await client.get("/v1/catalog/itchy-feet/content")).json()
+    assert len(travel["countries"]) == 13 and len(travel["cards"]) == 76
     problem(await client.get("/v1/catalog/chess/content"), 404, "unknown_game")
 
 
