@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Protocol
 
 import asyncpg
@@ -10,6 +9,7 @@ import msgspec
 
 from infra.eventstore.api import StoredEvent
 from infra.eventstore.memory import MemoryEventStore
+from infra.eventstore.postgres import stored_event
 
 
 class Checkpoint(msgspec.Struct, frozen=True, kw_only=True):
@@ -47,16 +47,7 @@ class PostgresOutbox:
         return [
             (
                 Checkpoint(tx_id=r["tx"], global_position=r["global_position"]),
-                StoredEvent(
-                    stream_id=r["stream_id"],
-                    version=r["version"],
-                    event_id=r["event_id"],
-                    type=r["type"],
-                    data=r["data"].encode(),
-                    metadata=json.loads(r["metadata"]),
-                    global_position=r["global_position"],
-                    recorded_at=r["recorded_at"],
-                ),
+                stored_event(r),
             )
             for r in rows
         ]

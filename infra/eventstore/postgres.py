@@ -27,7 +27,8 @@ RETURNING {_COLUMNS}
 _metadata = msgspec.json.Decoder(dict[str, Any])
 
 
-def _stored(row: asyncpg.Record) -> StoredEvent:
+def stored_event(row: asyncpg.Record) -> StoredEvent:
+    """A row of events (with data and metadata as text) as a StoredEvent."""
     return StoredEvent(
         stream_id=row["stream_id"],
         version=row["version"],
@@ -73,7 +74,7 @@ class PostgresEventStore:
                     raise
                 actual = await self._version(conn, stream_id)
                 raise ConcurrencyError(stream_id, expected_version, actual) from exc
-        out = [_stored(r) for r in rows]
+        out = [stored_event(r) for r in rows]
         return AppendResult(version=out[-1].version, events=out, duplicate=False)
 
     async def read(
@@ -86,7 +87,7 @@ class PostgresEventStore:
             after,
             limit,
         )
-        return [_stored(r) for r in rows]
+        return [stored_event(r) for r in rows]
 
     async def version(self, stream_id: str) -> int:
         async with self.pool.acquire() as conn:
@@ -129,4 +130,4 @@ class PostgresEventStore:
             f"SELECT {_COLUMNS} FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY stream_id, version",
             list(event_ids),
         )
-        return [_stored(r) for r in rows]
+        return [stored_event(r) for r in rows]

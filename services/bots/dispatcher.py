@@ -8,15 +8,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import signal
 import time
 from collections.abc import Callable
 
 import msgspec
 
 from contracts.streams import GAMES, GameEvent
-from infra.logging import configure
-from infra.settings import Settings, from_env
+from infra.process import run_until_signalled
+from infra.settings import Settings
 from infra.streams import Message
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
@@ -123,15 +122,5 @@ async def _sweep(dispatcher: Dispatcher, stop: asyncio.Event, every: float = 5.0
             log.warning("resending bot turns failed: %r", exc)
 
 
-async def main() -> None:
-    settings = from_env()
-    configure(settings.log_level)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await run(settings, stop)
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
+    run_until_signalled(run)

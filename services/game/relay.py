@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 
 import asyncpg
 import msgspec
@@ -17,9 +16,9 @@ from redis.exceptions import RedisError
 from contracts.streams import GAMES, GameEvent
 from infra.eventstore.api import StoredEvent
 from infra.eventstore.outbox import Outbox, PostgresOutbox
-from infra.logging import configure
 from infra.migrate import ensure_database, migrate
-from infra.settings import Settings, from_env
+from infra.process import run_until_signalled
+from infra.settings import Settings
 from infra.streams import Streams
 from infra.streams.redis import RedisStreams
 
@@ -102,15 +101,5 @@ async def _relay(settings: Settings, stop: asyncio.Event, poll_seconds: float) -
             await conn.close()
 
 
-async def main() -> None:
-    settings = from_env()
-    configure(settings.log_level)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await run(settings, stop)
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
+    run_until_signalled(run)

@@ -1,25 +1,6 @@
 """python -m services.lobby: the lobby on LOBBY_PORT (8010)."""
 
-import os
-
-import uvicorn
-
-from infra.logging import configure
-from infra.settings import from_env
-
-
-def main() -> None:
-    settings = from_env()
-    configure(settings.log_level)
-    uvicorn.run(
-        "services.lobby.app:create_app",
-        factory=True,
-        host=os.environ.get("HOST", "127.0.0.1"),
-        port=settings.lobby_port,
-        log_level=settings.log_level.lower(),
-        timeout_graceful_shutdown=5,
-    )
-
+from infra.process import serve
 
 if __name__ == "__main__":
-    main()
+    serve("services.lobby.app:create_app", lambda s: s.lobby_port)

@@ -7,14 +7,11 @@ import uuid
 import asyncpg
 import msgspec
 
-from contracts.streams import GameEvent, RoomStarted, StartedSeat
-from infra.eventstore.postgres import PostgresEventStore
+from contracts.streams import GameEvent
 from services.bots.dispatcher import bot_turns
 from services.bots.worker import app as celery_app
 from services.bots.worker import decide
-from services.game.handlers import GameService
-from services.game.live import Waiters
-from services.game.repository import PostgresGamesRepository
+from tests.integration.tables import game_service, new_game
 
 
 def envelope(**kw: object) -> GameEvent:
@@ -52,18 +49,8 @@ def test_celery_is_configured_for_at_least_once_delivery() -> None:
 
 
 async def test_a_redelivered_bot_task_moves_once(pool: asyncpg.Pool, database_url: str) -> None:
-    service = GameService(PostgresEventStore(pool), PostgresGamesRepository(pool), Waiters())
-    room = f"room-{uuid.uuid4()}"
-    game_id = await service.create_from_room(
-        RoomStarted(
-            room_id=room,
-            game="itty-bitty",
-            seats=[
-                StartedSeat(seat=0, player_id=f"{room}-h"),
-                StartedSeat(seat=1, player_id=f"{room}-b", bot="greedy"),
-            ],
-        )
-    )
+    service = game_service(pool)
+    game_id, _ = await new_game(service, [None, "greedy"])
     version = (await service.load(game_id)).version
     first = await decide(database_url, "itty-bitty", game_id, 1, "greedy", version)
     again = await decide(database_url, "itty-bitty", game_id, 1, "greedy", version)
@@ -82,18 +69,8 @@ async def test_a_redelivered_bot_task_moves_once(pool: asyncpg.Pool, database_ur
 async def test_the_bot_sees_only_its_own_seat(pool: asyncpg.Pool) -> None:
     from services.bots.observe import observe
 
-    service = GameService(PostgresEventStore(pool), PostgresGamesRepository(pool), Waiters())
-    room = f"room-{uuid.uuid4()}"
-    game_id = await service.create_from_room(
-        RoomStarted(
-            room_id=room,
-            game="itty-bitty",
-            seats=[
-                StartedSeat(seat=0, player_id=f"{room}-h"),
-                StartedSeat(seat=1, player_id=f"{room}-b", bot="random"),
-            ],
-        )
-    )
+    service = game_service(pool)
+    game_id, _ = await new_game(service, [None, "random"])
     loaded = await service.load(game_id)
     async with pool.acquire() as conn:
         obs = await observe(conn, "itty-bitty", game_id, 1)

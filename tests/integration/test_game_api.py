@@ -13,13 +13,11 @@ import pytest
 
 from contracts.streams import RoomStarted, StartedSeat
 from infra.auth import issue
-from infra.eventstore.postgres import PostgresEventStore
 from infra.settings import Settings
 from services.game.app import create_app
 from services.game.handlers import GameService
-from services.game.live import Waiters
-from services.game.repository import PostgresGamesRepository
 from tests.integration.serve import serving
+from tests.integration.tables import game_service, new_game
 
 SECRET = "api-test-secret-at-least-32-bytes-long"
 
@@ -61,21 +59,13 @@ class Table:
 
 @pytest.fixture
 def service(pool: asyncpg.Pool) -> GameService:
-    """Sets games up from the test's own loop (the app under test runs in another)."""
-    return GameService(PostgresEventStore(pool), PostgresGamesRepository(pool), Waiters())
+    """Sets games up beside the app under test, on the same database."""
+    return game_service(pool)
 
 
 @pytest.fixture
 async def table(client: httpx.AsyncClient, service: GameService) -> Table:
-    room = f"room-{uuid.uuid4()}"
-    players = [f"{room}-{i}" for i in range(3)]
-    game_id = await service.create_from_room(
-        RoomStarted(
-            room_id=room,
-            game="itty-bitty",
-            seats=[StartedSeat(seat=i, player_id=p, name=f"p{i}") for i, p in enumerate(players)],
-        )
-    )
+    game_id, players = await new_game(service, [None, None, None])
     return Table(client, game_id, players)
 
 

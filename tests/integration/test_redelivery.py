@@ -14,14 +14,11 @@ import msgspec
 import pytest
 import redis.asyncio as aioredis
 
-from contracts.streams import RoomStarted, StartedSeat, SubmitAction
-from infra.eventstore.postgres import PostgresEventStore
+from contracts.streams import SubmitAction
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
 from services.game.consumers import on_submit_action
-from services.game.handlers import GameService
-from services.game.live import Waiters
-from services.game.repository import PostgresGamesRepository
+from tests.integration.tables import game_service, new_game
 
 HERE = Path(__file__).parent
 
@@ -35,18 +32,8 @@ async def test_killed_consumer_redelivers_and_applies_once(
     redis_client: aioredis.Redis,
     stream_prefix: str,
 ) -> None:
-    service = GameService(PostgresEventStore(pool), PostgresGamesRepository(pool), Waiters())
-    room = f"room-{uuid.uuid4()}"
-    game_id = await service.create_from_room(
-        RoomStarted(
-            room_id=room,
-            game="itty-bitty",
-            seats=[
-                StartedSeat(seat=0, player_id=f"{room}-a"),
-                StartedSeat(seat=1, player_id=f"{room}-b"),
-            ],
-        )
-    )
+    service = game_service(pool)
+    game_id, _ = await new_game(service, [None, None])
     loaded = await service.load(game_id)
     start = loaded.version
     action = loaded.rules.legal_actions(loaded.state, 0)[0]

@@ -1,0 +1,31 @@
+"""Games set up straight from a RoomStarted, on the real Postgres adapters."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+
+from contracts.streams import RoomStarted, StartedSeat
+from infra.eventstore.postgres import PostgresEventStore
+from services.game.handlers import GameService
+from services.game.live import Waiters
+from services.game.repository import PostgresGamesRepository
+
+
+def game_service(pool: asyncpg.Pool) -> GameService:
+    return GameService(PostgresEventStore(pool), PostgresGamesRepository(pool), Waiters())
+
+
+async def new_game(
+    service: GameService, bots: list[str | None], game: str = "itty-bitty"
+) -> tuple[str, list[str]]:
+    """A game with one seat per entry of `bots` (None: a person); its id and player ids."""
+    room = f"room-{uuid.uuid4()}"
+    players = [f"{room}-{seat}" for seat in range(len(bots))]
+    seats = [
+        StartedSeat(seat=seat, player_id=players[seat], name=f"p{seat}", bot=level)
+        for seat, level in enumerate(bots)
+    ]
+    game_id = await service.create_from_room(RoomStarted(room_id=room, game=game, seats=seats))
+    return game_id, players
