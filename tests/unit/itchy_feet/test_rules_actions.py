@@ -1,0 +1,397 @@
+"""The Itchy Feet rulebook: draw, recycle, trade, steal, travel; reshuffles and the hand limit."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from random import Random
+from typing import Any
+
+import pytest
+from msgspec.structs import replace
+
+from games.itchy_feet.model import (
+    AcceptTrade,
+    ActionTaken,
+    AllowSteal,
+    CancelSteal,
+    CardDrawn,
+    CardStolen,
+    DeclineTrade,
+    Discard,
+    DiscardDown,
+    DiscardRequired,
+    Draw,
+    GameWon,
+    HandLimitMet,
+    OfferTrade,
+    Options,
+    PileReshuffled,
+    Recycle,
+    Recycled,
+    State,
+    Steal,
+    StealAnswer,
+    StealAttempted,
+    StealCancelled,
+    TradeAccepted,
+    TradeDeclined,
+    TradeOffer,
+    TradeOffered,
+    Travel,
+    Travelled,
+    TurnBegan,
+)
+from tests.unit.itchy_feet.test_rules_setup import (
+    ALL,
+    GERMANY,
+    INSURANCE,
+    JAPAN,
+    MAP,
+    MAP2,
+    REAL,
+    TRAP,
+    Picks,
+    event,
+    item,
+    of,
+    play,
+    refused,
+    table,
+)
+
+CAM, CAM2, SUN, SUN2 = item("camera"), item("camera", 2), item("sunscreen"), item("sunscreen", 2)
+BOOTS, GUIDE, UMB2 = item("hiking-boots"), item("guidebook"), item("umbrella", 2)
+
+# -- draw and reshuffle -----------------------------------------------------------------------
+
+
+def test_draw_takes_one_card_from_the_draw_pile() -> None:
+    state = table(hands=[GERMANY, [CAM]])
+    events, after = play(state, 0, Draw(), Picks(SUN2))
+    assert events == [
+        ActionTaken(seat=0, action="draw"),
+        CardDrawn(seat=0, reason="draw", card=SUN2),
+        TurnBegan(seat=1),
+    ]
+    assert after.hands[0] == (*GERMANY, SUN2) and SUN2 not in after.draw_pile
+    assert Draw() in REAL.legal_actions(state, 0)
+
+
+def test_nothing_to_draw_when_no_card_but_events_is_left() -> None:
+    state = table(
+        hands=[GERMANY, [CAM]], draw=[], discard=[event("strike")], options=Options(events=True)
+    )
+    assert Draw() not in REAL.legal_actions(state, 0)
+    assert refused(state, 0, Draw()) == "nothing_to_draw"
+
+
+def test_the_discard_is_reshuffled_the_moment_the_last_card_is_drawn() -> None:
+    state = table(hands=[GERMANY, [CAM]], draw=[CAM2], discard=[SUN, BOOTS])
+    events, after = play(state, 0, Draw())
+    assert events[1:3] == [CardDrawn(seat=0, reason="draw", card=CAM2), PileReshuffled(count=2)]
+    assert after.draw_pile == tuple(sorted([SUN, BOOTS])) and after.discard == ()
+    # a pile already empty (its discard came later) is reshuffled before the draw
+    state = table(hands=[GERMANY, [CAM]], draw=[], discard=[SUN, BOOTS])
+    events, after = play(state, 0, Draw(), Picks(BOOTS))
+    assert events[1:3] == [PileReshuffled(count=2), CardDrawn(seat=0, reason="draw", card=BOOTS)]
+    assert after.draw_pile == (SUN,)
+
+
+# -- recycle ----------------------------------------------------------------------------------
+
+
+def recycle_table(**fields: Any) -> State:
+    return table(hands=[[*GERMANY, CAM, SUN], [BOOTS]], discard=[GUIDE, CAM2], **fields)
+
+
+def test_recycle_discards_two_cards_and_takes_any_card_of_the_discard() -> None:
+    state = recycle_table()
+    events, after = play(state, 0, Recycle(discard=(CAM, SUN), take=GUIDE))
+    assert events[:2] == [
+        ActionTaken(seat=0, action="recycle"),
+        Recycled(seat=0, discarded=(CAM, SUN), taken=GUIDE),
+    ]
+    assert after.hands[0] == (*GERMANY, GUIDE) and after.discard == (CAM2, CAM, SUN)
+    assert events[-1] == TurnBegan(seat=1)
+
+
+def test_recycle_costs_exactly_two_cards_of_your_hand_and_not_the_ones_just_discarded() -> None:
+    state = recycle_table()
+    assert refused(state, 0, Recycle(discard=(CAM,), take=GUIDE)) == "wrong_cost"
+    assert refused(state, 0, Recycle(discard=(CAM, SUN, GERMANY[0]), take=GUIDE)) == "wrong_cost"
+    assert refused(state, 0, Recycle(discard=(CAM, CAM), take=GUIDE)) == "card_named_twice"
+    assert refused(state, 0, Recycle(discard=(CAM, BOOTS), take=GUIDE)) == "card_not_in_hand"
+    assert refused(state, 0, Recycle(discard=(CAM, SUN), take=CAM)) == "not_in_discard"
+    assert refused(state, 0, Recycle(discard=(CAM, SUN), take=BOOTS)) == "not_in_discard"
+
+
+def test_event_cards_cannot_be_recycled() -> None:
+    state = table(
+        hands=[[*GERMANY, CAM, SUN], [BOOTS]],
+        discard=[event("strike"), GUIDE],
+        options=Options(events=True),
+    )
+    assert refused(state, 0, Recycle(discard=(CAM, SUN), take=event("strike"))) == (
+        "cannot_recycle_event"
+    )
+    takes = {a.take for a in REAL.legal_actions(state, 0) if isinstance(a, Recycle)}
+    assert takes == {GUIDE}
+
+
+def test_a_forbidden_item_cannot_pay_for_a_recycle() -> None:
+    state = table(hands=[[*GERMANY, TRAP], [BOOTS]], discard=[GUIDE], options=ALL)
+    assert refused(state, 0, Recycle(discard=(TRAP, GERMANY[0]), take=GUIDE)) == (
+        "forbidden_cannot_pay"
+    )
+    assert all(
+        TRAP not in a.discard for a in REAL.legal_actions(state, 0) if isinstance(a, Recycle)
+    )
+
+
+def test_legal_recycles_list_one_payment_per_kind_taken_but_any_payment_is_accepted() -> None:
+    state = table(hands=[[*GERMANY, CAM, SUN], [BOOTS]], discard=[GUIDE, CAM2, item("camera", 3)])
+    listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Recycle)]
+    assert sorted(a.take for a in listed) == [CAM2, GUIDE]  # one per kind, the lowest id
+    assert len({a.discard for a in listed}) == 1 and set(listed[0].discard) == {CAM, SUN}
+    after = play(state, 0, Recycle(discard=GERMANY[:2], take=item("camera", 3)))[1]
+    assert item("camera", 3) in after.hands[0]
+
+
+# -- trade ------------------------------------------------------------------------------------
+
+
+def trade_table(**fields: Any) -> State:
+    return table(3, hands=[[*GERMANY, CAM, SUN], [UMB2, BOOTS, GUIDE], [SUN2]], **fields)
+
+
+def test_a_trade_offer_is_public_and_the_responder_answers() -> None:
+    state = trade_table()
+    offer = OfferTrade(to=1, give=(CAM,), want=("umbrella",))
+    events, offered = play(state, 0, offer)
+    assert events == [
+        ActionTaken(seat=0, action="trade"),
+        TradeOffered(asker=0, responder=1, give=(CAM,), want=("umbrella",)),
+    ]
+    assert offered.pending == TradeOffer(asker=0, responder=1, give=(CAM,), want=("umbrella",))
+    assert REAL.to_act(offered) == frozenset({1})
+    assert list(REAL.view(offered, 2).public["pending"]["give"]) == [CAM]
+    assert REAL.legal_actions(offered, 1) == [AcceptTrade(), DeclineTrade()]
+    assert refused(offered, 0, Draw()) == "not_your_turn"
+    assert refused(offered, 1, Draw()) == "answer_first"
+
+
+def test_an_accepted_trade_hands_over_exactly_the_kinds_asked_then_both_draw_asker_first() -> None:
+    state = trade_table()
+    _, offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("umbrella", "guidebook")))
+    events, after = play(offered, 1, AcceptTrade(), Picks(item("hiking-boots", 2), CAM2))
+    assert events[0] == TradeAccepted(asker=0, responder=1, given=(CAM,), received=(UMB2, GUIDE))
+    bonus = [(d.seat, d.reason) for d in of(CardDrawn, events)]
+    assert bonus == [(0, "bonus"), (1, "bonus")]  # "both players can draw one bonus card"
+    assert after.hands[0] == (*GERMANY, SUN, UMB2, GUIDE, item("hiking-boots", 2))
+    assert after.hands[1] == (BOOTS, CAM, CAM2)  # one card for two: uneven trades are fine
+    assert after.pending is None and events[-1] == TurnBegan(seat=1)
+
+
+def test_the_responder_may_pick_the_copies_but_not_other_kinds() -> None:
+    state = table(hands=[[*GERMANY, CAM], [UMB2, item("umbrella", 3), BOOTS]])
+    _, offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("umbrella",)))
+    events = play(offered, 1, AcceptTrade(cards=(item("umbrella", 3),)))[0]
+    assert of(TradeAccepted, events)[0].received == (item("umbrella", 3),)
+    assert refused(offered, 1, AcceptTrade(cards=(BOOTS,))) == "not_what_was_asked"
+    assert refused(offered, 1, AcceptTrade(cards=(UMB2, BOOTS))) == "not_what_was_asked"
+    assert refused(offered, 1, AcceptTrade(cards=(SUN,))) == "card_not_in_hand"
+
+
+def test_a_responder_without_the_cards_asked_cannot_accept_lying_is_allowed() -> None:
+    state = trade_table()
+    _, offered = play(state, 0, OfferTrade(to=2, give=(CAM,), want=("umbrella",)))
+    assert REAL.legal_actions(offered, 2) == [DeclineTrade()]
+    assert refused(offered, 2, AcceptTrade()) == "cannot_fulfil_trade"
+    assert refused(offered, 2, AcceptTrade(cards=(SUN2,))) == "not_what_was_asked"
+
+
+def test_a_declined_trade_gives_another_action_but_not_another_trade() -> None:
+    state = trade_table()
+    _, offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("camera",)))
+    events, after = play(offered, 1, DeclineTrade())
+    assert events == [TradeDeclined(asker=0, responder=1)]  # no bonus card
+    assert after.current == 0 and after.actions_left == 1 and after.trade_declined
+    assert after.hands == state.hands
+    again = OfferTrade(to=2, give=(CAM,), want=("sunscreen",))
+    assert refused(after, 0, again) == "trade_declined_this_turn"
+    assert not [a for a in REAL.legal_actions(after, 0) if isinstance(a, OfferTrade)]
+    events, later = play(after, 0, Draw())
+    assert events[-1] == TurnBegan(seat=1) and not later.trade_declined
+
+
+def test_a_trade_names_a_partner_cards_of_yours_and_kinds_in_play() -> None:
+    state = trade_table()
+    assert refused(state, 0, OfferTrade(to=0, give=(CAM,), want=("umbrella",))) == "bad_partner"
+    assert refused(state, 0, OfferTrade(to=3, give=(CAM,), want=("umbrella",))) == "bad_partner"
+    assert refused(state, 0, OfferTrade(to=1, give=(), want=("umbrella",))) == "empty_trade"
+    assert refused(state, 0, OfferTrade(to=1, give=(CAM,), want=())) == "empty_trade"
+    assert refused(state, 0, OfferTrade(to=1, give=(BOOTS,), want=("camera",))) == (
+        "card_not_in_hand"
+    )
+    for kind in ("snorkel", "postcard", "strike"):  # postcards not in play; events never
+        assert refused(state, 0, OfferTrade(to=1, give=(CAM,), want=(kind,))) == "unknown_kind"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ENGINE BUG: rules.py:284-286 _tradeable_kinds counts the actions cards and the "
+    "character cards (never in the box, never in a hand) as kinds in play",
+)
+@pytest.mark.parametrize("kind", ["actions", "hoarder"])
+def test_a_trade_cannot_ask_for_an_actions_card_or_a_character(kind: str) -> None:
+    state = trade_table()
+    assert refused(state, 0, OfferTrade(to=1, give=(CAM,), want=(kind,))) == "unknown_kind"
+
+
+def test_legal_trades_ask_each_partner_for_each_missing_kind() -> None:
+    state = table(
+        3, hands=[[GERMANY[0], CAM], [BOOTS], [SUN]]
+    )  # lacks phrasebook, jacket, passport
+    listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, OfferTrade)]
+    assert {(a.to, a.want) for a in listed} == {
+        (p, (k,)) for p in (1, 2) for k in ("phrasebook", "warm-jacket", "passport")
+    }
+    assert {a.give for a in listed} == {(CAM,)}  # the card the seat can best spare
+
+
+# -- steal ------------------------------------------------------------------------------------
+
+
+def test_steal_discards_one_card_and_takes_a_random_card_from_the_victim() -> None:
+    state = table(3, hands=[[*GERMANY, CAM], [BOOTS, GUIDE, SUN], [SUN2]])
+    events, after = play(state, 0, Steal(victim=1, discard=CAM), Picks(GUIDE))
+    assert events[:3] == [
+        ActionTaken(seat=0, action="steal"),
+        StealAttempted(thief=0, victim=1, discarded=CAM, answer_needed=False),
+        CardStolen(thief=0, victim=1, card=GUIDE),
+    ]
+    assert after.hands[0] == (*GERMANY, GUIDE) and after.hands[1] == (BOOTS, SUN)
+    assert after.discard == (CAM,) and events[-1] == TurnBegan(seat=1)
+    steals = [play(state, 0, Steal(victim=1, discard=CAM), Random(s))[0] for s in range(20)]
+    taken = {of(CardStolen, events)[0].card for events in steals}
+    assert taken == {BOOTS, GUIDE, SUN}  # at random
+
+
+def test_steal_needs_a_card_to_pay_and_a_victim_holding_cards() -> None:
+    state = table(3, hands=[[*GERMANY, TRAP], [BOOTS], []], options=ALL)
+    assert refused(state, 0, Steal(victim=1)) == "wrong_cost"
+    assert refused(state, 0, Steal(victim=1, discard=TRAP)) == "forbidden_cannot_pay"
+    assert refused(state, 0, Steal(victim=1, discard=CAM)) == "card_not_in_hand"
+    assert refused(state, 0, Steal(victim=0, discard=GERMANY[0])) == "bad_victim"
+    assert refused(state, 0, Steal(victim=3, discard=GERMANY[0])) == "bad_victim"
+    assert refused(state, 0, Steal(victim=2, discard=GERMANY[0])) == "nothing_to_steal"
+    steals = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Steal)]
+    assert [(a.victim, a.discard != TRAP) for a in steals] == [(1, True)]
+
+
+def test_with_special_items_the_victim_always_answers_and_may_allow() -> None:
+    state = table(hands=[[*GERMANY, CAM], [BOOTS, GUIDE]], options=ALL)
+    events, asked = play(state, 0, Steal(victim=1, discard=CAM))
+    assert events[-1] == StealAttempted(thief=0, victim=1, discarded=CAM, answer_needed=True)
+    assert asked.pending == StealAnswer(thief=0, victim=1) and REAL.to_act(asked) == {1}
+    assert REAL.legal_actions(asked, 1) == [AllowSteal()]  # no insurance, still asked
+    events, after = play(asked, 1, AllowSteal(), Picks(GUIDE))
+    assert events[0] == CardStolen(thief=0, victim=1, card=GUIDE) and after.pending is None
+
+
+def test_travel_insurance_cancels_a_steal() -> None:
+    state = table(hands=[[*GERMANY, CAM], [BOOTS, INSURANCE]], options=ALL)
+    asked = play(state, 0, Steal(victim=1, discard=CAM))[1]
+    assert REAL.legal_actions(asked, 1) == [AllowSteal(), CancelSteal(card=INSURANCE)]
+    assert refused(asked, 1, CancelSteal(card=BOOTS)) == "no_travel_insurance"
+    events, after = play(asked, 1, CancelSteal(card=INSURANCE))
+    assert events[0] == StealCancelled(thief=0, victim=1, card=INSURANCE)
+    assert not of(CardStolen, events) and events[-1] == TurnBegan(seat=1)
+    assert after.hands == (GERMANY, (BOOTS,)) and after.discard == (CAM, INSURANCE)
+
+
+# -- travel -----------------------------------------------------------------------------------
+
+
+def test_travel_home_pays_the_items_and_keeps_the_passport() -> None:
+    state = table(hands=[[*GERMANY, CAM, "passport-5"], [BOOTS]])  # any passport will do
+    assert Travel(pay=GERMANY) in REAL.legal_actions(state, 0)
+    events, after = play(state, 0, Travel(pay=GERMANY))
+    assert events[:2] == [
+        ActionTaken(seat=0, action="travel"),
+        Travelled(seat=0, destination="home", country="germany", paid=GERMANY),
+    ]
+    assert after.hands[0] == (CAM, "passport-5") and after.discard == GERMANY
+    assert after.visited_home == (True, False) and after.end is None
+    assert events[-1] == TurnBegan(seat=1)
+
+
+def test_home_first_then_the_centre_wins_at_once() -> None:
+    state = table(hands=[[*JAPAN, "passport-1"], [BOOTS]])
+    assert refused(state, 0, Travel(pay=JAPAN)) == "wrong_items"  # home first
+    state = replace(state, visited_home=(True, False))
+    events, after = play(state, 0, Travel(pay=JAPAN))
+    assert events[1:] == [
+        Travelled(seat=0, destination="centre", country="japan", paid=JAPAN),
+        GameWon(seat=0, reason="centre"),
+    ]
+    assert after.winner == 0 and REAL.outcome(after).winners == [0]  # type: ignore[union-attr]
+
+
+def test_travel_needs_a_passport_the_exact_items_and_no_forbidden_item() -> None:
+    state = table(hands=[[*GERMANY, UMB2], [BOOTS, "passport-1"]], options=ALL)
+    assert refused(state, 0, Travel(pay=GERMANY)) == "no_passport"
+    passport = table(hands=[[*GERMANY, UMB2, "passport-1"], [BOOTS]], options=ALL)
+    assert refused(passport, 0, Travel(pay=GERMANY[:2])) == "wrong_items"
+    assert refused(passport, 0, Travel(pay=(*GERMANY[:2], UMB2))) == "wrong_items"
+    assert refused(passport, 0, Travel(pay=(*GERMANY, UMB2))) == "wrong_items"
+    assert refused(passport, 0, Travel(pay=(*GERMANY[:2], "passport-1"))) == "wrong_items"
+    trapped = table(hands=[[*GERMANY, TRAP, "passport-1"], [BOOTS]], options=ALL)
+    assert refused(trapped, 0, Travel(pay=GERMANY)) == "holding_forbidden_item"
+    assert not [a for a in REAL.legal_actions(trapped, 0) if isinstance(a, Travel)]
+
+
+def test_a_poorly_drawn_map_counts_as_any_one_missing_item() -> None:
+    state = table(hands=[[*GERMANY[:2], MAP, "passport-1"], [BOOTS]], options=ALL)
+    assert Travel(pay=(*GERMANY[:2], MAP)) in REAL.legal_actions(state, 0)
+    events, after = play(state, 0, Travel(pay=(*GERMANY[:2], MAP)))
+    assert of(Travelled, events)[0].paid == (*GERMANY[:2], MAP) and MAP in after.discard
+    two = table(hands=[[GERMANY[0], MAP, MAP2, "passport-1"], [BOOTS]], options=ALL)
+    assert play(two, 0, Travel(pay=(GERMANY[0], MAP, MAP2)))[1].visited_home[0]
+    assert refused(two, 0, Travel(pay=(MAP, MAP2))) == "wrong_items"  # one item each
+
+
+# -- the hand limit ---------------------------------------------------------------------------
+
+
+def test_more_than_seven_cards_discard_down_at_once() -> None:
+    seven = [*GERMANY, CAM, SUN, BOOTS, "passport-1"]
+    state = table(hands=[seven, [GUIDE]])
+    events, over = play(state, 0, Draw(), Picks(CAM2))
+    assert events[-1] == DiscardRequired(counts=((0, 1),))
+    assert over.pending == DiscardDown(counts=((0, 1),)) and REAL.to_act(over) == {0}
+    assert REAL.legal_actions(over, 0) == [Discard(cards=(c,)) for c in sorted(over.hands[0])]
+    assert refused(over, 0, Discard(cards=(CAM, SUN))) == "wrong_discard_count"
+    assert refused(over, 0, Draw()) == "answer_first"
+    events, after = play(over, 0, Discard(cards=(SUN,)))
+    assert events == [HandLimitMet(seat=0, cards=(SUN,)), TurnBegan(seat=1)]
+    assert len(after.hands[0]) == 7 and after.discard == (SUN,)
+
+
+def test_several_seats_over_the_limit_discard_in_any_order() -> None:
+    state = table(
+        3,
+        hands=[
+            [*GERMANY, CAM, SUN, BOOTS, "passport-1"],
+            [UMB2, *JAPAN, SUN2, CAM2, item("guidebook", 2)],
+        ],
+    )
+    offer = OfferTrade(to=1, give=(CAM,), want=("umbrella",))
+    over = play(play(state, 0, offer)[1], 1, AcceptTrade())[1]
+    assert over.pending == DiscardDown(counts=((0, 1), (1, 1)))
+    assert REAL.to_act(over) == frozenset({0, 1})
+    assert len(list(REAL.legal_actions(over, 1))) == len(list(combinations(over.hands[1], 1)))
+    events, half = play(over, 1, Discard(cards=(SUN2,)))
+    assert events == [HandLimitMet(seat=1, cards=(SUN2,))] and REAL.to_act(half) == {0}
+    events, after = play(half, 0, Discard(cards=(SUN,)))
+    assert events[-1] == TurnBegan(seat=1) and [len(h) for h in after.hands] == [7, 7, 0]
