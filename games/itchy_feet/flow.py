@@ -17,6 +17,7 @@ from games.itchy_feet.model import (
     EventRevealed,
     GameDrawn,
     GameWon,
+    KeepOne,
     PileReshuffled,
     Reason,
     SkipScheduled,
@@ -40,10 +41,35 @@ class Tx:
         self.rng = rng
         self.events: list[Event] = []
         self.resolving = False  # an event card is being resolved
+        self.choosing = False  # the Planner's two cards are drawn but not yet chosen from
 
     def emit(self, event: Event) -> None:
+        """Fold one event in; nothing more happens once the game is over."""
+        if self.state.end is not None:
+            return
         self.state = evolve(self.content, self.state, event)
         self.events.append(event)
+        if self.state.options.postcards and not self.choosing:
+            self.check_postcards()
+
+    def check_postcards(self) -> None:
+        """ "If a player collects four postcards they instantly win": checked after every
+        single event, so nothing later in the same action can take the fourth away."""
+        s = self.state
+        if s.end is not None:
+            return
+        for seat in range(s.seats):
+            undecided = (
+                s.pending.cards if isinstance(s.pending, KeepOne) and s.pending.seat == seat else ()
+            )
+            held = [
+                c
+                for c in s.hands[seat]
+                if c not in undecided and self.content.type(c) == "postcard"
+            ]
+            if len(held) >= POSTCARDS_TO_WIN:
+                self.emit(GameWon(seat=seat, reason="postcards"))
+                return
 
     def hand_limit(self, seat: int) -> int:
         return HAND_LIMIT + 1 if self.state.characters[seat] == "hoarder" else HAND_LIMIT
@@ -56,7 +82,7 @@ class Tx:
 
     def draw(self, seat: int, reason: Reason) -> str | None:
         """Draw one card for `seat`; events drawn on the way are played and replaced."""
-        while self.can_draw():
+        while self.state.end is None and self.can_draw():
             if not self.state.draw_pile:
                 self.emit(PileReshuffled(count=len(self.state.discard)))
             card = self.rng.choice(self.state.draw_pile)
@@ -132,12 +158,6 @@ class Tx:
             s = self.state
             if s.end is not None:
                 return
-            if s.options.postcards:
-                for seat in range(s.seats):
-                    cards = [c for c in s.hands[seat] if self.content.type(c) == "postcard"]
-                    if len(cards) >= POSTCARDS_TO_WIN:
-                        self.emit(GameWon(seat=seat, reason="postcards"))
-                        return
             if s.pending is not None or s.current is None:
                 return
             over = tuple(

@@ -41,6 +41,7 @@ from games.itchy_feet.model import (
     Event,
     ExtensionsShuffledIn,
     ForbiddenDisposed,
+    GameDrawn,
     GameSetUp,
     GameWon,
     HandLimitMet,
@@ -211,11 +212,15 @@ class ItchyFeet:
                     )
                 tx.emit(ActionTaken(seat=seat, action="draw"))
                 if state.characters[seat] == "planner":
+                    tx.choosing = True  # neither card counts as held until one is kept
                     first, second = tx.draw(seat, "planner"), tx.draw(seat, "planner")
+                    tx.choosing = False
                     # an event between the two draws may have taken the first away again
                     drawn = tuple(c for c in (first, second) if c and c in tx.state.hands[seat])
                     if len(drawn) == 2:
                         tx.emit(PlannerChoice(seat=seat, cards=drawn))
+                    elif state.options.postcards:
+                        tx.check_postcards()
                 else:
                     tx.draw(seat, "draw")
             case Recycle(discard=paid, take=take):
@@ -246,6 +251,8 @@ class ItchyFeet:
                 if self.legal_actions(state, seat) != [PassTurn()]:
                     raise _illegal("cannot_pass", "you cannot skip your turn while you can act")
                 tx.emit(ActionTaken(seat=seat, action="pass"))
+                if not any(self._turn_actions(state, s) for s in range(state.seats)):
+                    tx.emit(GameDrawn(reason="no_cards"))  # nobody can ever act again
             case _:
                 raise _illegal("not_now", f"{type(action).__name__} is not a move for now")
 
@@ -282,7 +289,8 @@ class ItchyFeet:
             raise _illegal("unknown_kind", f"no card kind {unknown[0]!r} in this game")
 
     def _tradeable_kinds(self, state: State) -> set[str]:
-        in_play = set(self.content.cards) - set(state.box)
+        """Kinds of hand cards in this game: no events, characters or action cards."""
+        in_play = set(self.all_cards()) - set(state.box)
         return {self.content.kind(c) for c in in_play if self.content.type(c) != "event"}
 
     def _accept(self, tx: Tx, offer: TradeOffer, action: AcceptTrade) -> None:

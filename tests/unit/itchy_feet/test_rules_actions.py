@@ -237,11 +237,6 @@ def test_a_trade_names_a_partner_cards_of_yours_and_kinds_in_play() -> None:
         assert refused(state, 0, OfferTrade(to=1, give=(CAM,), want=(kind,))) == "unknown_kind"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG: rules.py:284-286 _tradeable_kinds counts the actions cards and the "
-    "character cards (never in the box, never in a hand) as kinds in play",
-)
 @pytest.mark.parametrize("kind", ["actions", "hoarder"])
 def test_a_trade_cannot_ask_for_an_actions_card_or_a_character(kind: str) -> None:
     state = trade_table()

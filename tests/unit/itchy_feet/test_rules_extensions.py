@@ -293,12 +293,6 @@ def test_four_postcards_win_even_off_turn_by_a_trade_or_a_pickpocket() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG: flow.py:135-140 Tx.settle checks for four postcards only once the "
-    "whole action has resolved, so an event drawn later in the same action (here the "
-    "asker's bonus draw, Lost Luggage) takes the fourth postcard away before the instant win",
-)
 def test_the_fourth_postcard_wins_before_anything_else_happens() -> None:
     state = table(
         hands=[[P1, P2, P3, CAM], [P4, BOOTS]],
@@ -315,12 +309,6 @@ def test_the_fourth_postcard_wins_before_anything_else_happens() -> None:
     assert events[1] == GameWon(seat=0, reason="postcards")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ENGINE BUG: flow.py:135-140 Tx.settle counts postcards before it looks at the "
-    "pending choice (line 141), so the Planner's two drawn cards, one of which must be "
-    "discarded, count as held: two postcards in hand plus two drawn win at once",
-)
 def test_the_planner_does_not_hold_both_drawn_cards_before_choosing() -> None:
     state = table(hands=[[P1, P2, CAM], [SUN]], options=ALL, characters=["planner", None])
     events, choosing = play(state, 0, Draw(), Picks(P3, P4))

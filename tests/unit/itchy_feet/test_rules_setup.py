@@ -314,6 +314,16 @@ def test_pass_turn_only_when_no_other_action_is_possible() -> None:
     assert refused(state, 0, PassTurn()) == "cannot_pass"
 
 
+def test_the_game_is_drawn_when_nobody_can_ever_act_again() -> None:
+    # Our ruling: every hand empty, nothing to draw: passing forever would be no game.
+    stuck = table(hands=[[], []], draw=[])
+    assert REAL.legal_actions(stuck, 0) == [PassTurn()]
+    events, after = play(stuck, 0, PassTurn())
+    assert events[-1] == GameDrawn(reason="no_cards") and after.end == "no_cards"
+    outcome = REAL.outcome(after)
+    assert outcome is not None and outcome.winners == [] and REAL.to_act(after) == frozenset()
+
+
 def test_the_game_is_drawn_once_turn_300_is_over() -> None:
     state = table(hands=[GERMANY, [item("camera")]], turn=300)
     events, after = play(state, 0, Draw())
