@@ -535,14 +535,10 @@ class ItchyFeet:
         hands = list(state.hands)
         for s in others:
             hands[s], pool = tuple(pool[: len(hands[s])]), pool[len(hands[s]) :]
-        return replace(
-            state,
-            hands=tuple(hands),
-            draw_pile=tuple(sorted(pool)),
-            pending=None
-            if isinstance(state.pending, KeepOne) and state.pending.seat != seat
-            else state.pending,
-        )
+        pending = state.pending
+        if isinstance(pending, KeepOne) and pending.seat != seat:  # its two cards, re-dealt
+            pending = KeepOne(seat=pending.seat, cards=hands[pending.seat][-len(pending.cards) :])
+        return replace(state, hands=tuple(hands), draw_pile=tuple(sorted(pool)), pending=pending)
 
     # -- for the generic checks and the catalog ----------------------------------------------------
 

@@ -273,3 +273,19 @@ def test_every_illegal_action_code_is_tested() -> None:
     here = Path(__file__).parent
     tests = "".join(p.read_text() for p in here.glob("test_rules*.py"))
     assert sorted(c for c in codes if f'"{c}"' not in tests) == []
+
+
+def test_sample_keeps_another_seats_pending_choice_among_its_cards() -> None:
+    from msgspec.structs import replace
+
+    from games.itchy_feet.model import KeepOne
+
+    state = table(
+        hands=[[item("camera")], [item("umbrella"), item("sunscreen"), item("guidebook")]]
+    )
+    state = replace(state, pending=KeepOne(seat=1, cards=(item("sunscreen"), item("guidebook"))))
+    for seed in range(5):
+        guess = REAL.sample(state, 0, Random(seed))
+        assert isinstance(guess.pending, KeepOne) and guess.pending.seat == 1
+        assert set(guess.pending.cards) <= set(guess.hands[1]) and len(guess.pending.cards) == 2
+        check_conservation(REAL, guess, seed)
