@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from msgspec.structs import replace
 
 from games.itchy_feet.model import (

@@ -279,6 +279,7 @@ def test_sample_keeps_another_seats_pending_choice_among_its_cards() -> None:
     from msgspec.structs import replace
 
     from games.itchy_feet.model import KeepOne
+    from games.testing import check_conservation
 
     state = table(
         hands=[[item("camera")], [item("umbrella"), item("sunscreen"), item("guidebook")]]
