@@ -204,6 +204,11 @@ class ItchyFeet:
                 self._own(state, seat, (card, other))
                 if self.content.type(card) != "forbidden" or card == other:
                     raise _illegal("not_forbidden", f"{card} is not a forbidden item to get rid of")
+                if self.content.type(other) == "forbidden":
+                    raise _illegal(
+                        "forbidden_cannot_pay",
+                        "get rid of a forbidden item with a card that is not one",
+                    )
                 tx.emit(ForbiddenDisposed(seat=seat, card=card, with_card=other))
             case Draw():
                 if not tx.can_draw():
@@ -216,7 +221,9 @@ class ItchyFeet:
                     first, second = tx.draw(seat, "planner"), tx.draw(seat, "planner")
                     tx.choosing = False
                     # an event between the two draws may have taken the first away again
-                    drawn = tuple(c for c in (first, second) if c and c in tx.state.hands[seat])
+                    # and a reshuffle in between may even bring the same card back
+                    held = tx.state.hands[seat]
+                    drawn = tuple(dict.fromkeys(c for c in (first, second) if c and c in held))
                     if len(drawn) == 2:
                         tx.emit(PlannerChoice(seat=seat, cards=drawn))
                     elif state.options.postcards:
@@ -400,8 +407,10 @@ class ItchyFeet:
                 insurance = sorted(x for x in hand if c.kind(x) == "travel-insurance")
                 return [AllowSteal()] + [CancelSteal(card=x) for x in insurance[:1]]
             case DiscardDown(counts=counts):
+                # every choice among the cards best spared, plus three (any other is accepted)
                 owed = dict(counts)[seat]
-                return [Discard(cards=cards) for cards in combinations(sorted(hand), owed)]
+                ranked = spare(c, state, seat, min(len(hand), owed + 3), usable=False) or ()
+                return [Discard(cards=tuple(sorted(x))) for x in combinations(ranked, owed)]
             case KeepOne(cards=cards):
                 return [KeepCard(card=x) for x in cards]
             case CharacterPick(options=options):
@@ -419,9 +428,7 @@ class ItchyFeet:
             ):
                 out.append(PlaySpecial(card=card))
             if c.type(card) == "forbidden":
-                other = spare(
-                    c, replace(state, hands=self._minus(state, seat, card)), seat, 1, usable=False
-                )
+                other = spare(c, replace(state, hands=self._minus(state, seat, card)), seat, 1)
                 if other:
                     out.append(DisposeForbidden(card=card, with_card=other[0]))
         tx = Tx(c, state, Random(0))
@@ -528,13 +535,17 @@ class ItchyFeet:
         )
 
     def sample(self, state: State, seat: int, rng: Random) -> State:
-        """Deal every card `seat` cannot see at random, keeping each hand's size."""
+        """Deal every card `seat` cannot see at random, keeping each hand's size; cards
+        everyone knows the place of (offered in an open trade) stay where they are."""
         others = [s for s in range(state.seats) if s != seat]
-        pool = list(state.draw_pile) + [c for s in others for c in state.hands[s]]
+        shown = set(state.pending.give) if isinstance(state.pending, TradeOffer) else set()
+        pool = list(state.draw_pile) + [c for s in others for c in state.hands[s] if c not in shown]
         rng.shuffle(pool)
         hands = list(state.hands)
         for s in others:
-            hands[s], pool = tuple(pool[: len(hands[s])]), pool[len(hands[s]) :]
+            kept = tuple(c for c in hands[s] if c in shown)
+            n = len(hands[s]) - len(kept)
+            hands[s], pool = (*kept, *pool[:n]), pool[n:]
         pending = state.pending
         if isinstance(pending, KeepOne) and pending.seat != seat:  # its two cards, re-dealt
             pending = KeepOne(seat=pending.seat, cards=hands[pending.seat][-len(pending.cards) :])

@@ -44,6 +44,7 @@ from games.itchy_feet.model import (
     TurnBegan,
     TurnSkipped,
 )
+from games.testing import check_conservation
 from tests.unit.itchy_feet.test_rules_setup import (
     ALL,
     CONTRABAND,
@@ -56,6 +57,7 @@ from tests.unit.itchy_feet.test_rules_setup import (
     POSTCARDS,
     REAL,
     TRAP,
+    C,
     Picks,
     event,
     item,
@@ -244,6 +246,16 @@ def test_a_forbidden_item_is_got_rid_of_with_one_other_card_as_a_free_move() -> 
     assert refused(state, 0, DisposeForbidden(card=CAM, with_card=TRAP)) == "not_forbidden"
     assert refused(state, 0, DisposeForbidden(card=TRAP, with_card=TRAP)) == "card_named_twice"
     assert refused(state, 0, DisposeForbidden(card=TRAP, with_card=SUN)) == "card_not_in_hand"
+    two = table(hands=[[*GERMANY, TRAP, CONTRABAND], [SUN]], options=ALL)
+    # "along with one additional card": another forbidden item does not pay
+    assert refused(two, 0, DisposeForbidden(card=TRAP, with_card=CONTRABAND)) == (
+        "forbidden_cannot_pay"
+    )
+    assert all(
+        C.type(a.with_card) != "forbidden"
+        for a in REAL.legal_actions(two, 0)
+        if isinstance(a, DisposeForbidden)
+    )
     events, clean = play(state, 0, DisposeForbidden(card=TRAP, with_card=CAM))
     assert events == [ForbiddenDisposed(seat=0, card=TRAP, with_card=CAM)]
     assert clean.actions_left == 1 and clean.discard == (TRAP, CAM)
@@ -335,6 +347,23 @@ def test_the_planner_draws_two_and_keeps_one() -> None:
     last = table(hands=[[CAM], [SUN]], characters=["planner", None], draw=[BOOTS])
     events, after = play(last, 0, Draw())  # one card left to draw: kept without a choice
     assert not of(PlannerChoice, events) and after.hands[0] == (CAM, BOOTS)
+
+
+def test_the_planner_has_no_choice_when_the_same_card_comes_back() -> None:
+    # the first card is lost to Lost Luggage, Tourist Season shuffles it back, it is drawn again
+    state = table(
+        hands=[[SUN], [GUIDE]],
+        characters=["planner", None],
+        draw=[CAM, event("lost-luggage"), event("tourist-season")],
+        discard=[BOOTS],
+        options=Options(events=True),
+    )
+    script = Picks(CAM, event("lost-luggage"), CAM, GUIDE, event("tourist-season"), CAM)
+    events, after = play(state, 0, Draw(), script)
+    drawn = [d.card for d in of(CardDrawn, events) if d.reason == "planner"]
+    assert drawn == [CAM, CAM] and not of(PlannerChoice, events)
+    assert after.pending is None and CAM in after.hands[0]
+    check_conservation(REAL, after, seed=0)
 
 
 def test_the_backpacker_recycles_for_one_card() -> None:
