@@ -39,7 +39,8 @@ class _Seat:
         country = public["centre"] if public["visited_home"][seat] else public["homes"][seat]
         self.needed = set(self.content.countries[country].items)
         kinds = [self.content.kind(c) for c in self.hand]
-        self.missing = {k for k in self.needed if k not in kinds}
+        lacking = sorted(k for k in self.needed if k not in kinds)
+        self.missing = set(lacking[kinds.count("poorly-drawn-map") :])  # a map is any one
         if "passport" not in kinds:
             self.missing.add("passport")
 
@@ -53,6 +54,13 @@ class _Seat:
         if type_ == "special":
             return 40
         return -10 if type_ == "forbidden" else 0
+
+
+KEEP = 80  # never pay with a card worth this much: the only passport or needed item
+
+
+def _affordable(me: _Seat, cards: tuple[str, ...] | list[str]) -> bool:
+    return all(me.worth(c) < KEEP for c in cards)
 
 
 def greedy(obs: Observation, rng: Random) -> Any:
@@ -77,25 +85,36 @@ def greedy(obs: Observation, rng: Random) -> Any:
             (k in me.needed or k == "passport") and kinds.count(k) <= offer["want"].count(k)
             for k in offer["want"]
         )
-        if AcceptTrade in by_type and not gives_away_need:
+        takes_forbidden = any(me.content.type(c) == "forbidden" for c in offer["give"])
+        if AcceptTrade in by_type and not gives_away_need and not takes_forbidden:
             return AcceptTrade()
         return DeclineTrade()
 
-    for free in (DisposeForbidden, Travel):
-        if found := by_type.get(free):
-            return found[0]
+    for dispose in by_type.get(DisposeForbidden, []):
+        if me.worth(dispose.with_card) < KEEP:
+            return dispose
+    if travel := by_type.get(Travel):
+        return travel[0]
     for play in by_type.get(PlaySpecial, []):
         if me.content.kind(play.card) in ("espresso", "lucky-find"):
             return play
     for recycle in by_type.get(Recycle, []):
-        if me.content.kind(recycle.take) in me.missing:
+        if me.content.kind(recycle.take) in me.missing and _affordable(me, recycle.discard):
             return recycle
     sizes = me.public["hand_sizes"]
     # a declined offer costs nothing (another action follows), so always ask first
-    offers = [a for a in by_type.get(OfferTrade, []) if a.want[0] in me.missing]
+    offers = [
+        a
+        for a in by_type.get(OfferTrade, [])
+        if a.want[0] in me.missing and sizes[a.to] and _affordable(me, a.give)
+    ]
     if offers:
         return rng.choice(offers)
-    steals = [a for a in by_type.get(Steal, []) if sizes[a.victim] >= STEAL_FROM]
+    steals = [
+        a
+        for a in by_type.get(Steal, [])
+        if sizes[a.victim] >= STEAL_FROM and (a.discard is None or _affordable(me, [a.discard]))
+    ]
     if steals and me.missing:
         return max(steals, key=lambda a: (sizes[a.victim], -a.victim))
     if Draw in by_type:
