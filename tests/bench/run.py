@@ -576,27 +576,39 @@ def engine_playouts() -> None:
 # -- rebuild -----------------------------------------------------------------------------
 
 
+# Itty bitty games end within ~500 events; Itchy Feet's run past 1,000, so the rebuild is
+# measured on the first 1,000 events of one (a prefix of a game is a real position).
+REBUILD_GAME = "itchy-feet"
+REBUILD_OPTIONS = {
+    "events": True,
+    "special_items": True,
+    "forbidden_items": True,
+    "postcards": True,
+}
+
+
 async def rebuild(dsn: str) -> None:
-    rules = get_rules(GAME)
+    rules = get_rules(REBUILD_GAME)
     assert rules is not None
+    options = msgspec.convert(REBUILD_OPTIONS, rules.options_type)
     best: list[Any] = []
     best_seed = -1
     seeds = 0
     while seeds < REBUILD_SEEDS and len(best) < REBUILD_TARGET:
-        p = random_playout(rules, seeds, 4, keep_states=False)
+        p = random_playout(rules, seeds, 4, options, keep_states=False)
         if len(p.events) > len(best):
             best, best_seed = p.events, seeds
         seeds += 1
     events = best[:REBUILD_TARGET]
     n = len(events)
     note(
-        f"rebuild: longest 4-seat game in seeds 0..{seeds - 1}: "
+        f"rebuild: {REBUILD_GAME}, longest 4-seat game in seeds 0..{seeds - 1}: "
         f"seed {best_seed}, {len(best)} events"
     )
     out(
         "rebuild_game_events",
         n,
-        f"events (longest 4-seat random game of {seeds} seeds; target {REBUILD_TARGET})",
+        f"events ({REBUILD_GAME}, every extension, 4 seats; target {REBUILD_TARGET})",
     )
     final = fold(rules, events)
 
@@ -611,11 +623,11 @@ async def rebuild(dsn: str) -> None:
                 GameRecord(
                     id=gid,
                     room_id=None,
-                    game=GAME,
+                    game=REBUILD_GAME,
                     seats=[
                         SeatInfo(seat=s, player_id=f"bench-rebuild-{label}-{s}") for s in range(4)
                     ],
-                    options={},
+                    options=REBUILD_OPTIONS,
                     timing={},
                     seed=1,
                 )
@@ -625,7 +637,7 @@ async def rebuild(dsn: str) -> None:
                     event_id=uuid.uuid4(),
                     type=type(e).__struct_config__.tag,
                     data=msgspec.json.encode(e),
-                    metadata={"seat": None, "batch": 1, "batch_end": True, "game": GAME},
+                    metadata={"seat": None, "batch": 1, "batch_end": True, "game": REBUILD_GAME},
                 )
                 for e in events
             ]
