@@ -6,6 +6,7 @@ from random import Random
 
 from games.itchy_feet.content import Content
 from games.itchy_feet.evolve import evolve
+from games.itchy_feet.legal import can_draw
 from games.itchy_feet.model import (
     CardDrawn,
     CardPassed,
@@ -77,8 +78,7 @@ class Tx:
     # -- drawing ---------------------------------------------------------------------------
 
     def can_draw(self) -> bool:
-        s = self.state
-        return any(self.content.type(c) != "event" for c in s.draw_pile + s.discard)
+        return can_draw(self.content, self.state)
 
     def draw(self, seat: int, reason: Reason) -> str | None:
         """Draw one card for `seat`; events drawn on the way are played and replaced."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from itertools import combinations
 from random import Random
 from typing import Any
 
@@ -12,6 +11,7 @@ import msgspec
 from msgspec.structs import replace
 
 from games.api import IllegalAction, Outcome, View
+from games.itchy_feet import legal
 from games.itchy_feet.content import EXTENSIONS, Content, load
 from games.itchy_feet.evolve import evolve, extension_cards
 from games.itchy_feet.flow import Tx
@@ -69,11 +69,10 @@ from games.itchy_feet.model import (
     Travelled,
     TurnBegan,
 )
-from games.itchy_feet.travel import MAP, destination, missing_kinds, needed_items, payment, spare
+from games.itchy_feet.travel import MAP, destination, needed_items
 
 STARTING_ITEMS = 3
 CHARACTERS = ("backpacker", "pickpocket", "hoarder", "planner", "haggler", "globetrotter")
-PLAYABLE = ("espresso", "lucky-find", "change-of-plans")
 
 
 def _illegal(code: str, message: str) -> IllegalAction:
@@ -375,7 +374,7 @@ class ItchyFeet:
         state = tx.state
         self._own(state, seat, (card,))
         kind = self.content.kind(card)
-        if kind not in PLAYABLE:
+        if kind not in legal.PLAYABLE:
             raise _illegal(
                 "not_playable_now", f"{self.content.cards[card].name} is not played this way"
             )
@@ -396,75 +395,10 @@ class ItchyFeet:
     def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
         if seat not in self.to_act(state):
             return []
-        c = self.content
-        hand = state.hands[seat]
-        match state.pending:
-            case TradeOffer(want=want):
-                have = Counter(c.kind(x) for x in hand)
-                ok = all(have[k] >= n for k, n in Counter(want).items())
-                return [AcceptTrade(), DeclineTrade()] if ok else [DeclineTrade()]
-            case StealAnswer():
-                insurance = sorted(x for x in hand if c.kind(x) == "travel-insurance")
-                return [AllowSteal()] + [CancelSteal(card=x) for x in insurance[:1]]
-            case DiscardDown(counts=counts):
-                # every choice among the cards best spared, plus three (any other is accepted)
-                owed = dict(counts)[seat]
-                ranked = spare(c, state, seat, min(len(hand), owed + 3), usable=False) or ()
-                return [Discard(cards=tuple(sorted(x))) for x in combinations(ranked, owed)]
-            case KeepOne(cards=cards):
-                return [KeepCard(card=x) for x in cards]
-            case CharacterPick(options=options):
-                return [ChooseCharacter(character=x) for x in options]
-        return self._turn_actions(state, seat) or [PassTurn()]
+        return legal.actions(self.content, state, seat)
 
     def _turn_actions(self, state: State, seat: int) -> list[Action]:
-        c = self.content
-        hand = state.hands[seat]
-        out: list[Action] = []
-        for card in sorted({c.kind(x): x for x in sorted(hand, reverse=True)}.values()):
-            kind = c.kind(card)
-            if kind in PLAYABLE and not (
-                kind == "change-of-plans" and (state.visited_home[seat] or not state.country_pile)
-            ):
-                out.append(PlaySpecial(card=card))
-            if c.type(card) == "forbidden":
-                other = spare(c, replace(state, hands=self._minus(state, seat, card)), seat, 1)
-                if other:
-                    out.append(DisposeForbidden(card=card, with_card=other[0]))
-        tx = Tx(c, state, Random(0))
-        if tx.can_draw():
-            out.append(Draw())
-        cost = 1 if state.characters[seat] == "backpacker" else 2
-        paid = spare(c, state, seat, cost)
-        if paid:
-            for take in sorted(
-                {c.kind(x): x for x in sorted(state.discard, reverse=True)}.values()
-            ):
-                if c.type(take) != "event":
-                    out.append(Recycle(discard=paid, take=take))
-        if not state.trade_declined and hand:
-            give = spare(c, state, seat, 1, usable=False)
-            for kind in missing_kinds(c, state, seat):
-                for partner in range(state.seats):
-                    if partner != seat and give:
-                        out.append(OfferTrade(to=partner, give=give, want=(kind,)))
-        pickpocket = state.characters[seat] == "pickpocket"
-        cost_card = None if pickpocket else spare(c, state, seat, 1)
-        for victim in range(state.seats):
-            if victim != seat and state.hands[victim] and (pickpocket or cost_card):
-                out.append(Steal(victim=victim, discard=None if pickpocket else cost_card[0]))  # type: ignore[index]
-        has_passport = any(c.kind(x) == "passport" for x in hand)
-        clean = not any(c.type(x) == "forbidden" for x in hand)
-        pay = payment(c, hand, needed_items(c, state, seat))
-        if has_passport and clean and pay is not None:
-            out.append(Travel(pay=pay))
-        return out
-
-    @staticmethod
-    def _minus(state: State, seat: int, card: str) -> tuple[tuple[str, ...], ...]:
-        return tuple(
-            tuple(x for x in h if x != card) if i == seat else h for i, h in enumerate(state.hands)
-        )
+        return legal.turn_actions(self.content, state, seat)
 
     # -- what each seat sees -----------------------------------------------------------------
 
