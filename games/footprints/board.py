@@ -1,0 +1,242 @@
+"""The assembled map: spaces, terrains, bonuses, caves, houses, and how figures move on it.
+
+Coordinates are (row, column) over the whole map in the odd-r hex layout of content.py:
+six rows; map tiles take four columns each from the left, the cairn tile the last three;
+house tiles sit in column -1, one per row. Pure: no I/O, no randomness (the layout, drawn
+at setup, is an argument).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import msgspec
+
+from games.footprints.content import (
+    Bonus,
+    Content,
+    Terrain,
+    neighbours,
+    rotate,
+)
+
+Pos = tuple[int, int]
+ROWS = 6
+TILE_COLUMNS = 4
+HOUSE_COLUMN = -1
+
+
+class Layout(msgspec.Struct, frozen=True, kw_only=True):
+    """What setup draws: tiles left to right, which are turned, and the house sides."""
+
+    tiles: tuple[str, ...]  # map tile ids, leftmost first; the cairn tile follows
+    turned: tuple[bool, ...]  # each tile turned end to end (180 degrees)
+    houses: tuple[tuple[str, int], ...]  # per row, top first: (house tile id, side)
+
+
+@dataclass(frozen=True)
+class Place:
+    terrains: frozenset[str]  # a cairn space counts as both of its terrains
+    bonus: Bonus | None
+    cairn: bool = False
+    tile: int = -1  # index of the map tile from the left; 6 for the cairn tile
+
+
+@dataclass(frozen=True)
+class Cave:
+    id: str
+    tile: int
+    touches: frozenset[Pos]
+
+
+@dataclass
+class MapBoard:
+    places: dict[Pos, Place]
+    caves: dict[str, Cave]
+    houses: dict[Pos, tuple[str, int]] = field(default_factory=dict)
+    columns: int = 0
+
+    # -- geometry ------------------------------------------------------------------------
+
+    def on_map(self, pos: Pos) -> bool:
+        return pos in self.places
+
+    def adjacent(self, pos: Pos) -> list[Pos]:
+        """Map spaces next to `pos` (houses are never entered)."""
+        return [p for p in neighbours(*pos) if p in self.places]
+
+    def has(self, pos: Pos, terrain: str) -> bool:
+        return terrain in self.places[pos].terrains
+
+    def line(self, start: Pos, direction: int) -> Iterator[Pos]:
+        """Positions in a straight line from `start` (excluded), along one of 6 directions,
+        over map and house spaces alike."""
+        x, z = _to_axial(start)
+        dx, dz = _AXIAL_DIRECTIONS[direction]
+        while True:
+            x, z = x + dx, z + dz
+            pos = _from_axial(x, z)
+            if pos not in self.places and pos not in self.houses:
+                return
+            yield pos
+
+    def caves_next_to(self, pos: Pos) -> list[Cave]:
+        return [cave for cave in self.caves.values() if pos in cave.touches]
+
+    def distance(self, a: Pos, b: Pos) -> int:
+        (ax, az), (bx, bz) = _to_axial(a), _to_axial(b)
+        return (abs(ax - bx) + abs(az - bz) + abs((ax + az) - (bx + bz))) // 2
+
+
+def assemble(content: Content, layout: Layout) -> MapBoard:
+    tiles = content.map_tiles
+    places: dict[Pos, Place] = {}
+    caves: dict[str, Cave] = {}
+    for index, (tile_id, turned) in enumerate(zip(layout.tiles, layout.turned, strict=True)):
+        tile = tiles[tile_id]
+        for r, row in enumerate(tile.rows):
+            for c, space in enumerate(row):
+                gr, gc = rotate(r, c) if turned else (r, c)
+                places[(gr, index * TILE_COLUMNS + gc)] = Place(
+                    terrains=frozenset({space.terrain}), bonus=space.bonus, tile=index
+                )
+        for site in tile.caves:
+            touches = frozenset(
+                (gr, index * TILE_COLUMNS + gc)
+                for gr, gc in ((rotate(*p) if turned else p) for p in site.spaces)
+            )
+            caves[site.id] = Cave(id=site.id, tile=index, touches=touches)
+    first = len(layout.tiles) * TILE_COLUMNS
+    for r, cairn_row in enumerate(content.cairn_tile.rows):
+        for c, cell in enumerate(cairn_row):
+            terrains = {cell.terrain} | ({cell.also} if cell.also else set())
+            places[(r, first + c)] = Place(
+                terrains=frozenset(terrains),
+                bonus=cell.bonus,
+                cairn=cell.cairn,
+                tile=len(layout.tiles),
+            )
+    houses = {(r, HOUSE_COLUMN): house for r, house in enumerate(layout.houses)}
+    columns = first + len(content.cairn_tile.rows[0])
+    return MapBoard(places=places, caves=caves, houses=houses, columns=columns)
+
+
+# -- moving ------------------------------------------------------------------------------
+
+
+class IllegalMove(ValueError):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class TopMove:
+    """Up to `level` spaces of `terrain`, and (if `extra`) one space of that terrain,
+    before, during, after or instead of the normal move."""
+
+    terrain: Terrain
+    level: int
+    extra: Terrain | None = None
+
+
+def check_top_move(
+    board: MapBoard, start: Pos, path: Sequence[Pos], move: TopMove, occupied: Iterable[Pos]
+) -> None:
+    """Raise IllegalMove unless `path` (the spaces entered, in order) is such a move."""
+    taken = set(occupied) - {start}
+    if not path:
+        raise IllegalMove("empty_path", "a move enters at least one space")
+    here = start
+    forced = 0  # steps only the extra space can pay for
+    eligible = False  # a step the extra space could pay for instead of a normal one
+    for step in path:
+        if step not in board.places:
+            raise IllegalMove("off_map", f"{step} is not a map space (houses are never entered)")
+        if step not in neighbours(*here):
+            raise IllegalMove("not_adjacent", f"{step} is not next to {here}")
+        main = board.has(step, move.terrain)
+        extra = move.extra is not None and board.has(step, move.extra)
+        if not main and not extra:
+            raise IllegalMove("wrong_terrain", f"{step} is not {move.terrain}")
+        forced += not main
+        eligible = eligible or (main and extra)
+        here = step
+    if forced > 1:
+        raise IllegalMove("one_extra_space", "the extra move is a single space")
+    normal = len(path) - (1 if forced or eligible else 0)
+    if normal > move.level:
+        raise IllegalMove("too_far", f"your skill lets you move {move.level} {move.terrain} spaces")
+    if path[-1] in taken:
+        raise IllegalMove("occupied", "you may move through figures but not end on one")
+
+
+def collected(board: MapBoard, path: Sequence[Pos], occupied: Iterable[Pos]) -> list[Pos]:
+    """The spaces whose bonus a move collects: unoccupied ones passed or stopped on, once."""
+    taken = set(occupied)
+    seen: dict[Pos, None] = {}
+    for step in path:
+        if step not in taken and board.places[step].bonus is not None:
+            seen.setdefault(step)
+    return list(seen)
+
+
+def top_destinations(
+    board: MapBoard, start: Pos, move: TopMove, occupied: Iterable[Pos]
+) -> dict[Pos, list[Pos]]:
+    """Every space a top action can end on, with one shortest legal path to it."""
+    taken = set(occupied) - {start}
+    # state: (position, normal steps used, extra used)
+    first = (start, 0, False)
+    paths: dict[tuple[Pos, int, bool], list[Pos]] = {first: []}
+    queue = deque([first])
+    ends: dict[Pos, list[Pos]] = {}
+    while queue:
+        pos, used, extra_used = state = queue.popleft()
+        for step in board.adjacent(pos):
+            options = []
+            if board.has(step, move.terrain) and used < move.level:
+                options.append((step, used + 1, extra_used))
+            if move.extra is not None and not extra_used and board.has(step, move.extra):
+                options.append((step, used, True))
+            for nxt in options:
+                if nxt not in paths:
+                    paths[nxt] = [*paths[state], step]
+                    queue.append(nxt)
+                    if step not in taken and step not in ends:  # back home counts too
+                        ends[step] = paths[nxt]
+    return ends
+
+
+def bottom_destinations(
+    board: MapBoard, start: Pos, occupied: Iterable[Pos]
+) -> dict[Pos, list[Pos]]:
+    """An adjacent unoccupied space, or the first one past a line of figures (jumped)."""
+    taken = set(occupied) - {start}
+    ends: dict[Pos, list[Pos]] = {}
+    for direction in range(6):
+        jumped: list[Pos] = []
+        for pos in board.line(start, direction):
+            if pos in board.houses or pos not in board.places:
+                break  # never onto a house, nor over a figure standing on one
+            if pos in taken:
+                jumped.append(pos)
+                continue
+            ends.setdefault(pos, [*jumped, pos])
+            break
+    return ends
+
+
+# odd-r offset <-> axial (x, z): straight lines and distances are easy in axial.
+_AXIAL_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+
+
+def _to_axial(pos: Pos) -> tuple[int, int]:
+    r, c = pos
+    return c - (r - (r & 1)) // 2, r
+
+
+def _from_axial(x: int, z: int) -> Pos:
+    return z, x + (z - (z & 1)) // 2

@@ -1,0 +1,176 @@
+"""The assembled Footprints map and the movement rules on it."""
+
+from __future__ import annotations
+
+from itertools import product
+
+import pytest
+
+from games.footprints.board import (
+    HOUSE_COLUMN,
+    IllegalMove,
+    Layout,
+    MapBoard,
+    Place,
+    TopMove,
+    _from_axial,
+    _to_axial,
+    assemble,
+    bottom_destinations,
+    check_top_move,
+    collected,
+    top_destinations,
+)
+from games.footprints.content import FireBonus, load, neighbours, rotate
+
+CONTENT = load()
+TILES = tuple(CONTENT.map_tiles)
+HOUSES = tuple((h, 0) for h in CONTENT.house_tiles)
+
+
+def board_of(rows: list[str], bonus_at: set[tuple[int, int]] = frozenset()) -> MapBoard:
+    """A small map from letters: m(ountain) i(ce) f(orest) s(wamp); houses in column -1."""
+    names = {"m": "mountain", "i": "ice", "f": "forest", "s": "swamp"}
+    places = {
+        (r, c): Place(
+            terrains=frozenset({names[ch]}), bonus=FireBonus() if (r, c) in bonus_at else None
+        )
+        for r, row in enumerate(rows)
+        for c, ch in enumerate(row)
+    }
+    houses = {(r, HOUSE_COLUMN): (f"house-{r}", 0) for r in range(len(rows))}
+    return MapBoard(places=places, caves={}, houses=houses, columns=len(rows[0]))
+
+
+def test_the_map_is_six_tiles_then_the_cairn_tile_with_a_house_per_row() -> None:
+    board = assemble(CONTENT, Layout(tiles=TILES, turned=(False,) * 6, houses=HOUSES))
+    assert len(board.places) == 6 * 24 + 18 and board.columns == 27
+    assert sorted(board.houses) == [(r, HOUSE_COLUMN) for r in range(6)]
+    cairns = [p for p, place in board.places.items() if place.cairn]
+    assert len(cairns) == 2 and all(len(board.places[p].terrains) == 2 for p in cairns)
+    assert all(c >= 24 for _, c in cairns)
+
+
+def test_a_turned_tile_is_the_same_tile_end_to_end() -> None:
+    straight = assemble(CONTENT, Layout(tiles=TILES, turned=(False,) * 6, houses=HOUSES))
+    turned = assemble(CONTENT, Layout(tiles=TILES, turned=(True,) + (False,) * 5, houses=HOUSES))
+    for r, c in product(range(6), range(4)):
+        assert turned.places[rotate(r, c)] == straight.places[(r, c)]
+    tile = CONTENT.map_tiles[TILES[0]]
+    for site in tile.caves:
+        assert turned.caves[site.id].touches == {rotate(*p) for p in site.spaces}
+    assert straight.places[(0, 4)] == turned.places[(0, 4)]  # the other tiles stay
+
+
+def test_adjacency_is_symmetric_across_tile_edges() -> None:
+    board = assemble(CONTENT, Layout(tiles=TILES, turned=(True, False) * 3, houses=HOUSES))
+    for pos in board.places:
+        for other in board.adjacent(pos):
+            assert pos in board.adjacent(other)
+        assert 2 <= len(board.adjacent(pos)) <= 6
+
+
+def test_axial_coordinates_round_trip() -> None:
+    for pos in product(range(-1, 7), range(-1, 28)):
+        assert _from_axial(*_to_axial(pos)) == pos
+        assert set(neighbours(*pos)) == {
+            q
+            for q in product(range(pos[0] - 1, pos[0] + 2), range(pos[1] - 1, pos[1] + 2))
+            if MapBoard({}, {}).distance(pos, q) == 1
+        }
+
+
+# -- top action ----------------------------------------------------------------------------
+
+ROWS = ["iiiiif", "ffffff", "mmmmmm"]
+
+
+def test_a_top_action_moves_up_to_the_skill_level_of_its_terrain() -> None:
+    board = board_of(ROWS)
+    ice4 = TopMove(terrain="ice", level=4)
+    check_top_move(board, (0, 0), [(0, 1), (0, 2), (0, 3), (0, 4)], ice4, [])
+    check_top_move(board, (0, 0), [(0, 1)], ice4, [])  # or fewer
+    with pytest.raises(IllegalMove, match="skill") as err:
+        check_top_move(board, (0, 0), [(0, 1), (0, 2), (0, 3), (0, 4), (0, 3)], ice4, [])
+    assert err.value.code == "too_far"
+    with pytest.raises(IllegalMove) as err:
+        check_top_move(board, (0, 0), [(0, 1), (1, 1)], ice4, [])
+    assert err.value.code == "wrong_terrain"
+    with pytest.raises(IllegalMove) as err:
+        check_top_move(board, (0, 0), [(0, 2)], ice4, [])
+    assert err.value.code == "not_adjacent"
+
+
+def test_the_extra_space_of_another_terrain_comes_before_during_after_or_instead() -> None:
+    # Roman: ice 4 and one forest space, five spaces in all
+    board = board_of(ROWS)
+    move = TopMove(terrain="ice", level=4, extra="forest")
+    check_top_move(board, (0, 0), [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5)], move, [])  # after
+    check_top_move(board, (2, 0), [(1, 0), (0, 0), (0, 1), (0, 2), (0, 3)], move, [])  # before
+    check_top_move(board, (1, 0), [(1, 1)], move, [])  # instead
+    with pytest.raises(IllegalMove) as err:
+        check_top_move(board, (1, 0), [(1, 1), (1, 2)], move, [])
+    assert err.value.code == "one_extra_space"
+
+
+def test_figures_are_passed_through_but_never_ended_on_and_give_no_bonus() -> None:
+    board = board_of(ROWS, bonus_at={(0, 1), (0, 2)})
+    ice4 = TopMove(terrain="ice", level=4)
+    others = [(0, 1), (0, 3)]
+    check_top_move(board, (0, 0), [(0, 1), (0, 2)], ice4, others)
+    with pytest.raises(IllegalMove) as err:
+        check_top_move(board, (0, 0), [(0, 1), (0, 2), (0, 3)], ice4, others)
+    assert err.value.code == "occupied"
+    assert collected(board, [(0, 1), (0, 2), (0, 1), (0, 2)], others) == [(0, 2)]  # once
+
+
+def test_houses_are_never_entered() -> None:
+    board = board_of(ROWS)
+    with pytest.raises(IllegalMove) as err:
+        check_top_move(board, (0, 0), [(0, HOUSE_COLUMN)], TopMove(terrain="ice", level=3), [])
+    assert err.value.code == "off_map"
+
+
+def test_every_listed_destination_has_a_legal_path_and_none_is_missed() -> None:
+    board = board_of(["iifsii", "fifsif", "iiiiii"])
+    move = TopMove(terrain="ice", level=3, extra="forest")
+    others = [(1, 1), (2, 2)]
+    ends = top_destinations(board, (0, 0), move, others)
+    for end, path in ends.items():
+        assert path[-1] == end and end not in others
+        check_top_move(board, (0, 0), path, move, others)
+    # brute force: every path of up to 4 steps
+    reachable = set()
+    frontier = [[]]
+    for _ in range(4):
+        frontier = [[*p, q] for p in frontier for q in board.adjacent(p[-1] if p else (0, 0))]
+        for p in frontier:
+            try:
+                check_top_move(board, (0, 0), p, move, others)
+                reachable.add(p[-1])
+            except IllegalMove:
+                pass
+    assert set(ends) == reachable
+
+
+# -- bottom action -------------------------------------------------------------------------
+
+
+def test_a_bottom_action_moves_to_an_adjacent_free_space_or_jumps_a_line_of_figures() -> None:
+    board = board_of(["iiiiii", "ffffff", "mmmmmm"])
+    alone = bottom_destinations(board, (1, 2), [])
+    assert set(alone) == set(board.adjacent((1, 2)))
+    ends = bottom_destinations(board, (1, 0), [(1, 1), (1, 2)])
+    assert ends[(1, 3)] == [(1, 1), (1, 2), (1, 3)]  # over two figures in a row
+    assert (1, 1) not in ends and (1, 2) not in ends
+
+
+def test_no_jump_onto_a_house_or_over_a_figure_on_one() -> None:
+    board = board_of(["iiiiii", "ffffff", "mmmmmm"])
+    ends = bottom_destinations(board, (1, 0), [])
+    assert all(c != HOUSE_COLUMN for _, c in ends)
+    # a figure on the house of row 1: no jump over it towards the left edge
+    blocked = bottom_destinations(board, (1, 0), [(1, HOUSE_COLUMN)])
+    assert all(c != HOUSE_COLUMN for _, c in blocked) and (1, -2) not in blocked
+    from_house = bottom_destinations(board, (1, HOUSE_COLUMN), [(1, 0)])
+    assert (1, 1) in from_house  # a figure leaving its house may jump onto the map
