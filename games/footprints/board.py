@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from random import Random
 
 import msgspec
 
@@ -240,3 +241,58 @@ def _to_axial(pos: Pos) -> tuple[int, int]:
 
 def _from_axial(x: int, z: int) -> Pos:
     return z, x + (z - (z & 1)) // 2
+
+
+# -- setup and building ------------------------------------------------------------------
+
+CAVE_TILES = {
+    True: 3,
+    False: 4,
+}  # tiles nearest the cairn that get cave tokens: 1-3 players or more
+
+
+def draw_layout(content: Content, rng: Random) -> Layout:
+    """General setup: tiles in random order, each turned at random; a random house tile on
+    each row, each on a random side."""
+    tiles = sorted(content.map_tiles)
+    rng.shuffle(tiles)
+    houses = sorted(content.house_tiles)
+    rng.shuffle(houses)
+    return Layout(
+        tiles=tuple(tiles),
+        turned=tuple(rng.random() < 0.5 for _ in tiles),
+        houses=tuple((house, rng.randrange(2)) for house in houses[:ROWS]),
+    )
+
+
+def cave_sites_in_play(board: MapBoard, players: int) -> list[Cave]:
+    """The cave sites of the four map tiles closest to the cairn (three with 1-3 players)."""
+    nearest = CAVE_TILES[players <= 3]
+    last = max(cave.tile for cave in board.caves.values())
+    return sorted(
+        (cave for cave in board.caves.values() if cave.tile > last - nearest),
+        key=lambda cave: (cave.tile, cave.id),
+    )
+
+
+def engraving_spaces(
+    board: MapBoard, figure: Pos, terrain: str, blocked: Iterable[Pos]
+) -> list[Pos]:
+    """Where an engraving of `terrain` may go: a space of that terrain next to the figure
+    with no bonus icon, figure, creation or cairn on it."""
+    taken = set(blocked)
+    return [
+        p
+        for p in board.adjacent(figure)
+        if board.has(p, terrain)
+        and board.places[p].bonus is None
+        and not board.places[p].cairn
+        and p not in taken
+    ]
+
+
+def creation_bonuses(board: MapBoard, where: Iterable[Pos], occupied: Iterable[Pos]) -> list[Pos]:
+    """After building: the unoccupied bonus spaces next to the creation (never a house)."""
+    taken = set(occupied)
+    near = {q for p in where for q in board.adjacent(p)} - set(where)
+    return sorted(q for q in near if q not in taken and board.places[q].bonus is not None)

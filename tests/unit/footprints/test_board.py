@@ -174,3 +174,52 @@ def test_no_jump_onto_a_house_or_over_a_figure_on_one() -> None:
     assert all(c != HOUSE_COLUMN for _, c in blocked) and (1, -2) not in blocked
     from_house = bottom_destinations(board, (1, HOUSE_COLUMN), [(1, 0)])
     assert (1, 1) in from_house  # a figure leaving its house may jump onto the map
+
+
+# -- setup and building ----------------------------------------------------------------------
+
+
+def test_setup_draws_a_random_order_turns_and_one_house_side_per_row() -> None:
+    from random import Random
+
+    from games.footprints.board import draw_layout
+
+    layouts = [draw_layout(CONTENT, Random(seed)) for seed in range(30)]
+    for layout in layouts:
+        assert sorted(layout.tiles) == sorted(CONTENT.map_tiles)
+        assert len(layout.houses) == 6 and len({h for h, _ in layout.houses}) == 6
+    assert len({layout.tiles for layout in layouts}) > 20
+    assert {turned for layout in layouts for turned in layout.turned} == {True, False}
+    assert {side for layout in layouts for _, side in layout.houses} == {0, 1}
+
+
+@pytest.mark.parametrize(("players", "tiles"), [(1, 3), (3, 3), (4, 4), (6, 4)])
+def test_cave_tokens_go_on_the_tiles_nearest_the_cairn(players: int, tiles: int) -> None:
+    from random import Random
+
+    from games.footprints.board import cave_sites_in_play, draw_layout
+
+    for seed in range(20):
+        board = assemble(CONTENT, draw_layout(CONTENT, Random(seed)))
+        sites = cave_sites_in_play(board, players)
+        assert {c.tile for c in sites} == set(range(6 - tiles, 6))
+        low, high = (4, 6) if players <= 3 else (6, 8)
+        assert low <= len(sites) <= high  # "6 to 8 cave tokens in play" (4 to 6)
+
+
+def test_an_engraving_goes_next_to_the_figure_on_a_plain_free_space_of_its_terrain() -> None:
+    from games.footprints.board import engraving_spaces
+
+    board = board_of(["iiii", "ifii", "iiii"], bonus_at={(0, 1)})
+    spaces = engraving_spaces(board, (1, 1), "ice", blocked=[(1, 2)])
+    # next to (1, 1): (0,1) has a bonus, (1,2) is taken, the figure's own space is not next to it
+    assert set(spaces) == set(board.adjacent((1, 1))) - {(0, 1), (1, 2)}
+    assert engraving_spaces(board, (1, 1), "forest", blocked=[]) == []
+
+
+def test_building_collects_the_free_bonus_spaces_around_the_creation() -> None:
+    from games.footprints.board import creation_bonuses
+
+    board = board_of(["iiii", "iiii", "iiii"], bonus_at={(0, 1), (0, 2), (2, 3)})
+    assert creation_bonuses(board, [(1, 1)], occupied=[(0, 2)]) == [(0, 1)]
+    assert creation_bonuses(board, [(1, 2)], occupied=[]) == [(0, 2), (2, 3)]
