@@ -119,4 +119,3 @@ def render(
         )
     out.append("</svg>")
     return "\n".join(out)
-
