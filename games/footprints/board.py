@@ -91,36 +91,48 @@ class MapBoard:
         return (abs(ax - bx) + abs(az - bz) + abs((ax + az) - (bx + bz))) // 2
 
 
-def assemble(content: Content, layout: Layout) -> MapBoard:
+# Where each map tile's (0, 0) lies, leftmost (house side) first; then the cairn tile's.
+ROW_OFFSETS = [(0, 0), (0, 4), (0, 8), (0, 12), (0, 16), (0, 20)], (0, 24)
+# "Snake" (our shape): three tiles along the top, the fourth turns down under the third,
+# the last two run back left two rows lower, the cairn tile (turned) at the far left end.
+# Row offsets stay even so the hex rows keep their shift.
+SNAKE_OFFSETS = [(0, 0), (0, 4), (0, 8), (6, 8), (8, 4), (8, 0)], (8, -3)
+
+
+def assemble(content: Content, layout: Layout, snake: bool = False) -> MapBoard:
     tiles = content.map_tiles
+    offsets, (cairn_row, cairn_col) = SNAKE_OFFSETS if snake else ROW_OFFSETS
     places: dict[Pos, Place] = {}
     caves: dict[str, Cave] = {}
     for index, (tile_id, turned) in enumerate(zip(layout.tiles, layout.turned, strict=True)):
         tile = tiles[tile_id]
+        dr, dc = offsets[index]
         for r, row in enumerate(tile.rows):
             for c, space in enumerate(row):
                 gr, gc = rotate(r, c) if turned else (r, c)
-                places[(gr, index * TILE_COLUMNS + gc)] = Place(
+                places[(dr + gr, dc + gc)] = Place(
                     terrains=frozenset({space.terrain}), bonus=space.bonus, tile=index
                 )
         for site in tile.caves:
             touches = frozenset(
-                (gr, index * TILE_COLUMNS + gc)
+                (dr + gr, dc + gc)
                 for gr, gc in ((rotate(*p) if turned else p) for p in site.spaces)
             )
             caves[site.id] = Cave(id=site.id, tile=index, touches=touches)
-    first = len(layout.tiles) * TILE_COLUMNS
-    for r, cairn_row in enumerate(content.cairn_tile.rows):
-        for c, cell in enumerate(cairn_row):
+    width = len(content.cairn_tile.rows[0])
+    for r, cairn_row_cells in enumerate(content.cairn_tile.rows):
+        for c, cell in enumerate(cairn_row_cells):
+            # turned end to end on the snake, so its cairns lie at the far end
+            gr, gc = (ROWS - 1 - r, width - 1 - c) if snake else (r, c)
             terrains = {cell.terrain} | ({cell.also} if cell.also else set())
-            places[(r, first + c)] = Place(
+            places[(cairn_row + gr, cairn_col + gc)] = Place(
                 terrains=frozenset(terrains),
                 bonus=cell.bonus,
                 cairn=cell.cairn,
                 tile=len(layout.tiles),
             )
     houses = {(r, HOUSE_COLUMN): house for r, house in enumerate(layout.houses)}
-    columns = first + len(content.cairn_tile.rows[0])
+    columns = max(c for _, c in places) + 1
     return MapBoard(places=places, caves=caves, houses=houses, columns=columns)
 
 
@@ -143,35 +155,44 @@ class TopMove:
     extra: Terrain | None = None
 
 
-def check_top_move(
-    board: MapBoard, start: Pos, path: Sequence[Pos], move: TopMove, occupied: Iterable[Pos]
-) -> None:
-    """Raise IllegalMove unless `path` (the spaces entered, in order) is such a move."""
-    taken = set(occupied) - {start}
-    if not path:
-        raise IllegalMove("empty_path", "a move enters at least one space")
+def check_path(board: MapBoard, start: Pos, path: Sequence[Pos]) -> None:
+    """Each space entered is a map space next to the one before."""
     here = start
-    forced = 0  # steps only the extra space can pay for
-    eligible = False  # a step the extra space could pay for instead of a normal one
     for step in path:
         if step not in board.places:
             raise IllegalMove("off_map", f"{step} is not a map space (houses are never entered)")
         if step not in neighbours(*here):
             raise IllegalMove("not_adjacent", f"{step} is not next to {here}")
+        here = step
+
+
+def check_top_move(
+    board: MapBoard, start: Pos, path: Sequence[Pos], move: TopMove, occupied: Iterable[Pos]
+) -> None:
+    """Raise IllegalMove unless `path` (the spaces entered, in order) is such a move."""
+    check_path(board, start, path)
+    check_top_steps(board, path, move)
+    if path and path[-1] in set(occupied) - {start}:
+        raise IllegalMove("occupied", "you may move through figures but not end on one")
+
+
+def check_top_steps(board: MapBoard, steps: Sequence[Pos], move: TopMove) -> None:
+    """The spaces a top action enters (in one or more stretches): its terrain, at most
+    `level` of them, and at most one of the extra terrain."""
+    forced = 0  # steps only the extra space can pay for
+    eligible = False  # a step the extra space could pay for instead of a normal one
+    for step in steps:
         main = board.has(step, move.terrain)
         extra = move.extra is not None and board.has(step, move.extra)
         if not main and not extra:
             raise IllegalMove("wrong_terrain", f"{step} is not {move.terrain}")
         forced += not main
         eligible = eligible or (main and extra)
-        here = step
     if forced > 1:
         raise IllegalMove("one_extra_space", "the extra move is a single space")
-    normal = len(path) - (1 if forced or eligible else 0)
+    normal = len(steps) - (1 if forced or eligible else 0)
     if normal > move.level:
         raise IllegalMove("too_far", f"your skill lets you move {move.level} {move.terrain} spaces")
-    if path[-1] in taken:
-        raise IllegalMove("occupied", "you may move through figures but not end on one")
 
 
 def collected(board: MapBoard, path: Sequence[Pos], occupied: Iterable[Pos]) -> list[Pos]:

@@ -223,3 +223,24 @@ def test_building_collects_the_free_bonus_spaces_around_the_creation() -> None:
     board = board_of(["iiii", "iiii", "iiii"], bonus_at={(0, 1), (0, 2), (2, 3)})
     assert creation_bonuses(board, [(1, 1)], occupied=[(0, 2)]) == [(0, 1)]
     assert creation_bonuses(board, [(1, 2)], occupied=[]) == [(0, 2), (2, 3)]
+
+
+def test_the_snake_keeps_every_cairn_at_least_30_spaces_from_any_house() -> None:
+    from collections import deque
+    from itertools import product as turns
+
+    for turned in list(turns([False, True], repeat=6))[::7]:
+        board = assemble(CONTENT, Layout(tiles=TILES, turned=turned, houses=HOUSES), snake=True)
+        assert len(board.places) == 162  # no tile overlaps another
+        starts = [p for house in board.houses for p in neighbours(*house) if p in board.places]
+        distance = dict.fromkeys(starts, 1)  # the step off the house counts
+        queue = deque(starts)
+        while queue:
+            here = queue.popleft()
+            for nxt in board.adjacent(here):
+                if nxt not in distance:
+                    distance[nxt] = distance[here] + 1
+                    queue.append(nxt)
+        assert len(distance) == len(board.places)  # every space reachable
+        cairns = [p for p, place in board.places.items() if place.cairn]
+        assert min(distance[p] for p in cairns) >= 30
