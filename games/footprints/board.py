@@ -93,10 +93,11 @@ class MapBoard:
 
 # Where each map tile's (0, 0) lies, leftmost (house side) first; then the cairn tile's.
 ROW_OFFSETS = [(0, 0), (0, 4), (0, 8), (0, 12), (0, 16), (0, 20)], (0, 24)
-# "Snake" (our shape): three tiles along the top, the fourth turns down under the third,
-# the last two run back left two rows lower, the cairn tile (turned) at the far left end.
-# Row offsets stay even so the hex rows keep their shift.
-SNAKE_OFFSETS = [(0, 0), (0, 4), (0, 8), (6, 8), (8, 4), (8, 0)], (8, -3)
+# "Snake" (our shape): three tiles along the top, the fourth steps down past the third's
+# corner, the last two run back left below a gap, and the cairn tile (turned) hangs off the
+# far end: at least 30 spaces from any house to a cairn, as the solo variant asks. Row
+# offsets stay even so the hex rows keep their shift.
+SNAKE_OFFSETS = [(0, 0), (0, 4), (0, 8), (6, 12), (10, 8), (10, 4)], (14, 1)
 
 
 def assemble(content: Content, layout: Layout, snake: bool = False) -> MapBoard:
