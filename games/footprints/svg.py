@@ -68,8 +68,9 @@ def render(
     figures = figures or {}
     engravings = engravings or {}
     cave_tokens = cave_tokens or {}
+    rows = max(r for r, _ in board.places) + 1
     width = math.sqrt(3) * SIZE * (board.columns + 3)
-    height = SIZE * (1.5 * 6 + 2)
+    height = SIZE * (1.5 * rows + 2.5)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif">',
@@ -104,7 +105,9 @@ def render(
     for site, cave in sorted(board.caves.items()):
         xs, ys = zip(*(centre(p) for p in cave.touches), strict=True)
         x, y = sum(xs) / len(xs), sum(ys) / len(ys)
-        y += -SIZE if min(r for r, _ in cave.touches) == 0 else SIZE
+        top = min(r for r, _ in cave.touches)
+        above_free = all((top - 1, c) not in board.places for r, c in cave.touches if r == top)
+        y += -SIZE if above_free else SIZE  # on the open edge of its tile
         label, painter = cave_tokens.get(site, ("", None))
         fill = escape(painter) if painter else "#5d4037"
         out.append(
