@@ -1,0 +1,378 @@
+"""Footprints as a decider: setup / decide / evolve, views and redaction."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from random import Random
+from typing import Any
+
+import msgspec
+from msgspec.structs import replace
+
+from games.api import IllegalAction, Outcome, View
+from games.footprints import legal, turn
+from games.footprints.board import cave_sites_in_play, draw_layout
+from games.footprints.content import MAP_SHAPE_LEADERS, Content, load
+from games.footprints.evolve import evolve
+from games.footprints.model import (
+    Action,
+    AnyAction,
+    AnyEvent,
+    Bottom,
+    BuildCavePainting,
+    BuildEngraving,
+    ChoicesOpened,
+    ChooseLeader,
+    CompleteFootprint,
+    DecideFootprint,
+    DeckBuilt,
+    DiscardFire,
+    Event,
+    FigurePlaced,
+    FireDrawn,
+    FootprintChoice,
+    FootprintDiscarded,
+    FootprintKept,
+    FootprintsReturned,
+    GameSetUp,
+    KeepStartingFootprint,
+    Lead,
+    LeaderChosen,
+    Options,
+    PanelFilled,
+    PlaceFigure,
+    PlaceNext,
+    Play,
+    SetupChoices,
+    Skip,
+    StartingFootprints,
+    State,
+    Top,
+    TurnBegan,
+    UsePower,
+)
+from games.footprints.table import Table, board_of, illegal
+
+PANEL = 4
+TOP_FOLLOWERS = {False: 7, True: 9}  # the followers shuffled with the leader(s): 2 Leaders
+
+
+class Footprints:
+    key = "footprints"
+    name = "Footprints"
+    seats = range(1, 7)
+    schema_version = 1
+    state_type = State
+    action_type = AnyAction
+    event_type = AnyEvent
+    options_type = Options
+    bot_levels: tuple[str, ...] = ("random", "greedy")
+
+    def __init__(self, content: Content | None = None) -> None:
+        self.content = content or load()
+
+    # -- setup -----------------------------------------------------------------------------
+
+    def setup(self, options: Options, seats: int, rng: Random) -> list[Event]:
+        if seats not in self.seats:
+            raise IllegalAction("bad_seat_count", "Footprints seats 1 to 6 players")
+        c = self.content
+        layout = draw_layout(c, rng)
+        from games.footprints.board import assemble
+
+        sites = cave_sites_in_play(assemble(c, layout, snake=options.snake), seats)
+        tokens = rng.sample(sorted(c.cave_tokens), len(sites))
+        set_up = GameSetUp(
+            seats=seats,
+            options=options,
+            tiles=layout.tiles,
+            turned=layout.turned,
+            houses=layout.houses,
+            caves=tuple(zip((s.id for s in sites), tokens, strict=True)),
+            clans=tuple(rng.sample(sorted(c.clans), seats)),
+            first_seat=rng.randrange(seats),
+        )
+        t = Table(c, evolve(c, None, set_up), rng)
+        t.events.append(set_up)
+        choosing: list[int] = []
+        dealt: list[tuple[int, tuple[str, ...]]] = []
+        for seat in range(seats):
+            clan = c.clans[t.player(seat).clan]
+            followers = [f.id for f in clan.followers]
+            rng.shuffle(followers)
+            n = TOP_FOLLOWERS[options.two_leaders]
+            leaders = [
+                x.id for x in clan.leaders if not (options.snake and x.ability in MAP_SHAPE_LEADERS)
+            ]
+            if options.advanced and not options.two_leaders:
+                chosen: list[str] = []  # chosen in secret next
+                choosing.append(seat)
+            elif options.two_leaders:
+                chosen = leaders
+            else:
+                chosen = leaders[:1]  # leader A, or the other if A is barred by the Snake
+            top = tuple(sorted((*followers[:n], *chosen)))
+            t.emit(
+                DeckBuilt(
+                    seat=seat, top=top, bottom=tuple(sorted(followers[n:])), top_count=len(top)
+                )
+            )
+            if options.advanced:
+                cards = tuple(rng.sample(t.state.footprint_deck, 3))
+                t.emit(StartingFootprints(seat=seat, cards=cards))
+                dealt.append((seat, cards))
+            else:
+                card = rng.choice(t.state.footprint_deck)
+                t.emit(StartingFootprints(seat=seat, cards=(card,)))
+                t.emit(FootprintKept(seat=seat, card=card))
+        if choosing or dealt:
+            t.emit(
+                ChoicesOpened(
+                    pending=SetupChoices(leaders=tuple(choosing), footprints=tuple(dealt))
+                )
+            )
+        else:
+            self._reveal_panels_and_place(t)
+        return t.events
+
+    def _reveal_panels_and_place(self, t: Table) -> None:
+        for seat in range(t.state.seats):
+            for _ in range(PANEL):
+                p = t.player(seat)
+                pile = p.deck_top or p.deck_bottom
+                t.emit(PanelFilled(seat=seat, card=t.rng.choice(sorted(pile))))
+        n, first = t.state.seats, t.state.first_seat
+        # "Starting with the player to the right of the first player and continuing
+        # counterclockwise": the first player places last.
+        order = tuple((first - 1 - i) % n for i in range(n))
+        t.emit(ChoicesOpened(pending=PlaceNext(order=order)))
+
+    def evolve(self, state: State | None, event: Event) -> State:
+        return evolve(self.content, state, event)
+
+    # -- whose move ------------------------------------------------------------------------
+
+    def to_act(self, state: State) -> frozenset[int]:
+        if state.result is not None:
+            return frozenset()
+        match state.pending:
+            case SetupChoices(leaders=leaders, footprints=footprints):
+                return frozenset(leaders) | frozenset(s for s, _ in footprints)
+            case PlaceNext(order=order):
+                return frozenset(order[:1])
+            case FootprintChoice(seat=seat):
+                return frozenset({seat})
+        return frozenset({state.turn.seat}) if state.turn is not None else frozenset()
+
+    def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
+        if seat not in self.to_act(state):
+            return []
+        return legal.actions(Table(self.content, state, Random(0)), seat)
+
+    # -- decide ----------------------------------------------------------------------------
+
+    def decide(self, state: State, seat: int, action: Action, rng: Random) -> list[Event]:
+        if state.result is not None:
+            raise illegal("game_over", "the game has ended")
+        if seat not in self.to_act(state):
+            raise illegal("not_your_turn", f"seat {seat} is not to act now")
+        t = Table(self.content, state, rng)
+        pending = state.pending
+        match pending, action:
+            case SetupChoices(), ChooseLeader(leader=leader):
+                if seat not in pending.leaders or leader not in legal.allowed_leaders(t, seat):
+                    raise illegal("not_your_leader", "choose one of your clan's leaders")
+                t.emit(LeaderChosen(seat=seat, leader=leader))
+                self._after_setup_choice(t)
+            case SetupChoices(), KeepStartingFootprint(card=card):
+                cards = dict(pending.footprints).get(seat, ())
+                if card not in cards:
+                    raise illegal("not_dealt", "keep one of the three cards dealt to you")
+                t.emit(FootprintKept(seat=seat, card=card))
+                t.emit(FootprintsReturned(cards=tuple(c for c in cards if c != card)))
+                self._after_setup_choice(t)
+            case PlaceNext(order=order), PlaceFigure(row=row):
+                self._place(t, seat, row, order, list(action.any_skill))
+            case FootprintChoice(cards=cards), DecideFootprint(keep=keep):
+                event = FootprintKept if keep else FootprintDiscarded
+                t.emit(event(seat=seat, card=cards[0]))
+                turn.flow(t)
+            case None, CompleteFootprint(card=card):
+                turn.complete_footprint(t, seat, card)
+            case None, _:
+                self._step(t, seat, action)
+                turn.flow(t)
+            case _:
+                raise illegal("answer_first", f"the game waits for a {type(pending).__name__}")
+        return t.events
+
+    def _after_setup_choice(self, t: Table) -> None:
+        pending = t.state.pending
+        if isinstance(pending, SetupChoices) and not pending.leaders and not pending.footprints:
+            self._reveal_panels_and_place(t)
+
+    def _place(
+        self, t: Table, seat: int, row: int, order: tuple[int, ...], any_skill: list[str]
+    ) -> None:
+        if not 0 <= row < len(t.state.houses):
+            raise illegal("no_house", f"house tiles are on rows 0 to {len(t.state.houses) - 1}")
+        if any(p.position == (row, -1) for p in t.state.players):
+            raise illegal("house_taken", "another figure is on that house tile")
+        t.emit(FigurePlaced(seat=seat, at=(row, -1)))
+        house, side = t.state.houses[row]
+        t.collect(seat, self.content.house_tiles[house].sides[side], any_skill)  # type: ignore[arg-type]
+        rest = order[1:]
+        if rest:
+            t.emit(ChoicesOpened(pending=PlaceNext(order=rest)))
+        else:
+            t.emit(ChoicesOpened(pending=None))
+            t.emit(TurnBegan(seat=t.state.first_seat))
+        t.ask_about_footprints(seat)
+
+    def _step(self, t: Table, seat: int, action: Action) -> None:
+        current = t.state.turn
+        assert current is not None
+        match current.phase, action:
+            case "play", Play():
+                turn.play(t, seat, action)
+            case "act", Top() | Bottom() | Lead():
+                turn.act(t, seat, action)
+            case "build", BuildEngraving() | BuildCavePainting() | Skip():
+                turn.build(t, seat, action)
+            case "power", UsePower() | Skip():
+                turn.power(t, seat, action)
+            case "discard", DiscardFire():
+                turn.discard(t, seat, action)
+            case _:
+                raise illegal(
+                    "not_now", f"{type(action).__name__} is not for step '{current.phase}'"
+                )
+
+    # -- what each seat sees -----------------------------------------------------------------
+
+    def view(self, state: State, seat: int | None) -> View:
+        hidden_leader = state.options.advanced and not state.options.two_leaders
+        players = []
+        for s, p in enumerate(state.players):
+            players.append(
+                {
+                    "seat": s,
+                    "clan": p.clan,
+                    "position": p.position,
+                    "cairn_points": p.cairn_points,
+                    "skills": dict(
+                        zip(("mountain", "ice", "forest", "swamp"), p.skills, strict=True)
+                    ),
+                    "resources": dict(
+                        zip(("stone", "mammoth", "wood", "berries"), p.resources, strict=True)
+                    ),
+                    "panel": list(p.panel),
+                    "played": list(p.played),
+                    "deck": len(p.deck_top) + len(p.deck_bottom),
+                    "fire_cards": len(p.fire_hand),
+                    "footprints": list(p.footprints),
+                    "completed": list(p.completed),
+                    "engravings": list(p.engravings),
+                    "cave_site": p.cave_site,
+                    "turns": p.turns,
+                }
+            )
+            if not hidden_leader or p.leader in p.played or p.leader in p.panel:
+                players[-1]["leader"] = p.leader
+        pending: Any = msgspec.to_builtins(state.pending) if state.pending is not None else None
+        public = {
+            "seats": state.seats,
+            "options": msgspec.to_builtins(state.options),
+            "map": {
+                "tiles": list(state.tiles),
+                "turned": list(state.turned),
+                "houses": [list(h) for h in state.houses],
+                "caves": {site: token for site, token in state.caves},
+            },
+            "engraved": [{"at": at, "seat": s, "terrain": terr} for at, s, terr in state.engraved],
+            "players": players,
+            "first_seat": state.first_seat,
+            "turn": msgspec.to_builtins(state.turn) if state.turn else None,
+            "pending": pending,
+            "fire_deck": len(state.fire_deck),
+            "fire_discard": list(state.fire_discard),
+            "footprint_deck": len(state.footprint_deck),
+            "footprint_discard": list(state.footprint_discard),
+            "cairn_track": list(state.cairn_track),
+            "end_triggered": state.end_triggered,
+            "result": msgspec.to_builtins(state.result) if state.result else None,
+        }
+        if seat is None or not 0 <= seat < state.seats:
+            return View(public=public)
+        p = state.players[seat]
+        private = {
+            "fire_hand": list(p.fire_hand),
+            "leader": p.leader,
+            "deck": sorted(p.deck_top + p.deck_bottom),
+        }
+        return View(public=public, private=private)
+
+    def redact(self, event: Event, seat: int | None) -> Event | None:
+        match event:
+            case FireDrawn(seat=owner) if owner != seat:
+                return replace(event, card=None)
+            case LeaderChosen(seat=owner) if owner != seat:
+                return replace(event, leader=None)
+        return event
+
+    def outcome(self, state: State) -> Outcome | None:
+        r = state.result
+        if r is None:
+            return None
+        detail: dict[str, Any] = {"parts": list(r.parts)}
+        if r.solo is not None:
+            detail["solo"] = {"points": r.solo[0], "won": r.solo[1], "achievement": r.solo[2]}
+        return Outcome(
+            scores=list(r.scores), ranks=list(r.ranks), winners=list(r.winners), detail=detail
+        )
+
+    def sample(self, state: State, seat: int, rng: Random) -> State:
+        """Deal the fire cards `seat` cannot see at random, keeping each hand's size."""
+        others = [s for s in range(state.seats) if s != seat]
+        pool = list(state.fire_deck) + [c for s in others for c in state.players[s].fire_hand]
+        rng.shuffle(pool)
+        players = list(state.players)
+        for s in others:
+            n = len(players[s].fire_hand)
+            players[s], pool = replace(players[s], fire_hand=tuple(pool[:n])), pool[n:]
+        return replace(state, players=tuple(players), fire_deck=tuple(sorted(pool)))
+
+    # -- for the generic checks and the catalog ----------------------------------------------------
+
+    def inventory(self, state: State) -> Mapping[str, Sequence[str]]:
+        places: dict[str, Sequence[str]] = {
+            "fire_deck": state.fire_deck,
+            "fire_discard": state.fire_discard,
+            "footprint_deck": state.footprint_deck,
+            "footprint_discard": state.footprint_discard,
+        }
+        turn_fire = state.turn.fire if state.turn else None
+        if turn_fire is not None and turn_fire not in state.fire_discard:
+            places["fire_in_play"] = (turn_fire,)
+        match state.pending:
+            case FootprintChoice(cards=cards):
+                places["footprints_drawn"] = cards
+            case SetupChoices(footprints=dealt):
+                places["footprints_dealt"] = [c for _, cards in dealt for c in cards]
+        for s, p in enumerate(state.players):
+            places[f"player.{s}.fire_hand"] = p.fire_hand
+            places[f"player.{s}.footprints"] = p.footprints
+            places[f"player.{s}.completed"] = p.completed
+        return places
+
+    def holdings(self, state: State, seat: int) -> frozenset[str]:
+        return frozenset(state.players[seat].fire_hand)
+
+    def all_cards(self) -> frozenset[str]:
+        return frozenset(self.content.fire_cards) | frozenset(self.content.footprint_cards)
+
+    def describe(self) -> dict[str, Any]:
+        return msgspec.to_builtins(self.content)  # type: ignore[no-any-return]
+
+    def board(self, state: State) -> Any:
+        return board_of(self.content, state)

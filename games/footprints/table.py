@@ -1,0 +1,361 @@
+"""A decision in progress: emit events, fold each at once, and the effects every step uses
+(collecting bonuses, advancing skills, drawing cards, moving figures)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from random import Random
+
+from games.api import IllegalAction
+from games.footprints.board import (
+    IllegalMove,
+    Layout,
+    MapBoard,
+    TopMove,
+    assemble,
+    bottom_destinations,
+    check_path,
+    check_top_steps,
+    collected,
+)
+from games.footprints.content import (
+    RESOURCES,
+    SKILL_START,
+    TERRAINS,
+    AnySkillBonus,
+    Board,
+    Bonus,
+    Content,
+    FireBonus,
+    Follower,
+    FootprintBonus,
+    Give,
+    Leader,
+    Move,
+    Resource,
+    ResourceBonus,
+    SkillBack,
+    SkillBonus,
+    Terrain,
+)
+from games.footprints.evolve import evolve
+from games.footprints.model import (
+    BonusLost,
+    ChoicesOpened,
+    Event,
+    FigureMoved,
+    FireDrawn,
+    FireReshuffled,
+    FootprintChoice,
+    FootprintDrawn,
+    FootprintsReshuffled,
+    Player,
+    Pos,
+    ResourcesChanged,
+    SkillAdvanced,
+    SkillMovedBack,
+    State,
+)
+from games.footprints.skills import advance
+
+MAX_FIRE_SPACES = 3
+
+
+def illegal(code: str, message: str) -> IllegalAction:
+    return IllegalAction(code, message)
+
+
+_boards: dict[tuple[int, Layout, bool], MapBoard] = {}
+
+
+def board_of(content: Content, state: State) -> MapBoard:
+    layout = Layout(tiles=state.tiles, turned=state.turned, houses=state.houses)
+    key = (id(content), layout, state.options.snake)
+    if key not in _boards:
+        _boards[key] = assemble(content, layout, snake=state.options.snake)
+    return _boards[key]
+
+
+_clan_cards: dict[int, dict[str, Follower | Leader]] = {}
+
+
+def clan_card(content: Content, card: str) -> Follower | Leader:
+    """A follower or leader by id (content is loaded once; indexed once)."""
+    index = _clan_cards.get(id(content))
+    if index is None:
+        index = {}
+        for clan in content.clans.values():
+            index.update({f.id: f for f in clan.followers})
+            index.update({leader.id: leader for leader in clan.leaders})
+        _clan_cards[id(content)] = index
+    return index[card]
+
+
+class Table:
+    def __init__(self, content: Content, state: State, rng: Random) -> None:
+        self.content = content
+        self.state = state
+        self.rng = rng
+        self.events: list[Event] = []
+        self.board = board_of(content, state)
+        self.drawn_footprints: list[str] = []
+
+    def emit(self, event: Event) -> None:
+        self.state = evolve(self.content, self.state, event)
+        self.events.append(event)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def player(self, seat: int) -> Player:
+        return self.state.players[seat]
+
+    def board_card(self, seat: int) -> Board:
+        return self.content.boards[self.player(seat).clan]
+
+    def skill(self, seat: int, terrain: Terrain) -> int:
+        return self.player(seat).skills[TERRAINS.index(terrain)]
+
+    def owned(self, seat: int, resource: str) -> int:
+        return self.player(seat).resources[RESOURCES.index(resource)]
+
+    def figures(self, but: int | None = None) -> set[Pos]:
+        return {
+            p.position
+            for s, p in enumerate(self.state.players)
+            if p.position is not None and s != but
+        }
+
+    def creations(self) -> set[Pos]:
+        return {at for at, _, _ in self.state.engraved}
+
+    # -- gains -----------------------------------------------------------------------------
+
+    def collect(self, seat: int, bonuses: Iterable[Bonus], any_skill: list[Terrain]) -> None:
+        """Collect in order; a skill advance's own bonuses come right after it. An "any
+        skill" bonus takes the next of `any_skill` (the lowest skill when none is left)."""
+        queue = list(bonuses)
+        while queue:
+            bonus = queue.pop(0)
+            match bonus:
+                case ResourceBonus(resource=resource):
+                    self.emit(ResourcesChanged(seat=seat, resource=resource, change=1))
+                case SkillBonus(terrain=terrain):
+                    queue[0:0] = self.advance(seat, terrain, 1)
+                case AnySkillBonus():
+                    terrain = any_skill.pop(0) if any_skill else self.lowest_skill(seat)
+                    queue[0:0] = self.advance(seat, terrain, 1)
+                case FireBonus():
+                    self.draw_fire(seat)
+                case FootprintBonus():
+                    self.draw_footprint(seat)
+
+    def lowest_skill(self, seat: int) -> Terrain:
+        return min(TERRAINS, key=lambda t: (self.skill(seat, t), TERRAINS.index(t)))
+
+    def advance(self, seat: int, terrain: Terrain, steps: int) -> list[Bonus]:
+        track = self.board_card(seat).tracks[terrain]
+        moved = advance(track, self.skill(seat, terrain), steps)
+        if moved.level != self.skill(seat, terrain):
+            self.emit(SkillAdvanced(seat=seat, terrain=terrain, level=moved.level))
+        return list(moved.bonuses)
+
+    def pay(self, seat: int, cost: Mapping[Resource, int], what: str) -> None:
+        for resource, n in cost.items():
+            if self.owned(seat, resource) < n:
+                raise illegal("cannot_afford", f"{what} costs {n} {resource}")
+        for resource, n in cost.items():
+            self.emit(ResourcesChanged(seat=seat, resource=resource, change=-n))
+
+    def draw_fire(self, seat: int) -> None:
+        if not self.state.fire_deck and self.state.fire_discard:
+            self.emit(FireReshuffled(count=len(self.state.fire_discard)))
+        if self.state.fire_deck:
+            self.emit(FireDrawn(seat=seat, card=self.rng.choice(self.state.fire_deck)))
+
+    def draw_footprint(self, seat: int) -> None:
+        if not self.state.footprint_deck and self.state.footprint_discard:
+            self.emit(FootprintsReshuffled(count=len(self.state.footprint_discard)))
+        if (
+            not self.state.footprint_deck
+        ):  # "If there are no discarded cards, the bonus is cancelled."
+            self.emit(BonusLost(seat=seat))
+            return
+        card = self.rng.choice(self.state.footprint_deck)
+        self.emit(FootprintDrawn(seat=seat, card=card))
+        self.drawn_footprints.append(card)
+
+    def ask_about_footprints(self, seat: int) -> None:
+        """Cards drawn as bonuses wait for their owner's keep-or-discard, one by one."""
+        if self.drawn_footprints:
+            then = self.state.pending
+            cards = tuple(self.drawn_footprints)
+            self.drawn_footprints = []
+            self.emit(ChoicesOpened(pending=FootprintChoice(seat=seat, cards=cards, then=then)))
+
+    # -- fire cards ------------------------------------------------------------------------
+
+    def fire_effects(self, seat: int, fire: str, any_skill: list[Terrain]) -> None:
+        """A fire card's costs and gains (its move is made by the action that uses it)."""
+        effects = self.content.fire_cards[fire].effects
+        gains: list[Bonus] = []
+        for effect in effects:
+            match effect:
+                case Give(resource=resource):
+                    if self.owned(seat, resource) < 1:
+                        raise illegal("cannot_afford", f"this fire card costs 1 {resource}")
+                    self.emit(ResourcesChanged(seat=seat, resource=resource, change=-1))
+                case SkillBack(terrain=terrain):
+                    level = max(SKILL_START, self.skill(seat, terrain) - 1)
+                    self.emit(SkillMovedBack(seat=seat, terrain=terrain, level=level))
+                case (
+                    ResourceBonus()
+                    | SkillBonus()
+                    | AnySkillBonus()
+                    | FireBonus()
+                    | FootprintBonus()
+                ):
+                    gains.append(effect)
+        self.collect(seat, gains, any_skill)
+
+    def fire_move(self, fire: str | None) -> Move | None:
+        if fire is None:
+            return None
+        return next((e for e in self.content.fire_cards[fire].effects if isinstance(e, Move)), None)
+
+    # -- moving ----------------------------------------------------------------------------
+
+    def move_top(
+        self,
+        seat: int,
+        terrain: Terrain,
+        plus: int,
+        extra: Terrain | None,
+        path: Sequence[Pos],
+        fire: str | None,
+        fire_at: int | None,
+        fire_path: Sequence[Pos],
+        any_skill: list[Terrain],
+    ) -> None:
+        """A top action (and the fire card played with it, activated after `fire_at` steps).
+        Bonuses come from the unoccupied spaces passed or stopped on, after all movement."""
+        start = self.player(seat).position
+        if start is None:
+            if path or fire_path:
+                raise illegal("on_cairn_track", "your figure is on the cairn track")
+            start = (-99, -99)
+        fire_at = self._check_fire_timing(fire, fire_at, len(path), fire_path)
+        if fire is not None and fire_at == 0:
+            self.fire_effects(seat, fire, any_skill)  # before: it may raise the skill used
+        # the allowance is set when moving starts (our ruling)
+        move = TopMove(terrain=terrain, level=self.skill(seat, terrain) + plus, extra=extra)
+        first, second = list(path[: fire_at or 0]), list(path[fire_at or 0 :])
+        if fire_at is None:
+            first, second = list(path), []
+        try:
+            check_path(self.board, start, first)
+            here = first[-1] if first else start
+            check_path(self.board, here, fire_path)
+            here = fire_path[-1] if fire_path else here
+            check_path(self.board, here, second)
+            check_top_steps(self.board, first + second, move)
+            self._check_fire_steps(fire, fire_path)
+        except IllegalMove as exc:
+            raise illegal(exc.code, str(exc)) from exc
+        full = [*first, *fire_path, *second]
+        others = self.figures(but=seat)
+        if full and full[-1] in others:
+            raise illegal("occupied", "you may move through figures but not end on one")
+        if full:
+            self.emit(FigureMoved(seat=seat, path=tuple(full)))
+        if fire is not None and fire_at:
+            self.fire_effects(seat, fire, any_skill)
+        self.collect(seat, self._space_bonuses(full, others), any_skill)
+
+    def _check_fire_timing(
+        self, fire: str | None, fire_at: int | None, steps: int, fire_path: Sequence[Pos]
+    ) -> int | None:
+        if fire is None:
+            if fire_at is not None or fire_path:
+                raise illegal("no_fire_card", "no fire card was played with this card")
+            return None
+        if fire_at is None:
+            if fire_path:
+                raise illegal("fire_not_used", "say when the fire card is used (fire_at)")
+            return None
+        if not 0 <= fire_at <= steps:
+            raise illegal("bad_fire_timing", f"fire_at is between 0 and {steps}")
+        return fire_at
+
+    def _check_fire_steps(self, fire: str | None, fire_path: Sequence[Pos]) -> None:
+        move = self.fire_move(fire)
+        if not fire_path:
+            return
+        if move is None:
+            raise IllegalMove("fire_has_no_move", "this fire card has no move")
+        if len(fire_path) > min(move.spaces, MAX_FIRE_SPACES):
+            raise IllegalMove("too_far", f"the fire card moves {move.spaces} spaces or fewer")
+        if any(not self.board.has(p, move.terrain) for p in fire_path):
+            raise IllegalMove("wrong_terrain", f"the fire card moves over {move.terrain} only")
+
+    def _space_bonuses(self, path: Sequence[Pos], others: set[Pos]) -> list[Bonus]:
+        bonuses: list[Bonus] = []
+        for pos in collected(self.board, path, others):
+            bonus = self.board.places[pos].bonus
+            if bonus is not None:
+                bonuses.append(bonus)
+        return bonuses
+
+    def move_bottom(
+        self,
+        seat: int,
+        terrain: Terrain,
+        extra: Terrain | None,
+        to: Pos | None,
+        fire: str | None,
+        fire_at: int | None,
+        fire_path: Sequence[Pos],
+        any_skill: list[Terrain],
+    ) -> None:
+        """Advance the skill (and the extra one), and move to the next unoccupied space."""
+        fire_at = self._check_fire_timing(fire, fire_at, 1, fire_path)
+        start = self.player(seat).position
+        others = self.figures(but=seat)
+        moved: list[Pos] = []
+        if fire is not None and fire_at == 0:
+            moved += self._fire_walk(seat, fire, fire_path, start)
+            self.fire_effects(seat, fire, any_skill)
+            start = self.player(seat).position
+        bonuses = self.advance(seat, terrain, 1)
+        if extra is not None:
+            bonuses += self.advance(seat, extra, 1)
+        self.collect(seat, bonuses, any_skill)
+        if start is None:
+            if to is not None:
+                raise illegal("on_cairn_track", "your figure is on the cairn track")
+        else:
+            ends = bottom_destinations(self.board, start, others)
+            if to not in ends:
+                raise illegal(
+                    "not_next_space", f"{to} is not the next unoccupied space from {start}"
+                )
+            self.emit(FigureMoved(seat=seat, path=(to,)))
+            moved.append(to)
+        if fire is not None and fire_at == 1:
+            moved += self._fire_walk(seat, fire, fire_path, self.player(seat).position)
+            self.fire_effects(seat, fire, any_skill)
+        if moved and moved[-1] in others:
+            raise illegal("occupied", "you may move through figures but not end on one")
+        self.collect(seat, self._space_bonuses(moved, others), any_skill)
+
+    def _fire_walk(self, seat: int, fire: str, path: Sequence[Pos], start: Pos | None) -> list[Pos]:
+        if not path:
+            return []
+        if start is None:
+            raise illegal("on_cairn_track", "your figure is on the cairn track")
+        try:
+            check_path(self.board, start, path)
+            self._check_fire_steps(fire, path)
+        except IllegalMove as exc:
+            raise illegal(exc.code, str(exc)) from exc
+        self.emit(FigureMoved(seat=seat, path=tuple(path)))
+        return list(path)
