@@ -10,10 +10,11 @@ from games.api import Rules
 
 @cache
 def registry() -> dict[str, Rules[Any, Any, Any, Any]]:
+    from games.footprints.rules import Footprints
     from games.itchy_feet.rules import ItchyFeet
     from games.itty_bitty.rules import IttyBitty
 
-    engines: list[Rules[Any, Any, Any, Any]] = [IttyBitty(), ItchyFeet()]
+    engines: list[Rules[Any, Any, Any, Any]] = [IttyBitty(), ItchyFeet(), Footprints()]
     return {engine.key: engine for engine in engines}
 
 

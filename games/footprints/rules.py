@@ -374,5 +374,17 @@ class Footprints:
     def describe(self) -> dict[str, Any]:
         return msgspec.to_builtins(self.content)  # type: ignore[no-any-return]
 
-    def board(self, state: State) -> Any:
-        return board_of(self.content, state)
+    def board_svg(self, state: State, seat: int | None) -> str:
+        """The map as one seat sees it (all of it is public): figures, creations, tokens."""
+        from games.footprints.svg import render
+
+        colours = ("#e53935", "#1e88e5", "#fdd835", "#8e24aa", "#fb8c00", "#00897b")
+        figures = {p.position: colours[s] for s, p in enumerate(state.players) if p.position}
+        engravings = {at: colours[s] for at, s, _ in state.engraved}
+        painted = {p.cave_site: colours[s] for s, p in enumerate(state.players) if p.cave_site}
+        tokens = {
+            site: (self.content.cave_tokens[token].scoring, painted.get(site))
+            for site, token in state.caves
+        }
+        title = f"Footprints, seat {seat}" if seat is not None else "Footprints"
+        return render(board_of(self.content, state), figures, engravings, tokens, title)

@@ -6,7 +6,7 @@ import uuid
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Litestar, Request, get, post
+from litestar import Litestar, Request, Response, get, post
 from litestar.openapi import OpenAPIConfig
 from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 
@@ -128,6 +128,22 @@ async def events(
     return EventFeed(events=feed, last_version=last)
 
 
+@get(
+    "/v1/games/{game_id:str}/board.svg",
+    operation_id="getBoardSvg",
+    summary="The board drawn from the caller's view (games with a map)",
+    media_type="image/svg+xml",
+)
+async def board_svg(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+    who = _who(request)
+    loaded = await _svc(request).load(game_id)
+    draw = getattr(loaded.rules, "board_svg", None)
+    if draw is None:
+        raise ProblemError(404, "no_board", f"{loaded.record.game} has no board to draw")
+    seat = loaded.record.seat_of(who.player_id)
+    return Response(draw(loaded.state, seat), media_type="image/svg+xml")
+
+
 @get("/v1/me/games", operation_id="getMyGames", summary="Games the caller sits in")
 async def my_games(request: Request[Any, Any, Any], awaiting: FromQuery[bool] = False) -> MyGames:
     who = _who(request)
@@ -161,7 +177,7 @@ def _seat(seat: int | None) -> int:
 
 def create_app(settings: Settings | None = None, embedded: bool = False) -> Litestar:
     app = Litestar(
-        route_handlers=[get_game, legal_actions, post_action, events, my_games, health],
+        route_handlers=[get_game, legal_actions, post_action, events, board_svg, my_games, health],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan],
         openapi_config=OpenAPIConfig(

@@ -262,3 +262,25 @@ async def test_retries_racing_their_original_all_get_its_result(table: Table) ->
     assert {r.json()["version"] for r in replies} == {12}
     assert sum(not r.json()["replayed"] for r in replies) == 1
     assert (await table.get(0)).json()["version"] == 12
+
+
+async def test_a_footprints_board_is_drawn_as_svg(
+    client: httpx.AsyncClient, service: GameService
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    game_id, players = await new_game(service, [None, None], game="footprints")
+    fp = Table(client, game_id, players)
+    r = await fp.get(0, "/board.svg")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    root = ET.fromstring(r.text)
+    spaces = [e for e in root if e.get("class") == "space"]
+    assert len(spaces) == 162
+    caves = [e for e in root if e.get("class") == "cave"]
+    assert len(caves) >= 6
+    outsider = {"authorization": f"Bearer {issue(SECRET, 'someone-else', 'x')}"}
+    assert (await client.get(f"/v1/games/{game_id}/board.svg", headers=outsider)).status_code == 200
+
+
+async def test_a_game_without_a_map_has_no_board(table: Table) -> None:
+    problem(await table.get(0, "/board.svg"), 404, "no_board")

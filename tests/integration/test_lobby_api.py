@@ -81,6 +81,12 @@ async def test_players_and_catalog(client: httpx.AsyncClient) -> None:
     options = schema["$defs"]["Options"]["properties"]
     assert {"events", "special_items", "forbidden_items", "postcards", "characters"} <= set(options)
     assert sorted(options["characters"]["enum"]) == ["choose", "off", "random"]
+    [fp] = [g for g in catalog if g["key"] == "footprints"]
+    assert (fp["min_seats"], fp["max_seats"]) == (1, 6)
+    fp_options = fp["options_schema"]["$defs"]["Options"]["properties"]
+    assert {"advanced", "snake", "two_leaders"} <= set(fp_options)
+    cards = (await client.get("/v1/catalog/footprints/content")).json()
+    assert len(cards["fire_cards"]) == 20 and len(cards["footprint_cards"]) == 28
     travel = (await client.get("/v1/catalog/itchy-feet/content")).json()
     assert len(travel["countries"]) == 13 and len(travel["cards"]) == 76
     problem(await client.get("/v1/catalog/chess/content"), 404, "unknown_game")

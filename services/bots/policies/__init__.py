@@ -7,7 +7,7 @@ from random import Random
 from typing import Any
 
 from services.bots.observe import Observation
-from services.bots.policies import itchy_feet, itty_bitty
+from services.bots.policies import footprints, itchy_feet, itty_bitty
 
 Policy = Callable[[Observation, Random], Any]
 
@@ -21,6 +21,8 @@ POLICIES: dict[tuple[str, str], Policy] = {
     ("itty-bitty", "greedy"): itty_bitty.greedy,
     ("itchy-feet", "random"): random_policy,
     ("itchy-feet", "greedy"): itchy_feet.greedy,
+    ("footprints", "random"): random_policy,
+    ("footprints", "greedy"): footprints.greedy,
 }
 
 
