@@ -24,6 +24,7 @@ SECRETS: dict[str, dict[str, str]] = {
         "ittybit_taken": "card",
     },
     "itchy-feet": {"cards_dealt": "cards", "card_drawn": "card", "card_kept": "kept"},
+    "footprints": {"fire_drawn": "card", "leader_chosen": "leader"},
 }
 PUBLIC_WHEN = {"ittybit_taken": "from_market"}  # a marketplace card is public
 
@@ -98,6 +99,7 @@ def _play_as_person(game: httpx.Client, auth: dict[str, str], key: str, game_id:
             },
             ["random", "greedy", "random"],
         ),
+        ("footprints", 4, {"advanced": True}, ["random"]),
     ],
 )
 def test_a_person_and_bots_play_to_the_end(
@@ -157,6 +159,9 @@ def test_a_person_and_bots_play_to_the_end(
             assert e["data"][field] is None, e
             hidden += 1
     assert hidden > 5 and seen > 1
+    if key == "footprints":
+        svg = game.get(f"/v1/games/{game_id}/board.svg", headers=auth)
+        assert svg.status_code == 200 and svg.text.count('class="figure"') >= 1
 
     _wait_for(
         lambda: lobby.get(f"/v1/rooms/{room_id}").json()["status"] == "finished",

@@ -22,6 +22,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "postcards": True,
         "characters": "random",
     },
+    "footprints": {"advanced": True},
 }
 
 
@@ -42,7 +43,9 @@ def play(key: str, seed: int, levels: list[str]) -> Any:
     return rules.outcome(state)
 
 
-@pytest.mark.parametrize(("key", "seats"), [("itty-bitty", 3), ("itchy-feet", 4)])
+@pytest.mark.parametrize(
+    ("key", "seats"), [("itty-bitty", 3), ("itchy-feet", 4), ("footprints", 4)]
+)
 def test_greedy_beats_random(key: str, seats: int) -> None:
     games = 30
     wins = sum(
@@ -52,7 +55,9 @@ def test_greedy_beats_random(key: str, seats: int) -> None:
     assert wins >= 0.75 * games, f"greedy won {wins} of {games}"
 
 
-@pytest.mark.parametrize(("key", "seats"), [("itty-bitty", 4), ("itchy-feet", 6)])
+@pytest.mark.parametrize(
+    ("key", "seats"), [("itty-bitty", 4), ("itchy-feet", 6), ("footprints", 6)]
+)
 def test_greedy_bots_finish_their_games(key: str, seats: int) -> None:
     for seed in range(10):
         outcome = play(key, seed, ["greedy"] * seats)
