@@ -8,6 +8,7 @@ from msgspec.structs import replace
 
 from games.footprints.content import RESOURCES, TERRAINS, Content
 from games.footprints.model import (
+    BonusLost,
     CardPlayed,
     CavePaintingBuilt,
     ChoicesOpened,
@@ -95,7 +96,14 @@ def evolve(content: Content, state: State | None, event: Event) -> State:
     match event:
         case DeckBuilt(seat=seat, top=top, bottom=bottom):
             assert top is not None, "evolve needs the unredacted event"
-            return _player(state, seat, deck_top=top, deck_bottom=bottom)
+            leaders = [c for c in top if "-leader-" in c]
+            return _player(
+                state,
+                seat,
+                deck_top=top,
+                deck_bottom=bottom,
+                leader=leaders[0] if leaders else None,
+            )
         case LeaderChosen(seat=seat, leader=leader):
             assert leader is not None, "evolve needs the unredacted event"
             pending = state.pending
@@ -184,18 +192,16 @@ def evolve(content: Content, state: State | None, event: Event) -> State:
         case CavePaintingBuilt(seat=seat, site=site):
             state = _player(state, seat, cave_site=site)
             return replace(state, turn=_built(state.turn))
-        case PowerUsed():
-            return state  # the payment and the advances are their own events
-        case StepDone(phase=phase):
+        case PowerUsed() | BonusLost():
+            return (
+                state  # the payment and the advances are their own events; a lost bonus is nothing
+            )
+        case StepDone(phase=phase, did=did):
             assert state.turn is not None
             turn = state.turn
-            if phase == "act_again":
-                kinds = ("top", "bottom")
-                done = tuple(k for k in kinds if k not in turn.done_actions)
-                return replace(
-                    state,
-                    turn=replace(turn, phase="act", done_actions=turn.done_actions + done[:1]),
-                )
+            if phase == "act_again":  # both actions: the one just done, then the other
+                done = (*turn.done_actions, did or "")
+                return replace(state, turn=replace(turn, phase="act", done_actions=done))
             if phase == "over":
                 p = state.players[turn.seat]
                 state = _player(state, turn.seat, turns=p.turns + 1)

@@ -171,8 +171,10 @@ def walk_fire(
         check_path(t.board, start, path)
     except IllegalMove as exc:
         raise illegal(exc.code, str(exc)) from exc
-    if len(path) > move.spaces or any(not t.board.has(p, move.terrain) for p in path):
-        raise illegal("wrong_terrain", f"the fire card moves {move.spaces} {move.terrain} spaces")
+    if len(path) > move.spaces:
+        raise illegal("too_far", f"the fire card moves {move.spaces} spaces or fewer")
+    if any(not t.board.has(p, move.terrain) for p in path):
+        raise illegal("wrong_terrain", f"the fire card moves over {move.terrain} only")
     others = t.figures(but=seat)
     if path[-1] in others:
         raise illegal("occupied", "you may move through figures but not end on one")

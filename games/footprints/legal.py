@@ -15,7 +15,16 @@ from games.footprints.board import (
     engraving_spaces,
     top_destinations,
 )
-from games.footprints.content import RESOURCES, TERRAINS, Follower, Give, Leader, Terrain
+from games.footprints.content import (
+    RESOURCES,
+    SKILL_START,
+    TERRAINS,
+    Follower,
+    Give,
+    Leader,
+    SkillBack,
+    Terrain,
+)
 from games.footprints.goals import complete
 from games.footprints.model import (
     Action,
@@ -102,12 +111,12 @@ def plays(t: Table, seat: int) -> list[Action]:
 
 
 def affordable_fire(t: Table, seat: int, fire: str | None) -> bool:
+    """Its costs can be paid: the resource to give, a marker above 2 to move back."""
     if fire is None:
         return False
-    return all(
-        t.owned(seat, e.resource) >= 1
-        for e in t.content.fire_cards[fire].effects
-        if isinstance(e, Give)
+    effects = t.content.fire_cards[fire].effects
+    return all(t.owned(seat, e.resource) >= 1 for e in effects if isinstance(e, Give)) and all(
+        t.skill(seat, e.terrain) > SKILL_START for e in effects if isinstance(e, SkillBack)
     )
 
 
@@ -229,11 +238,16 @@ def _leads(t: Table, seat: int, card: Leader, fire: str | None) -> list[Action]:
 
 def _affordable_together(t: Table, seat: int, cards: tuple[str, ...]) -> bool:
     need: dict[str, int] = {}
+    back: dict[Terrain, int] = {}
     for card in cards:
         for e in t.content.fire_cards[card].effects:
             if isinstance(e, Give):
                 need[e.resource] = need.get(e.resource, 0) + 1
-    return all(t.owned(seat, r) >= n for r, n in need.items())
+            if isinstance(e, SkillBack):
+                back[e.terrain] = back.get(e.terrain, 0) + 1
+    return all(t.owned(seat, r) >= n for r, n in need.items()) and all(
+        t.skill(seat, terrain) - n >= SKILL_START for terrain, n in back.items()
+    )
 
 
 def builds(t: Table, seat: int) -> list[Action]:

@@ -205,7 +205,9 @@ class Table:
                         raise illegal("cannot_afford", f"this fire card costs 1 {resource}")
                     self.emit(ResourcesChanged(seat=seat, resource=resource, change=-1))
                 case SkillBack(terrain=terrain):
-                    level = max(SKILL_START, self.skill(seat, terrain) - 1)
+                    if self.skill(seat, terrain) <= SKILL_START:
+                        raise illegal("cannot_afford", f"your {terrain} marker cannot move back")
+                    level = self.skill(seat, terrain) - 1
                     self.emit(SkillMovedBack(seat=seat, terrain=terrain, level=level))
                 case (
                     ResourceBonus()

@@ -1,0 +1,366 @@
+"""The Footprints rulebook, rule by rule: the twelve leaders ("Using a Leader Card"), the
+footprint cards (completing them, the footprint bonus), the fire and footprint decks, and
+every illegal-action code.
+
+The leaders' abilities are ours except what the rulebook says of the Shaman, the Recluse and
+the Scout (games/footprints/CONTENT.md). The map is the fixed one of rules_helpers.py.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from random import Random
+from typing import Any
+
+import pytest
+
+from games.api import IllegalAction
+from games.footprints import leaders as leaders_module
+from games.footprints.model import (
+    BonusLost,
+    Bottom,
+    BuildEngraving,
+    CardPlayed,
+    CompleteFootprint,
+    DecideFootprint,
+    EngravingBuilt,
+    FigureMoved,
+    FireDiscarded,
+    FireDrawn,
+    FireReshuffled,
+    FootprintChoice,
+    FootprintCompleted,
+    FootprintDiscarded,
+    FootprintDrawn,
+    FootprintKept,
+    FootprintsRenewed,
+    FootprintsReshuffled,
+    Lead,
+    Play,
+    ResourcesChanged,
+    SkillAdvanced,
+    Skip,
+    StepDone,
+    Top,
+    UsePower,
+)
+from games.footprints.table import Table
+from tests.unit.footprints.rules_helpers import (
+    REAL,
+    C,
+    Picks,
+    follower,
+    goods,
+    leader,
+    of,
+    owned,
+    play,
+    played,
+    refused,
+    run,
+    skills,
+    table,
+    terrains,
+)
+
+ICE_ROW = ((0, 3), (0, 4), (0, 5))  # ice; a fire card on (0, 3)
+F03 = follower("clan-1", 3)  # a Horse ice follower
+ALL_FOOTPRINTS = sorted(C.footprint_cards)
+
+
+def chief(clan: str, ab: str = "a", others: Any = (), **me: Any) -> Any:
+    """Seat 0 of `clan` with leader `ab` in its deck, having just played it (step 2 next)."""
+    f = [follower(clan, n) for n in range(1, 14)]
+    mine = {
+        "panel": (leader(clan, ab), *f[:3]),
+        "deck_top": tuple(f[3:10]),
+        "deck_bottom": tuple(f[10:]),
+        "leader": leader(clan, ab),
+        **me,
+    }
+    fire = me.get("fire")
+    mine.pop("fire", None)
+    state = table(players=[mine, *others], clans=[clan, "clan-6" if clan != "clan-6" else "clan-1"])
+    return played(state, 0, leader(clan, ab), fire)
+
+
+def test_a_leader_may_be_played_for_nothing_and_always_offers_an_empty_lead() -> None:
+    state = chief("clan-1")
+    assert Lead() in REAL.legal_actions(state, 0)
+    events, after = play(state, 0, Lead())
+    assert events[0] == StepDone(seat=0, phase="build") and after.players[0].skills == (2,) * 4
+
+
+def test_elder_advances_two_different_skills_two_spaces_each() -> None:
+    state = chief("clan-1")  # Horse: mountain 3 stone, 4 fire; swamp 3 fire, 4 berries
+    after = play(state, 0, Lead(terrains=("mountain", "swamp")))[1]
+    assert skills(after, 0) == {"mountain": 4, "ice": 2, "forest": 2, "swamp": 4}
+    assert owned(after, 0)["stone"] == 1 and owned(after, 0)["berries"] == 1
+    assert len(after.players[0].fire_hand) == 2
+    assert refused(state, 0, Lead(terrains=("ice", "ice"))) == "two_skills"
+    assert refused(state, 0, Lead(terrains=("ice",))) == "two_skills"
+
+
+def test_scout_moves_up_to_six_spaces_in_a_straight_line_whatever_the_terrain() -> None:
+    line = ((0, 3), (0, 4), (0, 5), (0, 6), (0, 7), (0, 8))  # fire card, wood, fire card
+    state = chief("clan-1", "b", others=[{"position": (0, 4)}], position=(0, 2))
+    events, after = play(state, 0, Lead(path=line))
+    assert of(FigureMoved, events) == [FigureMoved(seat=0, path=line)]
+    assert len(of(FireDrawn, events)) == 2 and owned(after, 0)["wood"] == 1
+    assert refused(state, 0, Lead(path=line[:2])) == "occupied"  # through, not onto, a figure
+    assert refused(state, 0, Lead(path=((0, 3), (1, 3)))) == "scout_line"  # bent
+    assert refused(state, 0, Lead(path=(*line, (0, 9)))) == "scout_line"  # seven
+    home = chief("clan-1", "b", position=(0, 0))
+    assert refused(home, 0, Lead(path=((0, -1),))) == "scout_line"  # never onto a house
+
+
+def test_gatherer_takes_three_resources_of_any_mix() -> None:
+    state = chief("clan-2")
+    after = play(state, 0, Lead(resources=("stone", "stone", "berries")))[1]
+    assert after.players[0].resources == goods(stone=2, berries=1)
+    assert refused(state, 0, Lead(resources=("stone", "wood"))) == "three_resources"
+
+
+def test_recluse_moves_within_four_columns_either_side_where_no_figure_is_within_two() -> None:
+    state = chief("clan-2", "b", others=[{"position": (2, 9)}], position=(2, 5))
+    events, after = play(state, 0, Lead(to=(3, 3)))  # 2 columns left; berries there
+    assert FigureMoved(seat=0, path=((3, 3),)) in events and owned(after, 0)["berries"] == 1
+    assert play(state, 0, Lead(to=(5, 9)))[1].players[0].position == (5, 9)  # 4 right, 3 away
+    assert refused(state, 0, Lead(to=(2, 0))) == "not_secluded"  # 5 columns
+    assert refused(state, 0, Lead(to=(2, 7))) == "not_secluded"  # 2 from the other figure
+    assert refused(state, 0, Lead(to=(2, 9))) == "not_secluded"  # occupied
+
+
+def test_shaman_plays_a_fire_card_and_the_top_action_of_any_terrain() -> None:
+    state = chief("clan-3", fire_hand=("fire-07",), fire="fire-07", position=(0, 2))
+    assert state.turn is not None and state.turn.fire == "fire-07"
+    top = Top(path=((0, 3), (0, 4)), fire_at=2)  # ice at level 2
+    events, after = play(state, 0, Lead(terrains=("ice",), top=top))
+    assert after.players[0].position == (0, 4) and len(of(FireDrawn, events)) == 1
+    assert after.players[0].resources == goods(stone=1, wood=1)
+    assert refused(state, 0, Lead(terrains=("ice",), top=Top(path=ICE_ROW))) == "too_far"
+    assert refused(state, 0, Lead(top=top)) == "top_of_a_terrain"
+    assert refused(state, 0, Lead(terrains=("ice",))) == "top_of_a_terrain"
+
+
+def test_dreamer_discards_footprint_cards_without_penalty_then_takes_two() -> None:
+    state = chief("clan-3", "b", footprints=("footprint-02", "footprint-03"))
+    events, after = play(state, 0, Lead(cards=("footprint-02",)))
+    assert events[0] == FootprintsRenewed(seat=0, discarded=("footprint-02",))
+    drawn = tuple(e.card for e in of(FootprintDrawn, events))
+    assert len(drawn) == 2 and after.pending == FootprintChoice(seat=0, cards=drawn, then=None)
+    assert after.footprint_discard == ("footprint-02",)
+    assert after.players[0].footprints == ("footprint-03",)
+    assert refused(state, 0, Lead(cards=("footprint-04",))) == "not_on_board"
+    assert len(of(FootprintDrawn, play(state, 0, Lead())[0])) == 2  # nothing discarded
+
+
+def test_storyteller_takes_two_fire_cards_and_a_footprint_card() -> None:
+    events, after = play(chief("clan-4"), 0, Lead())
+    assert len(of(FireDrawn, events)) == 2 and len(of(FootprintDrawn, events)) == 1
+    assert len(after.players[0].fire_hand) == 2 and after.pending is not None
+
+
+def test_carver_moves_to_the_next_space_then_builds_two_creations_one_power() -> None:
+    # Bison: mountain engraving 3 stone (power: mammoth), ice 1 mammoth, 1 stone, 1 berries
+    rich = goods(stone=4, mammoth=2, berries=1)
+    state = chief("clan-4", "b", position=(0, 13), resources=rich)
+    assert refused(state, 0, Lead(to=(0, 11))) == "not_next_space"
+    idle = play(state, 0, Lead())[1]  # played for nothing: no move, still two builds
+    assert idle.players[0].position == (0, 13) and idle.turn is not None
+    assert idle.turn.builds_allowed == 2
+    state = play(state, 0, Lead(to=(0, 12)))[1]
+    assert state.players[0].position == (0, 12) and state.turn is not None
+    assert state.turn.builds_allowed == 2
+    events, state = run(
+        state,
+        0,
+        BuildEngraving(terrain="mountain", at=(0, 11)),
+        BuildEngraving(terrain="ice", at=(1, 11)),
+    )
+    assert len(of(EngravingBuilt, events)) == 2 and state.turn is not None
+    assert state.turn.phase == "power"
+    events, state = play(state, 0, UsePower(terrain="mountain", pay=1))  # one power only
+    assert StepDone(seat=0, phase="discard") in events
+
+
+def test_pathfinder_the_top_action_of_any_terrain_two_spaces_further() -> None:
+    state = chief("clan-5", position=(0, 2))
+    four = (*ICE_ROW, (1, 5))  # ice level 2 + 2
+    assert play(state, 0, Lead(terrains=("ice",), top=Top(path=four)))[1].players[0].position == (
+        1,
+        5,
+    )
+    five = (*four, (2, 5))
+    assert refused(state, 0, Lead(terrains=("ice",), top=Top(path=five))) == "wrong_terrain"
+    longer = (*four, (0, 5))
+    assert refused(state, 0, Lead(terrains=("ice",), top=Top(path=longer))) == "too_far"
+
+
+def test_trader_gives_any_resources_and_takes_as_many_plus_one() -> None:
+    state = chief("clan-5", "b", resources=goods(stone=2))
+    trade = Lead(give=("stone", "stone"), resources=("wood", "wood", "berries"))
+    assert play(state, 0, trade)[1].players[0].resources == goods(wood=2, berries=1)
+    assert play(state, 0, Lead(resources=("wood",)))[1].players[0].resources == goods(
+        stone=2, wood=1
+    )
+    assert refused(state, 0, Lead(give=("stone",), resources=("wood",))) == "trade_count"
+    assert refused(state, 0, Lead(give=("wood",), resources=("stone", "stone"))) == (
+        "cannot_afford"
+    )
+
+
+def test_fire_keeper_plays_two_fire_cards_from_hand_then_takes_one() -> None:
+    hand = ("fire-01", "fire-07", "fire-08")
+    state = chief("clan-6", fire_hand=hand, position=(1, 5))
+    mountains = ((2, 6), (3, 6), (4, 6))
+    events, after = play(state, 0, Lead(cards=("fire-01", "fire-07"), path=mountains))
+    assert events[0] == FireDiscarded(seat=0, cards=("fire-01", "fire-07"))
+    assert after.players[0].position == (4, 6)
+    assert after.players[0].resources == goods(stone=2, wood=1)  # (3, 6) and fire-07
+    assert len(of(FireDrawn, events)) == 1 and len(after.players[0].fire_hand) == 2
+    assert refused(state, 0, Lead(cards=hand)) == "fire_not_in_hand"  # at most two
+    assert refused(state, 0, Lead(cards=("fire-09",))) == "fire_not_in_hand"
+    assert refused(state, 0, Lead(cards=("fire-07",), path=mountains)) == "fire_has_no_move"
+    # the Fire Keeper's cards come from the hand in step 2, never with the card in step 1
+    raw = table(
+        players=[{"fire_hand": hand, "panel": (leader("clan-6"),)}], clans=["clan-6", "clan-1"]
+    )
+    assert refused(raw, 0, Play(card=leader("clan-6"), fire="fire-01")) == "no_fire_with_leader"
+
+
+def test_chieftain_repeats_the_top_or_bottom_action_of_a_played_follower() -> None:
+    ice = follower("clan-6", 9)  # Ibex: f09 ice, plain
+    state = chief("clan-6", "b", played=(ice,), position=(0, 2), skills=terrains(ice=3))
+    after = play(state, 0, Lead(follower=ice, top=Top(path=ICE_ROW)))[1]
+    assert after.players[0].position == (0, 5)
+    events = play(state, 0, Lead(follower=ice, bottom=Bottom(to=(1, 1))))[0]
+    assert SkillAdvanced(seat=0, terrain="ice", level=4) in events
+    assert refused(state, 0, Lead(follower=follower("clan-6", 8), top=Top(path=()))) == "not_played"
+    assert refused(state, 0, Lead(follower=leader("clan-6", "b"), top=Top(path=()))) == (
+        "not_a_follower"
+    )
+    assert refused(state, 0, Lead(follower=ice)) == "top_or_bottom"
+    both = Lead(follower=ice, top=Top(path=()), bottom=Bottom(to=(1, 1)))
+    assert refused(state, 0, both) == "top_or_bottom"
+    assert refused(state, 0, Lead(follower=ice, top=Top(path=(), fire_at=0))) == "no_fire_card"
+
+
+def test_an_unknown_leader_ability_is_refused() -> None:
+    state = chief("clan-1")
+    with pytest.raises(IllegalAction) as err:
+        leaders_module.lead(
+            Table(REAL.content, state, Random(0)), 0, "juggler", Lead(cards=("x",)), None, []
+        )
+    assert err.value.code == "unknown_leader"
+
+
+# -- footprint cards ---------------------------------------------------------------------------
+
+
+def test_footprint_cards_are_completed_at_any_point_of_your_own_turn() -> None:
+    # footprint-14: ice 8+, own 2 stone; footprint-01 (Roman's): forest engraving, forest and
+    # ice 6+; footprint-24: own 2 stone, 2 wood, swamp 6+
+    me = {
+        "skills": terrains(ice=8, forest=6),
+        "resources": goods(stone=2),
+        "engravings": ("forest",),
+        "footprints": ("footprint-14", "footprint-01", "footprint-24"),
+    }
+    state = table(players=[me])
+    assert refused(state, 1, CompleteFootprint(card="footprint-14")) == "not_your_turn"
+    assert refused(state, 0, CompleteFootprint(card="footprint-24")) == "goals_not_met"
+    assert refused(state, 0, CompleteFootprint(card="footprint-02")) == "not_on_board"
+    events, state = play(state, 0, CompleteFootprint(card="footprint-14"))  # before playing
+    assert events == [FootprintCompleted(seat=0, card="footprint-14")]
+    state = played(state, 0, F03)
+    state = play(state, 0, CompleteFootprint(card="footprint-01"))[1]  # mid-turn: several
+    p = state.players[0]
+    assert p.completed == ("footprint-14", "footprint-01") and p.footprints == ("footprint-24",)
+    assert p.resources == goods(stone=2)  # what was counted stays to pay with
+
+
+def test_a_footprint_bonus_is_kept_or_discarded_at_once() -> None:
+    # fire-13: take a footprint card, and berries
+    state = played(table(players=[{"fire_hand": ("fire-13",)}]), 0, F03, "fire-13")
+    events, state = play(state, 0, Top(path=(), fire_at=0))
+    drawn = of(FootprintDrawn, events)[0]
+    assert state.pending == FootprintChoice(seat=0, cards=(drawn.card,), then=None)
+    assert REAL.to_act(state) == {0}
+    assert refused(state, 0, Skip()) == "answer_first"
+    kept, after = play(state, 0, DecideFootprint(keep=True))
+    assert kept[0] == FootprintKept(seat=0, card=drawn.card)
+    assert after.players[0].footprints == (drawn.card,) and after.pending is None
+    gone, after = play(state, 0, DecideFootprint(keep=False))
+    assert gone[0] == FootprintDiscarded(seat=0, card=drawn.card)
+    assert after.footprint_discard == (drawn.card,) and after.players[0].footprints == ()
+
+
+def test_an_empty_footprint_deck_reshuffles_the_discard() -> None:
+    rest = ALL_FOOTPRINTS[1:]
+    state = table(
+        players=[
+            {"fire_hand": ("fire-13",), "footprints": tuple(rest[:14])},
+            {"footprints": tuple(rest[14:])},
+        ],
+        footprint_discard=ALL_FOOTPRINTS[:1],
+    )
+    assert state.footprint_deck == ()
+    events = play(played(state, 0, F03, "fire-13"), 0, Top(path=(), fire_at=0))[0]
+    assert of(FootprintsReshuffled, events) == [FootprintsReshuffled(count=1)]
+    assert of(FootprintDrawn, events)[0].card == ALL_FOOTPRINTS[0]
+
+
+def test_with_no_footprint_card_left_anywhere_the_bonus_is_cancelled() -> None:
+    half = len(ALL_FOOTPRINTS) // 2
+    none = table(
+        players=[
+            {"fire_hand": ("fire-13",), "footprints": tuple(ALL_FOOTPRINTS[:half])},
+            {"footprints": tuple(ALL_FOOTPRINTS[half:])},
+        ]
+    )
+    events = play(played(none, 0, F03, "fire-13"), 0, Top(path=(), fire_at=0))[0]
+    assert BonusLost(seat=0) in events and not of(FootprintDrawn, events)
+
+
+def test_an_empty_fire_deck_reshuffles_the_discard() -> None:
+    hands = sorted(C.fire_cards)
+    state = table(
+        players=[
+            {"fire_hand": tuple(hands[13:16]), "position": (0, 2), "skills": terrains(ice=3)},
+            {"fire_hand": tuple(hands[16:])},
+        ],
+        fire_discard=hands[:13],
+    )
+    assert state.fire_deck == ()
+    events = play(played(state, 0, F03), 0, Top(path=((0, 3),)))[0]  # a fire card on (0, 3)
+    assert of(FireReshuffled, events) == [FireReshuffled(count=13)]
+    assert of(FireDrawn, events)[0].card in hands[:13]
+    # no fire card left anywhere: the bonus gives nothing (our ruling)
+    state = table(
+        players=[
+            {"fire_hand": tuple(hands[:3]), "position": (0, 2), "skills": terrains(ice=3)},
+            {"fire_hand": tuple(hands[3:])},
+        ]
+    )
+    events, state = play(played(state, 0, F03), 0, Top(path=((0, 3),)))
+    assert not of(FireDrawn, events) and not of(FireReshuffled, events)
+    assert state.players[0].fire_hand == tuple(hands[:3])
+
+
+def test_every_illegal_action_code_is_tested() -> None:
+    source = "".join(p.read_text() for p in Path(leaders_module.__file__).parent.glob("*.py"))
+    codes = set(re.findall(r'(?:illegal|IllegalAction|IllegalMove)\(\s*"(\w+)"', source))
+    assert len(codes) > 40
+    here = Path(__file__).parent
+    tests = "".join(p.read_text() for p in here.glob("test_rules*.py"))
+    assert sorted(c for c in codes if f'"{c}"' not in tests) == []
+
+
+def test_picks_scripts_the_draws() -> None:
+    state = played(table(players=[{"position": (0, 2)}]), 0, follower("clan-1", 3))
+    events = REAL.decide(state, 0, Top(path=((0, 3),)), Picks("fire-09"))
+    assert of(FireDrawn, events) == [FireDrawn(seat=0, card="fire-09")]
+    assert of(CardPlayed, events) == [] and of(ResourcesChanged, events) == []
+    assert Skip() not in REAL.legal_actions(state, 0)

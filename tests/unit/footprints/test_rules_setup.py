@@ -1,0 +1,394 @@
+"""The Footprints rulebook, rule by rule: general setup, personal setup (basic, advanced,
+"2 Leaders", "Snake"), starting positions and the house bonuses; hidden information
+(redaction, views, sampling).
+
+The turn and its actions are in test_rules_turn.py; building, engraving powers, the end
+and scoring in test_rules_end.py; the leaders, footprint cards, the decks and every
+illegal-action code in test_rules_leaders.py; the generic checks in test_rules_generic.py.
+The map from each rule to its code and tests is games/footprints/RULES.md; the shared
+helpers are in rules_helpers.py.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from random import Random
+
+import pytest
+from msgspec.structs import replace
+
+from games.api import IllegalAction
+from games.footprints.content import TERRAINS, neighbours
+from games.footprints.model import (
+    ChoicesOpened,
+    ChooseLeader,
+    DeckBuilt,
+    FigurePlaced,
+    FireDrawn,
+    FootprintKept,
+    FootprintsReturned,
+    KeepStartingFootprint,
+    LeaderChosen,
+    Options,
+    PanelFilled,
+    PlaceFigure,
+    PlaceNext,
+    Play,
+    ResourcesChanged,
+    SetupChoices,
+    SkillAdvanced,
+    StartingFootprints,
+    State,
+    TurnBegan,
+)
+from games.testing import check_conservation, random_playout
+from tests.unit.footprints.rules_helpers import (
+    CAIRN_FS,
+    CAIRN_MI,
+    HOUSES,
+    REAL,
+    C,
+    board,
+    follower,
+    leader,
+    of,
+    owned,
+    play,
+    player,
+    refused,
+    set_up,
+    table,
+)
+
+ADVANCED = Options(advanced=True)
+SNAKE = Options(snake=True)
+TWO = Options(two_leaders=True)
+
+
+def followers(clan: str) -> set[str]:
+    return {follower(clan, n) for n in range(1, 14)}
+
+
+# -- general setup -----------------------------------------------------------------------------
+
+
+def test_the_map_is_six_random_tiles_left_of_the_cairn_tile_each_turned_at_random() -> None:
+    orders, turned = set(), set()
+    for seed in range(30):
+        state = set_up(2, seed)[1]
+        assert sorted(state.tiles) == sorted(C.map_tiles) and len(state.turned) == 6
+        orders.add(state.tiles)
+        turned |= {(i, t) for i, t in enumerate(state.turned)}
+        places = board(state).places
+        assert len(places) == 6 * 24 + 18 and board(state).columns == 27
+        assert sorted(p for p, place in places.items() if place.cairn) == [CAIRN_MI, CAIRN_FS]
+        assert {places[p].tile for p in places if p[1] >= 24} == {6}  # the cairn tile, right
+    assert len(orders) > 20  # 720 orders
+    assert turned == {(i, t) for i in range(6) for t in (False, True)}
+
+
+def test_one_random_house_tile_per_row_on_a_random_side() -> None:
+    sides, rows = set(), set()
+    for seed in range(30):
+        state = set_up(2, seed)[1]
+        assert len({house for house, _ in state.houses}) == 6
+        assert {house for house, _ in state.houses} <= set(C.house_tiles)
+        sides |= {side for _, side in state.houses}
+        rows.add(state.houses[0][0])
+        assert sorted(board(state).houses) == [(r, -1) for r in range(6)]
+    assert sides == {0, 1} and len(rows) == 6
+
+
+@pytest.mark.parametrize("seats", range(1, 7))
+def test_cave_tokens_lie_by_the_four_tiles_nearest_the_cairn_three_with_1_to_3_players(
+    seats: int,
+) -> None:
+    nearest = 3 if seats <= 3 else 4
+    counts = set()
+    for seed in range(12):
+        state = set_up(seats, seed)[1]
+        caves = board(state).caves.values()
+        sites = sorted(site for site, _ in state.caves)
+        assert sites == sorted(cave.id for cave in caves if cave.tile >= 6 - nearest)
+        tokens = [token for _, token in state.caves]
+        assert len(set(tokens)) == len(tokens) and set(tokens) <= set(C.cave_tokens)
+        counts.add(len(sites))
+    low = 4 if seats <= 3 else 6  # "6 to 8 cave tokens in play" ("4 to 6" with 1-3 players)
+    assert counts <= set(range(low, low + 3)) and len(counts) > 1
+
+
+def test_every_player_has_a_random_clan_and_the_first_player_is_random() -> None:
+    firsts, clans = set(), set()
+    for seed in range(40):
+        state = set_up(3, seed)[1]
+        mine = [p.clan for p in state.players]
+        assert len(set(mine)) == 3 and set(mine) <= set(C.clans)
+        clans |= set(mine)
+        firsts.add(state.first_seat)
+    assert firsts == {0, 1, 2} and clans == set(C.clans)
+
+
+def test_the_game_seats_one_to_six() -> None:
+    for seats in (0, 7):
+        with pytest.raises(IllegalAction) as err:
+            REAL.setup(Options(), seats, Random(0))
+        assert err.value.code == "bad_seat_count"
+
+
+# -- personal setup --------------------------------------------------------------------------
+
+
+def test_the_clan_deck_is_seven_followers_and_leader_a_over_six_with_four_revealed() -> None:
+    on_panel = 0
+    for seed in range(20):
+        events, state = set_up(4, seed)
+        for deck in of(DeckBuilt, events):
+            clan = state.players[deck.seat].clan
+            assert deck.top is not None and len(deck.top) == deck.top_count == 8
+            assert leader(clan) in deck.top and len(deck.bottom) == 6
+            assert set(deck.top) | set(deck.bottom) == followers(clan) | {leader(clan)}
+            p = state.players[deck.seat]
+            filled = [e.card for e in of(PanelFilled, events) if e.seat == deck.seat]
+            assert p.panel == tuple(filled) and len(filled) == 4 and set(filled) <= set(deck.top)
+            assert len(p.deck_top) == 4 and p.deck_bottom == deck.bottom
+            assert leader(clan, "b") not in deck.top + deck.bottom  # B back in the box
+            on_panel += leader(clan) in p.panel
+    assert 0 < on_panel < 80  # shuffled in with the seven: sometimes revealed at once
+
+
+def test_every_player_starts_with_one_random_footprint_card_and_markers_on_2() -> None:
+    events, state = set_up(5, 3)
+    kept = of(FootprintKept, events)
+    assert [e.seat for e in kept] == list(range(5)) and len({e.card for e in kept}) == 5
+    assert [len(e.cards) for e in of(StartingFootprints, events)] == [1] * 5
+    for seat, p in enumerate(state.players):
+        assert p.footprints == (kept[seat].card,) and p.position is None
+        assert p.skills == (2, 2, 2, 2) and p.resources == (0, 0, 0, 0) and p.fire_hand == ()
+    assert len(state.footprint_deck) == 28 - 5 and len(state.fire_deck) == 20
+
+
+def test_advanced_setup_a_leader_chosen_in_secret_and_three_footprint_cards_keep_one() -> None:
+    events, state = set_up(3, 1, ADVANCED)
+    pending = state.pending
+    assert isinstance(pending, SetupChoices) and pending.leaders == (0, 1, 2)
+    assert REAL.to_act(state) == {0, 1, 2}  # everyone chooses at once
+    for deck in of(DeckBuilt, events):
+        clan = state.players[deck.seat].clan
+        assert deck.top is not None and set(deck.top) <= followers(clan) and len(deck.top) == 7
+    dealt = dict(pending.footprints)
+    assert all(len(cards) == 3 for cards in dealt.values())
+    assert len(state.footprint_deck) == 28 - 9 and not of(PanelFilled, events)
+    clan = state.players[0].clan
+    choice, state = play(state, 0, ChooseLeader(leader=leader(clan, "b")))
+    assert choice == [LeaderChosen(seat=0, leader=leader(clan, "b"))]
+    assert REAL.redact(choice[0], 1) == LeaderChosen(seat=0, leader=None)
+    assert REAL.redact(choice[0], None) == LeaderChosen(seat=0, leader=None)
+    assert REAL.redact(choice[0], 0) == choice[0]
+    assert leader(clan, "b") in state.players[0].deck_top
+    assert leader(clan) not in state.players[0].deck_top  # leader A goes back to the box
+    assert refused(state, 0, ChooseLeader(leader=leader(clan))) == "not_your_leader"
+    keep = dealt[0][1]
+    kept, state = play(state, 0, KeepStartingFootprint(card=keep))
+    back = tuple(c for c in dealt[0] if c != keep)
+    assert kept == [FootprintKept(seat=0, card=keep), FootprintsReturned(cards=back)]
+    assert state.players[0].footprints == (keep,) and set(back) <= set(state.footprint_deck)
+    assert REAL.to_act(state) == {1, 2}
+    assert refused(state, 0, KeepStartingFootprint(card=back[0])) == "not_your_turn"
+    assert refused(state, 1, KeepStartingFootprint(card=dealt[0][0])) == "not_dealt"
+    assert refused(state, 1, ChooseLeader(leader=leader(clan))) == "not_your_leader"
+    assert refused(state, 1, Play(card=state.players[1].deck_top[0])) == "answer_first"
+    for seat in (1, 2):
+        mine = state.players[seat].clan
+        state = play(state, seat, ChooseLeader(leader=leader(mine)))[1]
+        last, state = play(state, seat, KeepStartingFootprint(card=dealt[seat][0]))
+    assert len(of(PanelFilled, last)) == 12 and isinstance(state.pending, PlaceNext)
+    assert len(state.footprint_deck) == 28 - 3
+
+
+def test_two_leaders_nine_followers_and_both_leaders_over_four() -> None:
+    for options in (TWO, Options(two_leaders=True, advanced=True)):
+        events, state = set_up(3, 2, options)
+        for deck in of(DeckBuilt, events):
+            clan = state.players[deck.seat].clan
+            assert deck.top is not None and len(deck.top) == 11 and len(deck.bottom) == 4
+            assert {leader(clan), leader(clan, "b")} <= set(deck.top)
+        if options.advanced:  # no leader to choose; still three footprint cards, keep one
+            assert isinstance(state.pending, SetupChoices) and state.pending.leaders == ()
+            assert all(len(cards) == 3 for _, cards in state.pending.footprints)
+
+
+def test_the_snake_takes_out_the_recluse_and_the_scout() -> None:
+    # Scout is leader B of clan-1, Recluse leader B of clan-2 (CONTENT.md)
+    barred = {leader("clan-1", "b"), leader("clan-2", "b")}
+    for options in (SNAKE, Options(snake=True, two_leaders=True)):
+        for seed in range(6):
+            events, state = set_up(6, seed, options)
+            for deck in of(DeckBuilt, events):
+                assert deck.top is not None and not barred & set(deck.top + deck.bottom)
+                clan = state.players[deck.seat].clan
+                size = 11 - (clan in ("clan-1", "clan-2")) if options.two_leaders else 8
+                assert len(deck.top) == size
+    state = set_up(6, 0, Options(snake=True, advanced=True))[1]
+    for seat, p in enumerate(state.players):
+        offered = {a.leader for a in REAL.legal_actions(state, seat) if hasattr(a, "leader")}
+        assert offered == {leader(p.clan), leader(p.clan, "b")} - barred
+        if p.clan in ("clan-1", "clan-2"):
+            assert refused(state, seat, ChooseLeader(leader=leader(p.clan, "b"))) == (
+                "not_your_leader"
+            )
+
+
+def test_the_snake_map_reaches_both_cairns_at_least_30_spaces_from_any_house() -> None:
+    for seed in range(4):
+        state = set_up(4, seed, SNAKE)[1]
+        b = board(state)
+        starts = [q for h in b.houses for q in neighbours(*h) if q in b.places]
+        far = dict.fromkeys(starts, 1)
+        queue = deque(starts)
+        while queue:
+            here = queue.popleft()
+            for q in b.adjacent(here):
+                if q not in far:
+                    far[q] = far[here] + 1
+                    queue.append(q)
+        cairns = [p for p, place in b.places.items() if place.cairn]
+        assert len(cairns) == 2 and all(far[c] >= 30 for c in cairns)  # all reachable
+        for site, _ in state.caves:  # the caves in play are open at the edge
+            touches = b.caves[site].touches
+            assert any(q not in b.places for p in touches for q in neighbours(*p))
+
+
+# -- starting positions ----------------------------------------------------------------------
+
+
+def placing(seats: int, first: int, roman: int | None = None) -> State:
+    """A set-up game whose first player is `first`, on the fixed house tiles; seat `roman`
+    plays the Horse Clan (clan-1, the rulebook's examples)."""
+    for seed in range(100):
+        state = set_up(seats, seed)[1]
+        if state.first_seat == first:
+            state = replace(state, houses=HOUSES)
+            if roman is not None:
+                players = list(state.players)
+                players[roman] = player("clan-1", position=None, panel=players[roman].panel)
+                state = replace(state, players=tuple(players))
+            return state
+    raise AssertionError("no seed")
+
+
+@pytest.mark.parametrize(("seats", "first"), [(2, 1), (4, 0), (4, 2), (6, 5)])
+def test_figures_are_placed_from_the_right_of_the_first_player_counterclockwise(
+    seats: int, first: int
+) -> None:
+    state = placing(seats, first)
+    order = tuple((first - 1 - i) % seats for i in range(seats))
+    assert state.pending == PlaceNext(order=order) and order[-1] == first
+    for n, seat in enumerate(order):
+        assert REAL.to_act(state) == {seat}
+        other = order[(n + 1) % seats]
+        if other != seat:
+            assert refused(state, other, PlaceFigure(row=n)) == "not_your_turn"
+        events, state = play(state, seat, PlaceFigure(row=n))
+        assert events[0] == FigurePlaced(seat=seat, at=(n, -1))
+    assert events[-2:] == [ChoicesOpened(pending=None), TurnBegan(seat=first)]
+    assert state.turn is not None and state.turn.seat == first and state.turn.phase == "play"
+
+
+def test_a_figure_goes_on_an_unoccupied_house_and_takes_its_bonuses_at_once() -> None:
+    state = placing(3, 0, roman=2)
+    # house-1 side A (row 0): "He advances his grey and light green skill markers one space
+    # to the right", collecting the Horse board's level-3 bonuses: a stone, a fire card
+    events, state = play(state, 2, PlaceFigure(row=0))
+    drawn = of(FireDrawn, events)
+    assert events[:5] == [
+        FigurePlaced(seat=2, at=(0, -1)),
+        SkillAdvanced(seat=2, terrain="mountain", level=3),
+        ResourcesChanged(seat=2, resource="stone", change=1),
+        SkillAdvanced(seat=2, terrain="swamp", level=3),
+        *drawn,
+    ]
+    assert state.players[2].fire_hand == (drawn[0].card,)
+    assert REAL.redact(drawn[0], 1) == replace(drawn[0], card=None)  # drawn in secret
+    assert refused(state, 1, PlaceFigure(row=0)) == "house_taken"
+    assert refused(state, 1, PlaceFigure(row=6)) == "no_house"
+    # house-3 side A (row 2): any skill and a stone; the any-skill advance is chosen
+    events, state = play(state, 1, PlaceFigure(row=2, any_skill=("forest",)))
+    assert SkillAdvanced(seat=1, terrain="forest", level=3) in events
+    assert ResourcesChanged(seat=1, resource="stone", change=1) in events
+    # house-5 side A (row 4): a fire card and a stone
+    events, state = play(state, 0, PlaceFigure(row=4))
+    assert len(of(FireDrawn, events)) >= 1 and owned(state, 0)["stone"] >= 1
+    assert [p.position for p in state.players] == [(4, -1), (2, -1), (0, -1)]
+
+
+def test_an_any_skill_house_bonus_advances_the_lowest_skill_when_none_is_named() -> None:
+    state = placing(2, 0)
+    events, state = play(state, 1, PlaceFigure(row=2))  # house-3: any skill, stone
+    assert of(SkillAdvanced, events)[0] == SkillAdvanced(seat=1, terrain=TERRAINS[0], level=3)
+
+
+# -- hidden information --------------------------------------------------------------------
+
+
+def test_fire_cards_drawn_and_leaders_chosen_are_hidden_from_the_others() -> None:
+    playout = random_playout(REAL, 3, 3, Options(advanced=True), keep_states=False)
+    secret = 0
+    for event in playout.events:
+        if isinstance(event, FireDrawn | LeaderChosen):
+            secret += 1
+            field = "card" if isinstance(event, FireDrawn) else "leader"
+            assert REAL.redact(event, event.seat) == event
+            for other in (None, *(s for s in range(3) if s != event.seat)):
+                assert getattr(REAL.redact(event, other), field) is None
+        else:
+            assert all(REAL.redact(event, s) == event for s in (None, 0, 1, 2))
+    assert secret > 3
+
+
+def test_views_show_a_fire_hand_only_to_its_owner() -> None:
+    state = table(players=[{"fire_hand": ("fire-07", "fire-08")}])
+    mine, theirs, nobody = REAL.view(state, 0), REAL.view(state, 1), REAL.view(state, None)
+    assert mine.private["fire_hand"] == ["fire-07", "fire-08"]
+    assert theirs.private["fire_hand"] == [] and nobody.private is None
+    assert mine.public == theirs.public == nobody.public
+    assert mine.public["players"][0]["fire_cards"] == 2
+    assert "fire-07" not in str(theirs.public)
+
+
+def test_the_advanced_leader_is_hidden_until_it_is_on_the_panel() -> None:
+    state = set_up(2, 5, Options(advanced=True))[1]
+    for seat in (0, 1):
+        clan = state.players[seat].clan
+        state = play(state, seat, ChooseLeader(leader=leader(clan, "b")))[1]
+        dealt = dict(state.pending.footprints)[seat]  # type: ignore[union-attr]
+        state = play(state, seat, KeepStartingFootprint(card=dealt[0]))[1]
+    for seat, p in enumerate(state.players):
+        public = REAL.view(state, 1 - seat).public["players"][seat]
+        assert REAL.view(state, seat).private["leader"] == p.leader
+        if p.leader in p.panel:
+            assert public["leader"] == p.leader
+        else:
+            assert "leader" not in public and p.leader not in str(REAL.view(state, 1 - seat))
+
+
+def test_sample_keeps_the_own_hand_and_every_hand_size() -> None:
+    state = table(3, players=[{"fire_hand": ("fire-01",)}, {"fire_hand": ("fire-02", "fire-03")}])
+    for seed in range(5):
+        guess = REAL.sample(state, 0, Random(seed))
+        assert guess.players[0].fire_hand == ("fire-01",)
+        assert [len(p.fire_hand) for p in guess.players] == [1, 2, 0]
+        check_conservation(REAL, guess, seed)
+
+
+def test_the_leader_in_a_basic_deck_is_public_and_a_chosen_one_secret() -> None:
+    from games.footprints.model import Options as Opts
+    from tests.unit.footprints.rules_helpers import REAL as RULES
+    from tests.unit.footprints.rules_helpers import set_up as setup_game
+
+    _, basic = setup_game(2, 3, Opts())
+    for seat, p in enumerate(basic.players):
+        assert p.leader is not None and "-leader-" in p.leader
+        shown = RULES.view(basic, 1 - seat).public["players"][seat]
+        assert shown["leader"] == p.leader  # leader A is no secret
+    _, advanced = setup_game(2, 3, Opts(advanced=True))
+    assert all(p.leader is None for p in advanced.players)  # not chosen yet

@@ -1,0 +1,386 @@
+"""The Footprints rulebook, rule by rule: the six steps of a turn, the top and bottom
+actions, the skill tracks and the fire cards.
+
+Seat 0 plays the Horse Clan (clan-1), whose board holds the rulebook's examples; the map
+is the fixed one of rules_helpers.py. Horse followers: f01 ice (+1 mountain space), f02 ice
+(+ mountain advance), f03 ice, f04 ice (+1 forest space), f05 swamp (+ forest advance),
+f06 swamp, f07 swamp (+1 ice space), f08 swamp (+ ice advance), f09 forest, f12 mountain.
+Horse tracks at level 3: mountain a stone, ice a mountain advance, forest berries, swamp a
+fire card; ice 4 and 5 a mammoth; past 11: mountain berries, swamp mammoth.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from games.footprints.model import (
+    Bottom,
+    CardPlayed,
+    DiscardFire,
+    FigureMoved,
+    FireDiscarded,
+    FireDrawn,
+    Lead,
+    PanelFilled,
+    Play,
+    ResourcesChanged,
+    SkillAdvanced,
+    SkillMovedBack,
+    State,
+    StepDone,
+    Top,
+    TurnBegan,
+)
+from tests.unit.footprints.rules_helpers import (
+    REAL,
+    follower,
+    goods,
+    leader,
+    of,
+    owned,
+    play,
+    played,
+    refused,
+    skills,
+    table,
+    terrains,
+)
+
+H = "clan-1"
+F01, F02, F03, F04 = (follower(H, n) for n in (1, 2, 3, 4))
+F05, F06, F07, F08, F09, F12 = (follower(H, n) for n in (5, 6, 7, 8, 9, 12))
+ICE_ROW = ((0, 3), (0, 4), (0, 5))  # ice; a fire card on (0, 3)
+STONE, FIRE = (
+    ResourcesChanged(seat=0, resource="stone", change=1),
+    ResourcesChanged(seat=0, resource="mammoth", change=1),
+)
+
+
+def horse(**fields: object) -> State:
+    """Seat 0 (Horse) at the start of its turn, seat 1 on its house; `fields` for seat 0."""
+    return table(players=[{"position": (0, 2), "skills": terrains(ice=3), **fields}])
+
+
+# -- steps 1 to 6 ------------------------------------------------------------------------------
+
+
+def test_a_turn_runs_the_six_steps_in_order() -> None:
+    state = horse(fire_hand=("fire-07",))
+    events, state = play(state, 0, Play(card=F03, fire="fire-07"))
+    assert events == [CardPlayed(seat=0, card=F03, fire="fire-07")]
+    p = state.players[0]
+    assert F03 not in p.panel and p.played == (F03,) and p.fire_hand == ()
+    assert state.turn is not None and state.turn.phase == "act"
+    events, state = play(state, 0, Top(path=ICE_ROW, fire_at=3))
+    assert [type(e).__name__ for e in events] == [
+        "FigureMoved",  # 2. the action
+        "ResourcesChanged",  # the fire card, after the action: a stone and a wood
+        "ResourcesChanged",
+        "FireDrawn",  # the bonuses of the spaces passed, after all movement
+        "StepDone",  # 3. build: nothing affordable, passed
+        "StepDone",  # 4. no engraving power
+        "StepDone",  # 5. discard
+        "FireDiscarded",
+        "PanelFilled",  # 6. draw a clan card
+        "StepDone",
+        "TurnBegan",
+    ]
+    assert [e.phase for e in of(StepDone, events)] == ["build", "power", "discard", "over"]
+    assert of(FireDiscarded, events) == [FireDiscarded(seat=0, cards=("fire-07",))]
+    assert of(PanelFilled, events) == [PanelFilled(seat=0, card=F05)]
+    assert events[-1] == TurnBegan(seat=1) and state.players[0].turns == 1
+    assert len(state.players[0].panel) == 4 and state.fire_discard == ("fire-07",)
+
+
+def test_step_1_a_clan_card_from_the_panel_and_a_fire_card_but_never_with_a_leader() -> None:
+    state = horse(fire_hand=("fire-07",), panel=(F03, F06, leader(H), F12), deck_top=(F05,))
+    assert refused(state, 1, Play(card=follower("clan-2", 1))) == "not_your_turn"
+    assert refused(state, 0, Play(card=F05)) == "not_on_panel"  # still in the deck
+    assert refused(state, 0, Play(card=F03, fire="fire-08")) == "fire_not_in_hand"
+    assert refused(state, 0, Play(card=leader(H), fire="fire-07")) == "no_fire_with_leader"
+    assert refused(state, 0, Top(path=())) == "not_now"
+    legal = REAL.legal_actions(state, 0)
+    assert Play(card=leader(H)) in legal and Play(card=leader(H), fire="fire-07") not in legal
+    assert Play(card=F03, fire="fire-07") in legal and Play(card=F03) in legal
+    after = played(state, 0, F03)
+    assert refused(after, 0, Play(card=F06)) == "not_now"
+    assert refused(after, 0, Lead()) == "not_a_leader"
+    assert refused(played(state, 0, leader(H)), 0, Top(path=())) == "lead_with_leader"
+    # each clan card is used once: the played card never comes back
+    done = play(after, 0, Top(path=()))[1]
+    assert F03 in done.players[0].played and F03 not in done.players[0].panel
+
+
+def test_step_5_the_played_fire_card_is_discarded_and_the_hand_cut_to_three() -> None:
+    hand = ("fire-07", "fire-08", "fire-09", "fire-11", "fire-12")
+    state = played(horse(fire_hand=hand), 0, F03, "fire-07")
+    events, state = play(state, 0, Top(path=()))  # the fire card is not used
+    assert FireDiscarded(seat=0, cards=("fire-07",)) in events
+    assert state.turn is not None and state.turn.phase == "discard" and REAL.to_act(state) == {0}
+    assert len(REAL.legal_actions(state, 0)) == 4  # one of four to let go
+    assert refused(state, 0, DiscardFire(cards=("fire-08", "fire-09"))) == "wrong_discard_count"
+    assert refused(state, 0, DiscardFire(cards=("fire-07",))) == "fire_not_in_hand"
+    assert refused(state, 0, DiscardFire(cards=())) == "wrong_discard_count"
+    events, state = play(state, 0, DiscardFire(cards=("fire-09",)))
+    assert events[0] == FireDiscarded(seat=0, cards=("fire-09",))
+    assert state.players[0].fire_hand == ("fire-08", "fire-11", "fire-12")
+    assert state.fire_discard == ("fire-07", "fire-09") and events[-1] == TurnBegan(seat=1)
+
+
+def test_step_6_draws_the_top_card_and_nothing_once_the_deck_is_empty() -> None:
+    # the leader is among the top cards: they come before the bottom six
+    state = horse(deck_top=(leader(H),), deck_bottom=(F12,))
+    events, state = play(played(state, 0, F03), 0, Top(path=()))
+    assert PanelFilled(seat=0, card=leader(H)) in events
+    state = table(players=[{"deck_top": (), "deck_bottom": (F12,)}])
+    events, state = play(played(state, 0, F03), 0, Top(path=()))
+    assert PanelFilled(seat=0, card=F12) in events and state.players[0].deck_bottom == ()
+    state = table(players=[{"deck_top": (), "deck_bottom": ()}])
+    events, state = play(played(state, 0, F03), 0, Top(path=()))
+    assert not of(PanelFilled, events) and len(state.players[0].panel) == 3
+
+
+# -- the top action ----------------------------------------------------------------------------
+
+
+def test_top_moves_up_to_the_skill_level_of_the_cards_terrain_or_fewer() -> None:
+    state = played(horse(), 0, F03)
+    events, after = play(state, 0, Top(path=ICE_ROW))
+    assert of(FigureMoved, events) == [FigureMoved(seat=0, path=ICE_ROW)]
+    assert after.players[0].position == (0, 5)
+    assert play(state, 0, Top(path=ICE_ROW[:1]))[1].players[0].position == (0, 3)
+    events, after = play(state, 0, Top(path=()))  # "(or fewer)": zero spaces too
+    assert not of(FigureMoved, events) and after.players[0].position == (0, 2)
+    assert refused(state, 0, Top(path=(*ICE_ROW, (1, 5)))) == "too_far"
+    assert refused(state, 0, Top(path=((0, 1),))) == "wrong_terrain"  # a mountain
+    assert refused(state, 0, Top(path=((0, 4),))) == "not_adjacent"
+    house = played(table(players=[{"position": (1, 0)}]), 0, F12)  # a mountain follower
+    assert refused(house, 0, Top(path=((1, -1),))) == "off_map"  # never onto a house
+
+
+def test_top_starts_from_a_house_tile() -> None:
+    state = played(table(players=[{"position": (0, -1)}]), 0, F12)  # mountain, level 2
+    events, state = play(state, 0, Top(path=((0, 0), (0, 1))))
+    assert STONE in events and state.players[0].position == (0, 1)
+
+
+def test_figures_are_passed_through_never_ended_on_and_their_spaces_pay_nothing() -> None:
+    state = table(players=[{"position": (0, 2), "skills": terrains(ice=3)}, {"position": (0, 3)}])
+    state = played(state, 0, F03)
+    events, after = play(state, 0, Top(path=((0, 3), (0, 4))))
+    assert after.players[0].position == (0, 4) and not of(FireDrawn, events)
+    assert refused(state, 0, Top(path=((0, 3),))) == "occupied"
+
+
+def test_each_bonus_once_in_path_order_after_all_movement() -> None:
+    state = played(horse(), 0, F03)
+    events, after = play(state, 0, Top(path=((0, 3), (0, 4), (0, 3))))  # back and forth
+    assert len(of(FireDrawn, events)) == 1 and len(after.players[0].fire_hand) == 1
+    assert isinstance(events[0], FigureMoved)  # the bonuses come after the movement
+    # path order (our ruling): mammoth then fire card; the other way round
+    there = play(state, 0, Top(path=((1, 2), (0, 3), (0, 4))))[0]
+    assert [type(e) for e in there[1:3]] == [ResourcesChanged, FireDrawn]
+    back = played(horse(position=(0, 5)), 0, F03)
+    back_events = play(back, 0, Top(path=((0, 4), (0, 3), (0, 2))))[0]
+    assert [type(e) for e in back_events[1:2]] == [FireDrawn]
+    back = played(table(players=[{"position": (0, 4), "skills": terrains(ice=3)}]), 0, F03)
+    back_events = play(back, 0, Top(path=((0, 3), (0, 2), (1, 2))))[0]
+    assert [type(e) for e in back_events[1:3]] == [FireDrawn, ResourcesChanged]
+
+
+@pytest.mark.parametrize(
+    ("start", "path"),
+    [
+        ((0, 0), ((0, 1), (0, 2), (0, 3), (0, 4))),  # before: the mountain first
+        ((0, 3), ((0, 2), (0, 1), (0, 2), (1, 2))),  # during
+        ((0, 5), ((0, 4), (0, 3), (0, 2), (0, 1))),  # after
+        ((0, 2), ((0, 1),)),  # instead
+    ],
+    ids=["before", "during", "after", "instead"],
+)
+def test_the_extra_space_of_another_terrain_before_during_after_or_instead(
+    start: tuple[int, int], path: tuple[tuple[int, int], ...]
+) -> None:
+    state = played(horse(position=start), 0, F01)  # ice 3, +1 mountain space
+    assert play(state, 0, Top(path=path))[1].players[0].position == path[-1]
+
+
+def test_the_extra_space_is_a_single_space() -> None:
+    state = played(horse(), 0, F01)
+    assert refused(state, 0, Top(path=((0, 1), (0, 0)))) == "one_extra_space"
+    four_ice = played(horse(position=(1, 5)), 0, F01)
+    path = ((0, 5), (0, 4), (0, 3), (0, 2), (0, 1))  # 4 ice and the mountain
+    assert refused(four_ice, 0, Top(path=path)) == "too_far"
+
+
+# -- the bottom action and the skill tracks --------------------------------------------------
+
+
+def test_bottom_advances_the_skill_and_the_extra_one_with_their_bonuses_and_moves_on() -> None:
+    state = played(table(players=[{"position": (2, 5)}]), 0, F08)  # swamp, + ice advance
+    events, state = play(state, 0, Bottom(to=(2, 4)))
+    assert skills(state, 0) == {"mountain": 3, "ice": 3, "forest": 2, "swamp": 3}
+    assert owned(state, 0)["stone"] == 1 and len(state.players[0].fire_hand) == 1
+    moved = events.index(FigureMoved(seat=0, path=((2, 4),)))
+    assert moved > events.index(SkillAdvanced(seat=0, terrain="ice", level=3))  # advance, move
+    assert state.players[0].position == (2, 4)
+    assert refused(played(table(players=[{"position": (2, 5)}]), 0, F08), 0, Bottom(to=(2, 3))) == (
+        "not_next_space"
+    )
+
+
+def test_bottom_jumps_a_straight_line_of_figures_to_the_next_unoccupied_space() -> None:
+    spots = [{"position": (2, 5)}, {"position": (2, 6)}, {"position": (2, 7)}]
+    state = played(table(3, players=spots), 0, F06)
+    assert refused(state, 0, Bottom(to=(2, 6))) == "not_next_space"  # occupied
+    state = play(state, 0, Bottom(to=(2, 8)))[1]
+    assert state.players[0].position == (2, 8)
+
+
+def test_bottom_never_onto_a_house_nor_over_a_figure_standing_on_one() -> None:
+    state = played(table(players=[{"position": (1, 0)}]), 0, F06)
+    assert refused(state, 0, Bottom(to=(1, -1))) == "not_next_space"
+    spots = [{"position": (0, -1)}, {"position": (1, -1)}, {"position": (0, 0)}]
+    state = played(table(3, players=spots), 0, F06)
+    ends = {a.to for a in REAL.legal_actions(state, 0) if isinstance(a, Bottom)}
+    assert ends == {(0, 1)}  # over the figure on (0, 0), not over the one on (1, -1)
+    assert refused(state, 0, Bottom(to=(2, 0))) == "not_next_space"  # over (1, -1)
+    assert play(state, 0, Bottom(to=(0, 1)))[1].players[0].position == (0, 1)
+
+
+def test_a_marker_collects_no_bonus_on_10_or_11_and_takes_the_resource_past_11() -> None:
+    state = played(table(players=[{"position": (2, 5), "skills": terrains(swamp=9)}]), 0, F06)
+    events, state = play(state, 0, Bottom(to=(2, 4)))
+    assert of(SkillAdvanced, events) == [SkillAdvanced(seat=0, terrain="swamp", level=10)]
+    assert state.players[0].resources == goods()
+    state = played(table(players=[{"position": (2, 5), "skills": terrains(swamp=11)}]), 0, F06)
+    events, state = play(state, 0, Bottom(to=(2, 4)))
+    assert not of(SkillAdvanced, events) and owned(state, 0)["mammoth"] == 1
+
+
+# -- fire cards --------------------------------------------------------------------------------
+
+
+def test_romans_example_one_ice_then_three_mountains_by_fire_then_two_ice() -> None:
+    # "Roman's skill level in ice is 3. First he moves 1 space across ice. Then he uses his
+    # fire card to move 3 spaces in the mountains ... the remaining 2 spaces across ice.
+    # ... Roman collects 1 stone as a bonus from the unoccupied mountain space."
+    state = played(horse(position=(0, 5), fire_hand=("fire-01",)), 0, F03, "fire-01")
+    mountains = ((2, 6), (3, 6), (4, 6))
+    roman = Top(path=((1, 5), (5, 5), (5, 6)), fire_at=1, fire_path=mountains)
+    events, after = play(state, 0, roman)
+    assert events[:2] == [
+        FigureMoved(seat=0, path=((1, 5), *mountains, (5, 5), (5, 6))),
+        STONE,
+    ]
+    assert after.players[0].position == (5, 6) and after.players[0].resources == goods(stone=1)
+    assert refused(state, 0, Top(path=((1, 5),), fire_path=mountains)) == "fire_not_used"
+    assert refused(state, 0, Top(path=((1, 5),), fire_at=2)) == "bad_fire_timing"
+    too_long = ((2, 6), (2, 7), (3, 6), (4, 6))
+    assert refused(state, 0, Top(path=((1, 5),), fire_at=1, fire_path=too_long)) == "too_far"
+    wrong = Top(path=(), fire_at=0, fire_path=((1, 5),))
+    assert refused(state, 0, wrong) == "wrong_terrain"
+
+
+def test_a_fire_cards_move_may_end_on_a_figure_only_if_the_whole_movement_does_not() -> None:
+    spots = [{"position": (0, 5), "skills": terrains(ice=3), "fire_hand": ("fire-01",)}]
+    mountains = ((2, 6), (3, 6), (4, 6))
+    state = played(table(players=[*spots, {"position": (4, 6)}]), 0, F03, "fire-01")
+    roman = Top(path=((1, 5), (5, 5)), fire_at=1, fire_path=mountains)
+    assert play(state, 0, roman)[1].players[0].position == (5, 5)
+    assert refused(state, 0, Top(path=((1, 5),), fire_at=1, fire_path=mountains)) == "occupied"
+
+
+def test_the_allowance_is_fixed_when_moving_starts_a_fire_card_before_can_raise_it() -> None:
+    state = played(horse(fire_hand=("fire-10",)), 0, F03, "fire-10")  # advance ice, swamp
+    four = (*ICE_ROW, (1, 5))
+    events, after = play(state, 0, Top(path=four, fire_at=0))
+    assert events[0] == SkillAdvanced(seat=0, terrain="ice", level=4)
+    assert after.players[0].position == (1, 5)
+    assert refused(state, 0, Top(path=four, fire_at=2)) == "too_far"
+    assert refused(state, 0, Top(path=four, fire_at=4)) == "too_far"
+
+
+def test_fire_card_gains_and_costs_a_marker_back_without_bonus() -> None:
+    # fire-16: ice back 1 (no bonus), then a stone, a wood and berries
+    state = horse(skills=terrains(ice=5), fire_hand=("fire-16",))
+    state = played(state, 0, F03, "fire-16")
+    events, state = play(state, 0, Bottom(to=(1, 1), fire_at=0))
+    assert events[:5] == [
+        SkillMovedBack(seat=0, terrain="ice", level=4),
+        STONE,
+        ResourcesChanged(seat=0, resource="wood", change=1),
+        ResourcesChanged(seat=0, resource="berries", change=1),
+        SkillAdvanced(seat=0, terrain="ice", level=5),  # the bottom action
+    ]
+    assert events[5] == FIRE  # ice 5's mammoth, collected again
+    assert state.players[0].resources == goods(stone=1, mammoth=1, wood=1, berries=1)
+
+
+def test_fire_card_costs_give_up_a_resource_you_own() -> None:
+    # fire-18: give 1 stone, advance ice and forest
+    state = played(horse(fire_hand=("fire-18",)), 0, F03, "fire-18")
+    assert refused(state, 0, Top(path=(), fire_at=0)) == "cannot_afford"
+    assert Top(path=(), fire_at=None) in REAL.legal_actions(state, 0)  # listed unused
+    rich = played(horse(fire_hand=("fire-18",), resources=goods(stone=1)), 0, F03, "fire-18")
+    events, rich = play(rich, 0, Top(path=(), fire_at=0))
+    assert events[0] == ResourcesChanged(seat=0, resource="stone", change=-1)
+    assert skills(rich, 0)["forest"] == 3 and skills(rich, 0)["ice"] == 4  # ice 3: ice +1 more
+
+
+def test_a_fire_card_moves_3_spaces_of_its_terrain_before_or_after_a_bottom_action() -> None:
+    state = played(horse(position=(1, 5), fire_hand=("fire-01",)), 0, F06, "fire-01")
+    mountains = ((2, 6), (3, 6), (4, 6))
+    events, after = play(state, 0, Bottom(to=(5, 5), fire_at=0, fire_path=mountains))
+    assert after.players[0].position == (5, 5) and STONE in events
+    events, after = play(state, 0, Bottom(to=(2, 6), fire_at=1, fire_path=((3, 6), (4, 6))))
+    assert after.players[0].position == (4, 6)
+    seven = played(horse(fire_hand=("fire-07",)), 0, F06, "fire-07")
+    assert refused(seven, 0, Bottom(to=(1, 1), fire_at=1, fire_path=((0, 1),))) == (
+        "fire_has_no_move"
+    )
+    assert refused(played(horse(), 0, F06), 0, Bottom(to=(1, 1), fire_at=0)) == "no_fire_card"
+
+
+def test_both_actions_of_a_follower_of_either_terrain_top_then_bottom() -> None:
+    state = played(horse(fire_hand=("fire-05",)), 0, F03, "fire-05")  # mountain or ice
+    events, state = play(state, 0, Top(path=((0, 3),)))
+    assert events[-1] == StepDone(seat=0, phase="act_again", did="top")
+    assert state.turn is not None and state.turn.phase == "act"
+    assert refused(state, 0, Top(path=((0, 4),))) == "action_done"
+    assert all(isinstance(a, Bottom) for a in REAL.legal_actions(state, 0))
+    events, state = play(state, 0, Bottom(to=(0, 4)))
+    assert skills(state, 0)["ice"] == 4 and state.players[0].position == (0, 4)
+    assert FireDiscarded(seat=0, cards=("fire-05",)) in events
+    # a follower of another terrain does one action only
+    swamp = played(horse(fire_hand=("fire-05",)), 0, F06, "fire-05")
+    events, swamp = play(swamp, 0, Bottom(to=(1, 1)))
+    assert StepDone(seat=0, phase="act_again", did="bottom") not in events
+    assert swamp.turn is not None and swamp.turn.seat == 1
+
+
+def test_both_actions_in_either_order_bottom_then_top() -> None:
+    state = played(horse(fire_hand=("fire-05",)), 0, F03, "fire-05")
+    events, state = play(state, 0, Bottom(to=(1, 1)))
+    assert events[-1] == StepDone(seat=0, phase="act_again", did="bottom")
+    assert refused(state, 0, Bottom(to=(0, 2))) == "action_done"
+    state = play(state, 0, Top(path=((1, 2),)))[1]
+    assert state.players[0].position == (1, 2)
+
+
+def test_any_skill_bonuses_take_the_named_skills_in_order_else_the_lowest() -> None:
+    # fire-15: swamp back 1, then advance any skill twice
+    base = horse(skills=terrains(ice=3, swamp=4), fire_hand=("fire-15",))
+    state = played(base, 0, F03, "fire-15")
+    events = play(state, 0, Top(path=(), fire_at=0, any_skill=("forest", "ice")))[0]
+    assert [e.terrain for e in of(SkillAdvanced, events)][:2] == ["forest", "ice"]
+    events = play(state, 0, Top(path=(), fire_at=0, any_skill=("forest",)))[0]
+    assert [e.terrain for e in of(SkillAdvanced, events)][:2] == ["forest", "mountain"]
+    events = play(state, 0, Top(path=(), fire_at=0))[0]
+    assert of(SkillAdvanced, events)[0] == SkillAdvanced(seat=0, terrain="mountain", level=3)
+
+
+def test_a_move_back_cost_cannot_be_paid_by_a_marker_on_2() -> None:
+    # fire-15: swamp back 1, then advance any skill twice; the swamp marker is on 2
+    state = played(horse(fire_hand=("fire-15",)), 0, F03, "fire-15")
+    assert refused(state, 0, Top(path=(), fire_at=0)) == "cannot_afford"
