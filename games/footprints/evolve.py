@@ -95,7 +95,7 @@ def evolve(content: Content, state: State | None, event: Event) -> State:
         raise ValueError(f"a game starts with game_set_up, not {type(event).__name__}")
     match event:
         case DeckBuilt(seat=seat, top=top, bottom=bottom):
-            assert top is not None, "evolve needs the unredacted event"
+            assert top is not None and bottom is not None, "evolve needs the unredacted event"
             leaders = [c for c in top if "-leader-" in c]
             return _player(
                 state,

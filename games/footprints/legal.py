@@ -226,12 +226,14 @@ def _leads(t: Table, seat: int, card: Leader, fire: str | None) -> list[Action]:
             return out
         case "replay_follower":
             out = []
-            for played in dict.fromkeys(p.played):
+            for played in list(dict.fromkeys(p.played))[-3:]:  # the latest three followers
                 c = clan_card(t.content, played)
                 if isinstance(c, Follower):
-                    out.append(Lead(follower=played, top=Top(path=())))
-                    for b in bottoms(t, seat, None)[:1]:
-                        out.append(Lead(follower=played, bottom=b))
+                    out += [
+                        Lead(follower=played, top=top)
+                        for top in tops(t, seat, c.terrain, 0, c.extra_move, None)
+                    ]
+                    out += [Lead(follower=played, bottom=b) for b in bottoms(t, seat, None)]
             return out
     return []
 

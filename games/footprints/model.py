@@ -129,9 +129,11 @@ class CompleteFootprint(Action, frozen=True, tag="complete_footprint"):
 
 
 class DecideFootprint(Action, frozen=True, tag="decide_footprint"):
-    """Answer to a footprint card drawn as a bonus: keep it on your board or discard it."""
+    """Answer to a footprint card drawn as a bonus: keep it on your board or discard it
+    (`card`: which of the cards waiting; the first when left out)."""
 
     keep: bool
+    card: str | None = None
 
 
 AnyAction = (
@@ -201,11 +203,11 @@ class GameSetUp(Event, frozen=True, tag="game_set_up"):
 
 class DeckBuilt(Event, frozen=True, tag="deck_built"):
     """The clan deck: `top` (shuffled, holds the leader(s)) over `bottom`; no order kept.
-    Another seat's copy hides which leader is in it (advanced setup)."""
+    Which followers lie in which part is nobody's to know: every copy hides both."""
 
     seat: int
     top: tuple[str, ...] | None
-    bottom: tuple[str, ...]
+    bottom: tuple[str, ...] | None
     top_count: int
 
 

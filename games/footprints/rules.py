@@ -193,10 +193,15 @@ class Footprints:
                 self._after_setup_choice(t)
             case PlaceNext(order=order), PlaceFigure(row=row):
                 self._place(t, seat, row, order, list(action.any_skill))
-            case FootprintChoice(cards=cards), DecideFootprint(keep=keep):
+            case FootprintChoice(cards=cards), DecideFootprint(keep=keep, card=named):
+                card = named or cards[0]
+                if card not in cards:
+                    raise illegal("not_drawn", f"{card} is not a footprint card waiting for you")
                 event = FootprintKept if keep else FootprintDiscarded
-                t.emit(event(seat=seat, card=cards[0]))
+                t.emit(event(seat=seat, card=card))
                 turn.flow(t)
+            case FootprintChoice(), CompleteFootprint(card=card) if t.state.turn is not None:
+                turn.complete_footprint(t, seat, card)
             case None, CompleteFootprint(card=card):
                 turn.complete_footprint(t, seat, card)
             case None, _:
@@ -314,6 +319,8 @@ class Footprints:
 
     def redact(self, event: Event, seat: int | None) -> Event | None:
         match event:
+            case DeckBuilt():
+                return replace(event, top=None, bottom=None)  # the split is unknown to all
             case FireDrawn(seat=owner) if owner != seat:
                 return replace(event, card=None)
             case LeaderChosen(seat=owner) if owner != seat:
@@ -332,14 +339,37 @@ class Footprints:
         )
 
     def sample(self, state: State, seat: int, rng: Random) -> State:
-        """Deal the fire cards `seat` cannot see at random, keeping each hand's size."""
+        """A state consistent with `seat`'s view: other hands of fire cards dealt again from
+        what `seat` cannot see, every clan deck split again, secret leaders drawn again."""
+        from games.footprints.legal import allowed_leaders
+
+        t = Table(self.content, state, rng)
         others = [s for s in range(state.seats) if s != seat]
         pool = list(state.fire_deck) + [c for s in others for c in state.players[s].fire_hand]
         rng.shuffle(pool)
         players = list(state.players)
-        for s in others:
-            n = len(players[s].fire_hand)
-            players[s], pool = replace(players[s], fire_hand=tuple(pool[:n])), pool[n:]
+        hidden = state.options.advanced and not state.options.two_leaders
+        for s, p in enumerate(players):
+            deck = [*p.deck_top, *p.deck_bottom]
+            leader = p.leader
+            if s != seat and hidden and leader in deck:
+                leader = rng.choice(allowed_leaders(t, s))
+                deck = [leader if c == p.leader else c for c in deck]
+            leaders = [c for c in deck if "-leader-" in c]
+            followers = [c for c in deck if "-leader-" not in c]
+            rng.shuffle(followers)
+            room = max(0, len(p.deck_top) - len(leaders))
+            top = tuple(sorted([*followers[:room], *leaders]))
+            hand = p.fire_hand
+            if s != seat:
+                hand, pool = tuple(pool[: len(hand)]), pool[len(hand) :]
+            players[s] = replace(
+                p,
+                deck_top=top,
+                deck_bottom=tuple(sorted(followers[room:])),
+                leader=leader,
+                fire_hand=hand,
+            )
         return replace(state, players=tuple(players), fire_deck=tuple(sorted(pool)))
 
     # -- for the generic checks and the catalog ----------------------------------------------------

@@ -267,10 +267,21 @@ class Table:
         others = self.figures(but=seat)
         if full and full[-1] in others:
             raise illegal("occupied", "you may move through figures but not end on one")
+        if fire is not None and fire_at and fire_at == len(path):
+            # after the action: its movement and bonuses first, then the card (and its move)
+            if first:
+                self.emit(FigureMoved(seat=seat, path=tuple(first)))
+            self.collect(seat, self._space_bonuses(first, others), any_skill)
+            self.fire_effects(seat, fire, any_skill)
+            if fire_path:
+                self.emit(FigureMoved(seat=seat, path=tuple(fire_path)))
+                fresh = [p for p in fire_path if p not in first]
+                self.collect(seat, self._space_bonuses(fresh, others), any_skill)
+            return
         if full:
             self.emit(FigureMoved(seat=seat, path=tuple(full)))
         if fire is not None and fire_at:
-            self.fire_effects(seat, fire, any_skill)
+            self.fire_effects(seat, fire, any_skill)  # during: before the rest is done
         self.collect(seat, self._space_bonuses(full, others), any_skill)
 
     def _check_fire_timing(

@@ -240,6 +240,13 @@ def can_use_power(t: Table, seat: int) -> bool:
 
 def finish(t: Table, seat: int) -> None:
     """Step 6, then the end conditions and the next turn."""
+    # Our ruling: a card whose goals are met is flipped for you before your turn ends
+    # (flipping is free and never worse, and the last turn may end with no step left).
+    from games.footprints.model import FootprintCompleted
+
+    for card in t.player(seat).footprints:
+        if complete(t.content.footprint_cards[card], facts(t, seat)):
+            t.emit(FootprintCompleted(seat=seat, card=card))
     p = t.player(seat)
     pile = p.deck_top or p.deck_bottom
     if pile:

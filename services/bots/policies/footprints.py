@@ -51,6 +51,28 @@ def _map(
     return board, distance
 
 
+def useful_fire(play: Play, me: dict[str, Any]) -> bool:
+    """Play a fire card only when it gives something now: gains whose costs can be paid,
+    or both actions of this very follower (its fire moves are left to the random bot)."""
+    if play.fire is None:
+        return True
+    from games.footprints.content import BothActions, Give, Move, SkillBack
+    from games.footprints.table import clan_card
+
+    effects = load().fire_cards[play.fire].effects
+    card = clan_card(load(), play.card)
+    if any(isinstance(e, Move) for e in effects):
+        return False
+    if any(isinstance(e, BothActions) for e in effects):
+        return any(
+            isinstance(e, BothActions) and getattr(card, "terrain", None) in e.terrains
+            for e in effects
+        )
+    return all(me["resources"][e.resource] >= 1 for e in effects if isinstance(e, Give)) and all(
+        me["skills"][e.terrain] > 2 for e in effects if isinstance(e, SkillBack)
+    )
+
+
 def greedy(obs: Observation, rng: Random) -> Any:
     public = obs.view["public"]
     me = public["players"][obs.seat]
@@ -77,7 +99,7 @@ def greedy(obs: Observation, rng: Random) -> Any:
         return DecideFootprint(keep=len(me["footprints"]) < KEEP_OPEN)
     if kinds & {ChooseLeader, KeepStartingFootprint, PlaceFigure, DiscardFire}:
         return legal[0]
-    plays = [a for a in legal if isinstance(a, Play)]
+    plays = [a for a in legal if isinstance(a, Play) and useful_fire(a, me)]
     if plays:
         skills = me["skills"]
         from games.footprints.table import clan_card
@@ -113,6 +135,15 @@ def greedy(obs: Observation, rng: Random) -> Any:
                 return far(me["position"]) - far(a.path[-1])
             if a.to is not None:
                 return far(me["position"]) - far(a.to)
+            if a.follower is not None:  # the Chieftain: a replayed action's progress
+                inner = a.top or a.bottom
+                if isinstance(inner, Top) and inner.path:
+                    return far(me["position"]) - far(inner.path[-1]) + bonus_count(inner.path)
+                if isinstance(inner, Bottom) and inner.to is not None:
+                    return far(me["position"]) - far(inner.to) + SKILL_STEP_WORTH
+                return 0
+            if a.cards and not a.resources:  # the Dreamer's discard: keep what can be done
+                return -len(a.cards)
             return len(a.resources) + len(a.terrains)
 
         return max(leads, key=lead_gain)

@@ -364,3 +364,25 @@ def test_picks_scripts_the_draws() -> None:
     assert of(FireDrawn, events) == [FireDrawn(seat=0, card="fire-09")]
     assert of(CardPlayed, events) == [] and of(ResourcesChanged, events) == []
     assert Skip() not in REAL.legal_actions(state, 0)
+
+
+def test_a_waiting_footprint_card_may_be_named_when_decided() -> None:
+    state = played(table(players=[{"fire_hand": ("fire-13",)}]), 0, F03, "fire-13")
+    _, state = play(state, 0, Top(path=(), fire_at=0))
+    [card] = state.pending.cards  # type: ignore[union-attr]
+    assert refused(state, 0, DecideFootprint(keep=True, card="footprint-99")) == "not_drawn"
+    kept, _ = play(state, 0, DecideFootprint(keep=True, card=card))
+    assert kept[0] == FootprintKept(seat=0, card=card)
+
+
+def test_a_card_met_by_the_end_of_a_turn_is_flipped_before_it_ends() -> None:
+    # footprint-14: ice 8+ and 2 stone; an ice follower's bottom action takes ice from 7 to 8
+    me = {"skills": terrains(ice=7), "resources": goods(stone=2), "footprints": ("footprint-14",)}
+    state = played(table(players=[me]), 0, F03)
+    bottom = next(a for a in REAL.legal_actions(state, 0) if isinstance(a, Bottom))
+    events, after = play(state, 0, bottom)
+    names = [type(e).__name__ for e in events]
+    assert "FootprintCompleted" in names and names.index("FootprintCompleted") < names.index(
+        "PanelFilled"
+    )
+    assert after.players[0].completed == ("footprint-14",) and after.players[0].footprints == ()

@@ -340,6 +340,12 @@ def test_fire_cards_drawn_and_leaders_chosen_are_hidden_from_the_others() -> Non
             assert REAL.redact(event, event.seat) == event
             for other in (None, *(s for s in range(3) if s != event.seat)):
                 assert getattr(REAL.redact(event, other), field) is None
+        elif isinstance(event, DeckBuilt):
+            # which followers lie above the others is unknown to everyone, the owner too
+            for s in (None, 0, 1, 2):
+                hidden = REAL.redact(event, s)
+                assert hidden.top is None and hidden.bottom is None  # type: ignore[union-attr]
+                assert hidden.top_count == event.top_count  # type: ignore[union-attr]
         else:
             assert all(REAL.redact(event, s) == event for s in (None, 0, 1, 2))
     assert secret > 3

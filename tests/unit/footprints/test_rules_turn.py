@@ -74,9 +74,9 @@ def test_a_turn_runs_the_six_steps_in_order() -> None:
     events, state = play(state, 0, Top(path=ICE_ROW, fire_at=3))
     assert [type(e).__name__ for e in events] == [
         "FigureMoved",  # 2. the action
-        "ResourcesChanged",  # the fire card, after the action: a stone and a wood
-        "ResourcesChanged",
         "FireDrawn",  # the bonuses of the spaces passed, after all movement
+        "ResourcesChanged",  # then the fire card, used after the action: a stone and a wood
+        "ResourcesChanged",
         "StepDone",  # 3. build: nothing affordable, passed
         "StepDone",  # 4. no engraving power
         "StepDone",  # 5. discard
