@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from random import Random
 
 import msgspec
 
+from games.api import Rng
 from games.footprints.content import (
     Bonus,
     Content,
@@ -273,7 +273,7 @@ CAVE_TILES = {
 }  # tiles nearest the cairn that get cave tokens: 1-3 players or more
 
 
-def draw_layout(content: Content, rng: Random) -> Layout:
+def draw_layout(content: Content, rng: Rng) -> Layout:
     """General setup: tiles in random order, each turned at random; a random house tile on
     each row, each on a random side."""
     tiles = sorted(content.map_tiles)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from random import Random
 from typing import Any
 
 import msgspec
 from msgspec.structs import replace
 
-from games.api import IllegalAction, Outcome, View
+from games.api import IllegalAction, Outcome, Rng, View
 from games.footprints import legal, turn
 from games.footprints.board import cave_sites_in_play, draw_layout
 from games.footprints.content import MAP_SHAPE_LEADERS, Content, load
@@ -73,7 +72,7 @@ class Footprints:
 
     # -- setup -----------------------------------------------------------------------------
 
-    def setup(self, options: Options, seats: int, rng: Random) -> list[Event]:
+    def setup(self, options: Options, seats: int, rng: Rng) -> list[Event]:
         if seats not in self.seats:
             raise IllegalAction("bad_seat_count", "Footprints seats 1 to 6 players")
         c = self.content
@@ -167,11 +166,11 @@ class Footprints:
     def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
         if seat not in self.to_act(state):
             return []
-        return legal.actions(Table(self.content, state, Random(0)), seat)
+        return legal.actions(Table(self.content, state, None), seat)
 
     # -- decide ----------------------------------------------------------------------------
 
-    def decide(self, state: State, seat: int, action: Action, rng: Random) -> list[Event]:
+    def decide(self, state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
         if state.result is not None:
             raise illegal("game_over", "the game has ended")
         if seat not in self.to_act(state):
@@ -338,7 +337,7 @@ class Footprints:
             scores=list(r.scores), ranks=list(r.ranks), winners=list(r.winners), detail=detail
         )
 
-    def sample(self, state: State, seat: int, rng: Random) -> State:
+    def sample(self, state: State, seat: int, rng: Rng) -> State:
         """A state consistent with `seat`'s view: other hands of fire cards dealt again from
         what `seat` cannot see, every clan deck split again, secret leaders drawn again."""
         from games.footprints.legal import allowed_leaders

@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from random import Random
 
-from games.api import IllegalAction
+from games.api import IllegalAction, Rng
 from games.footprints.board import (
     IllegalMove,
     Layout,
@@ -92,13 +91,19 @@ def clan_card(content: Content, card: str) -> Follower | Leader:
 
 
 class Table:
-    def __init__(self, content: Content, state: State, rng: Random) -> None:
+    def __init__(self, content: Content, state: State, rng: Rng | None) -> None:
         self.content = content
         self.state = state
-        self.rng = rng
+        self._rng = rng  # None when only reading (legal actions): nothing is drawn then
         self.events: list[Event] = []
         self.board = board_of(content, state)
         self.drawn_footprints: list[str] = []
+
+    @property
+    def rng(self) -> Rng:
+        if self._rng is None:
+            raise RuntimeError("this table only reads: it draws nothing")
+        return self._rng
 
     def emit(self, event: Event) -> None:
         self.state = evolve(self.content, self.state, event)

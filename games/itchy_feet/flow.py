@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from random import Random
-
+from games.api import Rng
 from games.itchy_feet.content import Content
 from games.itchy_feet.evolve import evolve
 from games.itchy_feet.legal import can_draw
@@ -36,7 +35,7 @@ TURN_LIMIT = 300  # our ruling: fifty rounds at six seats and still no winner is
 class Tx:
     """A decision in progress: emit events, folding each into the state at once."""
 
-    def __init__(self, content: Content, state: State, rng: Random) -> None:
+    def __init__(self, content: Content, state: State, rng: Rng) -> None:
         self.content = content
         self.state = state
         self.rng = rng

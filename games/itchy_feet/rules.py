@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from random import Random
 from typing import Any
 
 import msgspec
 from msgspec.structs import replace
 
-from games.api import IllegalAction, Outcome, View
+from games.api import IllegalAction, Outcome, Rng, View
 from games.itchy_feet import legal
 from games.itchy_feet.content import EXTENSIONS, Content, load
 from games.itchy_feet.evolve import evolve, extension_cards
@@ -95,7 +94,7 @@ class ItchyFeet:
 
     # -- setup -----------------------------------------------------------------------------
 
-    def setup(self, options: Options, seats: int, rng: Random) -> list[Event]:
+    def setup(self, options: Options, seats: int, rng: Rng) -> list[Event]:
         if seats not in self.seats:
             raise _illegal("bad_seat_count", f"{self.name} seats 2 to 6 players (six action cards)")
         countries = sorted(self.content.countries)
@@ -144,7 +143,7 @@ class ItchyFeet:
 
     # -- decide ----------------------------------------------------------------------------
 
-    def decide(self, state: State, seat: int, action: Action, rng: Random) -> list[Event]:
+    def decide(self, state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
         if state.end is not None:
             raise _illegal("game_over", "the game has ended")
         if seat not in self.to_act(state):
@@ -468,7 +467,7 @@ class ItchyFeet:
             detail={"reason": state.end},
         )
 
-    def sample(self, state: State, seat: int, rng: Random) -> State:
+    def sample(self, state: State, seat: int, rng: Rng) -> State:
         """Deal every card `seat` cannot see at random, keeping each hand's size; cards
         everyone knows the place of (offered in an open trade) stay where they are."""
         others = [s for s in range(state.seats) if s != seat]

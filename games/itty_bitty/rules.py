@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from random import Random
 from typing import Any
 
 import msgspec
 from msgspec.structs import replace
 
-from games.api import IllegalAction, Outcome, View, fold
+from games.api import IllegalAction, Outcome, Rng, View, fold
 from games.itty_bitty.content import Content, load
 from games.itty_bitty.model import (
     Action,
@@ -61,7 +60,7 @@ def _set_hand(state: State, seat: int, hand: Hand) -> tuple[Hand, ...]:
 class _Draws:
     """Draws cards in decide, emitting reshuffle events; tracks the supply as it shrinks."""
 
-    def __init__(self, state: State, rng: Random, events: list[Event]) -> None:
+    def __init__(self, state: State, rng: Rng, events: list[Event]) -> None:
         self.supply = {
             "ittybits": list(state.ittybit_supply),
             "collectors": list(state.collector_supply),
@@ -104,7 +103,7 @@ class IttyBitty:
 
     # -- setup -----------------------------------------------------------------------------
 
-    def setup(self, options: Options, seats: int, rng: Random) -> list[Event]:
+    def setup(self, options: Options, seats: int, rng: Rng) -> list[Event]:
         if seats not in self.seats:
             raise IllegalAction("bad_seat_count", f"{self.name} seats 2 to 4 players")
         events: list[Event] = [GameSetUp(seats=seats, first_seat=rng.randrange(seats))]
@@ -250,7 +249,7 @@ class IttyBitty:
 
     # -- decide ----------------------------------------------------------------------------
 
-    def decide(self, state: State, seat: int, action: Action, rng: Random) -> list[Event]:
+    def decide(self, state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
         if state.result is not None:
             raise IllegalAction("game_over", "the game has ended")
         if not 0 <= seat < state.seats:
@@ -303,7 +302,7 @@ class IttyBitty:
                 raise IllegalAction("unknown_action", f"{type(action).__name__} is not a move here")
         return events + self._end_turn(fold(self, events, state), rng)
 
-    def _keep(self, state: State, seat: int, card: CardId, rng: Random) -> list[Event]:
+    def _keep(self, state: State, seat: int, card: CardId, rng: Rng) -> list[Event]:
         choice = state.hands[seat].choice
         if card not in choice:
             raise IllegalAction(
@@ -357,7 +356,7 @@ class IttyBitty:
             coins=coins_for(collector, payments),
         )
 
-    def _end_turn(self, state: State, rng: Random) -> list[Event]:
+    def _end_turn(self, state: State, rng: Rng) -> list[Event]:
         current = state.current
         assert current is not None
         if state.passes_in_row >= state.seats:  # nobody can ever act again
@@ -437,7 +436,7 @@ class IttyBitty:
             detail={"penalties": list(r.penalties), "reason": r.reason},
         )
 
-    def sample(self, state: State, seat: int, rng: Random) -> State:
+    def sample(self, state: State, seat: int, rng: Rng) -> State:
         """Deal every card `seat` cannot see at random, keeping each pile's size."""
         others = [s for s in range(state.seats) if s != seat]
         bits = list(state.ittybit_supply) + [c for s in others for c in state.hands[s].ittybits]
