@@ -631,3 +631,18 @@ def _read(name: str) -> bytes:
 @cache
 def load() -> Content:
     return parse({name: _read(name) for name in FILES})
+
+
+_clan_cards: dict[int, dict[str, Follower | Leader]] = {}
+
+
+def clan_card(content: Content, card: str) -> Follower | Leader:
+    """A follower or leader by id (indexed once per loaded content)."""
+    index = _clan_cards.get(id(content))
+    if index is None:
+        index = {}
+        for clan in content.clans.values():
+            index.update({f.id: f for f in clan.followers})
+            index.update({leader.id: leader for leader in clan.leaders})
+        _clan_cards[id(content)] = index
+    return index[card]

@@ -6,7 +6,15 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from games.footprints.content import RESOURCES, TERRAINS, Content
+from games.footprints.content import (
+    RESOURCES,
+    TERRAINS,
+    BothActions,
+    Content,
+    Follower,
+    Leader,
+    clan_card,
+)
 from games.footprints.model import (
     BonusLost,
     CardPlayed,
@@ -248,20 +256,13 @@ def _settled_setup(state: State, seat: int) -> State:
 
 
 def _ability(content: Content, card: str) -> str | None:
-    for clan in content.clans.values():
-        for leader in clan.leaders:
-            if leader.id == card:
-                return leader.ability
-    return None
+    found = clan_card(content, card)
+    return found.ability if isinstance(found, Leader) else None
 
 
 def _both_actions(content: Content, fire: str, card: str) -> bool:
-    from games.footprints.content import BothActions
-
-    terrain = next(
-        (f.terrain for clan in content.clans.values() for f in clan.followers if f.id == card), None
-    )
-    return any(
-        isinstance(e, BothActions) and terrain in e.terrains
+    found = clan_card(content, card)
+    return isinstance(found, Follower) and any(
+        isinstance(e, BothActions) and found.terrain in e.terrains
         for e in content.fire_cards[fire].effects
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from games.footprints.board import bottom_destinations
-from games.footprints.content import RESOURCES, Follower, Move, Terrain
+from games.footprints.content import RESOURCES, Follower, Move, Terrain, clan_card
 from games.footprints.model import (
     FigureMoved,
     FootprintsRenewed,
@@ -11,7 +11,7 @@ from games.footprints.model import (
     ResourcesChanged,
     Top,
 )
-from games.footprints.table import Table, clan_card, illegal
+from games.footprints.table import Table, illegal
 
 SCOUT_SPACES = 6
 RECLUSE_COLUMNS = 4

@@ -24,6 +24,7 @@ from games.footprints.content import (
     Leader,
     SkillBack,
     Terrain,
+    clan_card,
 )
 from games.footprints.goals import complete
 from games.footprints.model import (
@@ -46,7 +47,7 @@ from games.footprints.model import (
     Top,
     UsePower,
 )
-from games.footprints.table import Table, clan_card
+from games.footprints.table import Table
 from games.footprints.turn import FIRE_HAND_LIMIT, facts
 
 

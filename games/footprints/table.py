@@ -26,10 +26,8 @@ from games.footprints.content import (
     Bonus,
     Content,
     FireBonus,
-    Follower,
     FootprintBonus,
     Give,
-    Leader,
     Move,
     Resource,
     ResourceBonus,
@@ -73,21 +71,6 @@ def board_of(content: Content, state: State) -> MapBoard:
     if key not in _boards:
         _boards[key] = assemble(content, layout, snake=state.options.snake)
     return _boards[key]
-
-
-_clan_cards: dict[int, dict[str, Follower | Leader]] = {}
-
-
-def clan_card(content: Content, card: str) -> Follower | Leader:
-    """A follower or leader by id (content is loaded once; indexed once)."""
-    index = _clan_cards.get(id(content))
-    if index is None:
-        index = {}
-        for clan in content.clans.values():
-            index.update({f.id: f for f in clan.followers})
-            index.update({leader.id: leader for leader in clan.leaders})
-        _clan_cards[id(content)] = index
-    return index[card]
 
 
 class Table:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from games.footprints.board import creation_bonuses, engraving_spaces
-from games.footprints.content import TERRAINS, Follower, Leader, Terrain
+from games.footprints.content import TERRAINS, Follower, Leader, Terrain, clan_card
 from games.footprints.goals import Facts, complete
 from games.footprints.model import (
     Action,
@@ -28,7 +30,7 @@ from games.footprints.model import (
     Top,
     TurnBegan,
 )
-from games.footprints.table import Table, clan_card, illegal
+from games.footprints.table import Table, illegal
 
 FIRE_HAND_LIMIT = 3  # "more than 3 fire cards in hand, discard until you have only 3"
 
@@ -307,7 +309,7 @@ def game_ended(t: Table) -> GameEnded:
                 fire_cards=len(p.fire_hand),
             ),
         )
-        parts.append({k: v for k, v in msgspec_to_dict(s).items() if k != "total"})
+        parts.append({k: v for k, v in msgspec.structs.asdict(s).items() if k != "total"})
         totals.append(s.total)
         skill_totals.append(sum(p.skills))
     solo_result = None
@@ -327,10 +329,3 @@ def game_ended(t: Table) -> GameEnded:
         ),
         solo=solo_result,
     )
-
-
-def msgspec_to_dict(value: object) -> dict[str, int]:
-    import msgspec
-
-    out: dict[str, int] = msgspec.to_builtins(value)
-    return out

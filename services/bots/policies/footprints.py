@@ -56,8 +56,7 @@ def useful_fire(play: Play, me: dict[str, Any]) -> bool:
     or both actions of this very follower (its fire moves are left to the random bot)."""
     if play.fire is None:
         return True
-    from games.footprints.content import BothActions, Give, Move, SkillBack
-    from games.footprints.table import clan_card
+    from games.footprints.content import BothActions, Give, Move, SkillBack, clan_card
 
     effects = load().fire_cards[play.fire].effects
     card = clan_card(load(), play.card)
@@ -102,7 +101,7 @@ def greedy(obs: Observation, rng: Random) -> Any:
     plays = [a for a in legal if isinstance(a, Play) and useful_fire(a, me)]
     if plays:
         skills = me["skills"]
-        from games.footprints.table import clan_card
+        from games.footprints.content import clan_card
 
         def value(a: Play) -> tuple[int, int]:
             card = clan_card(load(), a.card)
