@@ -14,6 +14,18 @@ class Message(msgspec.Struct, frozen=True, kw_only=True):
     deliveries: int = 1  # how many times this entry was handed to a consumer of the group
 
 
+class DeadLetter(msgspec.Struct, frozen=True, kw_only=True):
+    """An entry of `<stream>:dead`: a message some group gave up on, and why."""
+
+    id: str  # in the dead-letter stream
+    stream: str  # where it came from
+    original_id: str
+    group: str
+    deliveries: int
+    reason: str
+    payload: bytes
+
+
 def dead_letter_stream(stream: str) -> str:
     return f"{stream}:dead"
 
@@ -34,7 +46,25 @@ class Streams(Protocol):
     async def claim_stale(
         self, stream: str, group: str, consumer: str, min_idle_ms: int, count: int
     ) -> list[Message]: ...
+    async def touch(self, stream: str, group: str, consumer: str, message_id: str) -> bool:
+        """Keep a pending entry with `consumer` and reset its idle time without counting a
+        delivery (so no one reclaims it while it is retried in place). False if the entry is
+        no longer pending: someone else acked or dead-lettered it."""
+        ...
+
     async def dead_letter(self, stream: str, group: str, message: Message, reason: str) -> None: ...
+    async def dead_letters(
+        self, stream: str, after: str = "0-0", count: int = 100
+    ) -> list[DeadLetter]:
+        """Up to `count` entries of `<stream>:dead` with ids after `after`, oldest first."""
+        ...
+
+    async def replay(self, stream: str, dead_id: str) -> str | None:
+        """Publish a dead letter's payload to `stream` again and delete it from
+        `<stream>:dead`, both or neither. The new entry's id; None if there is no such
+        dead letter."""
+        ...
+
     async def tail(self, stream: str, last_id: str, block_ms: int) -> list[Message]: ...
     async def latest_id(self, stream: str) -> str:
         """The id of the newest entry ("0-0" if none): a tail can start after it."""

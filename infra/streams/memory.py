@@ -6,7 +6,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from infra.streams.api import Message, dead_letter_stream
+from infra.streams.api import DeadLetter, Message, dead_letter_stream
 from infra.streams.api import entry_key as _key
 
 
@@ -34,6 +34,7 @@ class _Stream:
 class MemoryStreams:
     def __init__(self) -> None:
         self.streams: dict[str, _Stream] = {}
+        self._dead: dict[tuple[str, str], DeadLetter] = {}  # (dead stream, id) -> what it was
         self._changed = asyncio.Condition()
 
     def _stream(self, name: str) -> _Stream:
@@ -111,9 +112,49 @@ class MemoryStreams:
             )
         return out
 
+    async def touch(self, stream: str, group: str, consumer: str, message_id: str) -> bool:
+        pending = self._group(stream, group).pending.get(message_id)
+        if pending is None:
+            return False
+        pending.consumer, pending.since = consumer, time.monotonic()
+        return True
+
     async def dead_letter(self, stream: str, group: str, message: Message, reason: str) -> None:
-        await self.publish(dead_letter_stream(stream), message.payload)
+        dead = dead_letter_stream(stream)
+        dead_id = await self.publish(dead, message.payload)
+        self._dead[dead, dead_id] = DeadLetter(
+            id=dead_id,
+            stream=stream,
+            original_id=message.id,
+            group=group,
+            deliveries=message.deliveries,
+            reason=reason,
+            payload=message.payload,
+        )
         await self.ack(stream, group, message.id)
+
+    async def dead_letters(
+        self, stream: str, after: str = "0-0", count: int = 100
+    ) -> list[DeadLetter]:
+        dead = dead_letter_stream(stream)
+        return [
+            self._dead[dead, mid]
+            for mid, _ in self._stream(dead).entries
+            if _key(mid) > _key(after) and (dead, mid) in self._dead
+        ][:count]
+
+    async def replay(self, stream: str, dead_id: str) -> str | None:
+        dead = dead_letter_stream(stream)
+        letter = self._dead.pop((dead, dead_id), None)
+        if letter is None:
+            return None
+        s = self._stream(dead)
+        at = next(i for i, (mid, _) in enumerate(s.entries) if mid == dead_id)
+        del s.entries[at]  # as XDEL: groups reading the dead stream keep their place
+        for g in s.groups.values():
+            if g.last > s.trimmed + at:
+                g.last -= 1
+        return await self.publish(stream, letter.payload)
 
     async def tail(self, stream: str, last_id: str, block_ms: int) -> list[Message]:
         s = self._stream(stream)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import ResponseError
+from redis.exceptions import ResponseError, WatchError
 
-from infra.streams.api import Message, dead_letter_stream
+from infra.streams.api import DeadLetter, Message, dead_letter_stream
 from infra.streams.api import entry_key as _key
 
 
@@ -69,6 +69,11 @@ class RedisStreams:
             )
         return out
 
+    async def touch(self, stream: str, group: str, consumer: str, message_id: str) -> bool:
+        # XCLAIM with JUSTID resets the idle time and leaves the delivery count alone
+        claimed = await self.r.xclaim(stream, group, consumer, 0, [message_id], justid=True)
+        return bool(claimed)
+
     async def dead_letter(self, stream: str, group: str, message: Message, reason: str) -> None:
         fields = {
             b"m": message.payload,
@@ -82,6 +87,31 @@ class RedisStreams:
             pipe.xadd(dead_letter_stream(stream), fields)  # type: ignore[arg-type]
             pipe.xack(stream, group, message.id)
             await pipe.execute()
+
+    async def dead_letters(
+        self, stream: str, after: str = "0-0", count: int = 100
+    ) -> list[DeadLetter]:
+        entries: Any = await self.r.xrange(
+            dead_letter_stream(stream), min=_next_id(after), max="+", count=count
+        )
+        return [_dead_letter(stream, _s(mid), fields) for mid, fields in entries]
+
+    async def replay(self, stream: str, dead_id: str) -> str | None:
+        dead = dead_letter_stream(stream)
+        async with self.r.pipeline(transaction=True) as pipe:
+            while True:
+                try:  # WATCH: two replays of one dead letter publish it once
+                    await pipe.watch(dead)
+                    found: Any = await pipe.xrange(dead, min=dead_id, max=dead_id)
+                    if not found:
+                        return None
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.xadd(stream, {b"m": found[0][1].get(b"m", b"")})
+                    pipe.xdel(dead, dead_id)
+                    new_id, _ = await pipe.execute()
+                    return _s(new_id)
+                except WatchError:  # the dead stream changed meanwhile: look again
+                    continue
 
     async def tail(self, stream: str, last_id: str, block_ms: int) -> list[Message]:
         reply: Any = await self.r.xread({stream: last_id}, block=block_ms, count=100)
@@ -119,6 +149,18 @@ class RedisStreams:
 
     async def close(self) -> None:
         await self.r.aclose()
+
+
+def _dead_letter(stream: str, dead_id: str, fields: dict[bytes, bytes]) -> DeadLetter:
+    return DeadLetter(
+        id=dead_id,
+        stream=_s(fields.get(b"stream", stream)),
+        original_id=_s(fields.get(b"id", b"")),
+        group=_s(fields.get(b"group", b"")),
+        deliveries=int(fields.get(b"deliveries", b"0")),
+        reason=_s(fields.get(b"reason", b"")),
+        payload=fields.get(b"m", b""),
+    )
 
 
 def _next_id(mid: str) -> str:

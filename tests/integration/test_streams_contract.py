@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
+import msgspec
 import pytest
 import redis.asyncio as aioredis
 
@@ -138,3 +139,40 @@ async def test_a_consumer_makes_its_group_again_when_the_stream_is_gone(
     consumer.stop()
     await asyncio.wait_for(task, 5)
     assert seen == [b"before", b"after"]
+
+
+async def test_touch_holds_a_pending_entry_without_counting_a_delivery(
+    streams: Streams, name: str
+) -> None:
+    await streams.ensure_group(name, "g")
+    await streams.publish(name, b"x")
+    [m] = await streams.read(name, "g", "c1", 10, 100)
+    await asyncio.sleep(0.2)
+    assert await streams.touch(name, "g", "c1", m.id)
+    assert await streams.claim_stale(name, "g", "c2", 150, 10) == []  # idle again from the touch
+    [again] = await streams.claim_stale(name, "g", "c2", 0, 10)
+    assert again.deliveries == 2  # the touch did not count
+    await streams.ack(name, "g", m.id)
+    assert not await streams.touch(name, "g", "c1", m.id)  # acked: no longer anyone's
+
+
+async def test_dead_letters_are_listed_and_replayed(streams: Streams, name: str) -> None:
+    await streams.ensure_group(name, "g")
+    for payload in (b"a", b"b", b"c"):
+        await streams.publish(name, payload)
+    read = await streams.read(name, "g", "c", 10, 100)
+    for m in read:
+        await streams.dead_letter(name, "g", msgspec.structs.replace(m, deliveries=4), "boom")
+    dead = await streams.dead_letters(name)
+    assert [(d.payload, d.original_id, d.group, d.deliveries, d.reason) for d in dead] == [
+        (m.payload, m.id, "g", 4, "boom") for m in read
+    ]
+    assert {d.stream for d in dead} == {name}
+    assert [d.payload for d in await streams.dead_letters(name, dead[0].id, 1)] == [b"b"]
+
+    new_id = await streams.replay(name, dead[1].id)
+    assert new_id is not None
+    assert await streams.replay(name, dead[1].id) is None  # gone from the dead stream
+    assert [d.payload for d in await streams.dead_letters(name)] == [b"a", b"c"]
+    [again] = await streams.read(name, "g", "c", 10, 100)  # a new entry for every group
+    assert (again.id, again.payload, again.deliveries) == (new_id, b"b", 1)

@@ -1,0 +1,233 @@
+"""The consumer over both adapters: outages waited out in place, poison dead-lettered,
+every group of a stream made before anything can trim it."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+import pytest
+import redis.asyncio as aioredis
+import redis.exceptions
+
+from infra.streams import Message, Streams
+from infra.streams.consumer import Consumer
+from infra.streams.memory import MemoryStreams
+from infra.streams.redis import RedisStreams
+
+FAST: dict[str, Any] = {"backoff_base": 0.001, "backoff_cap": 0.01, "block_ms": 50}
+
+
+@pytest.fixture(params=["memory", "redis"])
+def streams(request: pytest.FixtureRequest) -> Streams:
+    if request.param == "memory":
+        return MemoryStreams()
+    client: aioredis.Redis = request.getfixturevalue("redis_client")
+    return RedisStreams(client)
+
+
+@pytest.fixture
+def name(stream_prefix: str) -> str:
+    return f"{stream_prefix}c-{uuid.uuid4().hex[:8]}"
+
+
+async def pending(streams: Streams, stream: str, group: str) -> dict[str, int]:
+    """Pending entries of a group -> their delivery counts."""
+    if isinstance(streams, MemoryStreams):
+        return {
+            mid: p.deliveries for mid, p in streams.streams[stream].groups[group].pending.items()
+        }
+    assert isinstance(streams, RedisStreams)
+    rows: Any = await streams.r.xpending_range(stream, group, "-", "+", 100)
+    return {row["message_id"].decode(): int(row["times_delivered"]) for row in rows}
+
+
+async def groups_of(streams: Streams, stream: str) -> set[str]:
+    if isinstance(streams, MemoryStreams):
+        return set(streams.streams[stream].groups)
+    assert isinstance(streams, RedisStreams)
+    return {g["name"].decode() for g in await streams.r.xinfo_groups(stream)}
+
+
+async def length(streams: Streams, stream: str) -> int:
+    if isinstance(streams, MemoryStreams):
+        return streams.length(stream)
+    assert isinstance(streams, RedisStreams)
+    return int(await streams.r.xlen(stream))
+
+
+async def until(condition: Callable[[], bool | Awaitable[bool]], seconds: float = 5) -> None:
+    for _ in range(int(seconds / 0.01)):
+        result = condition()
+        if result if isinstance(result, bool) else await result:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("timed out")
+
+
+async def test_an_outage_is_waited_out_in_place_and_never_counts(
+    streams: Streams, name: str
+) -> None:
+    outages: list[Exception] = [ConnectionRefusedError(111, "refused")] * 5
+    outages += [asyncpg.CannotConnectNowError("the database system is starting up")] * 5
+    calls: list[tuple[str, int, dict[str, int]]] = []
+
+    async def handler(m: Message) -> None:
+        calls.append((m.id, m.deliveries, await pending(streams, name, "g")))
+        if outages:
+            raise outages.pop(0)
+
+    c = Consumer(streams, name, "g", "c", handler, max_deliveries=2, min_idle_ms=0, **FAST)
+    await streams.ensure_group(name, "g")
+    mid = await streams.publish(name, b"move")
+    assert await c.step() == 1
+    assert calls == [(mid, 1, {mid: 1})] * 11  # the same delivery, retried in place
+    assert await pending(streams, name, "g") == {}  # acked
+    assert await streams.dead_letters(name) == []
+    assert await c.step() == 0
+
+
+async def test_poison_is_dead_lettered_after_max_deliveries(streams: Streams, name: str) -> None:
+    calls: list[int] = []
+
+    async def handler(m: Message) -> None:
+        calls.append(m.deliveries)
+        raise ValueError("not a move")
+
+    c = Consumer(streams, name, "g", "c", handler, max_deliveries=2, min_idle_ms=0, **FAST)
+    await streams.ensure_group(name, "g")
+    mid = await streams.publish(name, b"poison")
+    for _ in range(4):
+        await c.step()
+    assert calls == [1, 2]
+    [dead] = await streams.dead_letters(name)
+    assert (dead.original_id, dead.group, dead.deliveries, dead.payload) == (mid, "g", 3, b"poison")
+    assert dead.reason == "failed 2 times"
+    assert await pending(streams, name, "g") == {}
+
+
+async def test_a_consumer_stopped_during_an_outage_leaves_the_message_pending(
+    streams: Streams, name: str
+) -> None:
+    attempts = 0
+
+    async def down(m: Message) -> None:
+        nonlocal attempts
+        attempts += 1
+        raise asyncpg.exceptions.AdminShutdownError("terminating connection")
+
+    c = Consumer(streams, name, "g", "c", down, max_deliveries=2, min_idle_ms=0, **FAST)
+    task = asyncio.create_task(c.run())
+    mid = await streams.publish(name, b"move")
+    await until(lambda: attempts >= 3)
+    c.stop()
+    await asyncio.wait_for(task, 2)
+    assert await pending(streams, name, "g") == {mid: 1}
+    assert await streams.dead_letters(name) == []
+
+    seen: list[Message] = []
+
+    async def up(m: Message) -> None:
+        seen.append(m)
+
+    survivor = Consumer(streams, name, "g", "s", up, max_deliveries=2, min_idle_ms=0, **FAST)
+    assert await survivor.step() == 1
+    assert [(m.id, m.deliveries) for m in seen] == [(mid, 2)]
+
+
+class Flaky:
+    """Streams whose reads fail while `down` is set, as when Redis is unreachable."""
+
+    def __init__(self, streams: Streams) -> None:
+        self.streams, self.down, self.reads = streams, True, 0
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.streams, attr)
+
+    async def read(self, *args: Any) -> list[Message]:
+        self.reads += 1
+        if self.down:
+            raise redis.exceptions.ConnectionError("Connection refused")
+        return await self.streams.read(*args)
+
+
+async def test_the_loop_backs_off_while_the_broker_is_away(streams: Streams, name: str) -> None:
+    flaky = Flaky(streams)
+    seen: list[bytes] = []
+
+    async def handler(m: Message) -> None:
+        seen.append(m.payload)
+
+    slow: dict[str, Any] = {"backoff_base": 0.02, "backoff_cap": 0.1, "block_ms": 50}
+    c = Consumer(flaky, name, "g", "c", handler, **slow)
+    task = asyncio.create_task(c.run())
+    await asyncio.sleep(0.5)
+    assert 3 <= flaky.reads <= 12  # 0.02, 0.04, 0.08, then 0.1 apiece: no spinning
+    flaky.down = False
+    await streams.publish(name, b"back")
+    await until(lambda: seen == [b"back"])
+    c.stop()
+    await asyncio.wait_for(task, 2)
+
+
+async def test_every_group_is_made_before_one_trims(streams: Streams, name: str) -> None:
+    for i in range(3):
+        await streams.publish(name, b"%d" % i)  # before any group exists
+    got: dict[str, list[bytes]] = {"a": [], "b": []}
+
+    def consumer(group: str) -> Consumer:
+        async def handler(m: Message) -> None:
+            got[group].append(m.payload)
+
+        return Consumer(streams, name, group, group, handler, groups=("a", "b"), **FAST)
+
+    a = consumer("a")
+    a_task = asyncio.create_task(a.run(trim_every=0))  # trims after every round
+    for i in range(3, 6):
+        await streams.publish(name, b"%d" % i)
+    await until(lambda: len(got["a"]) == 6)
+    await asyncio.sleep(0.1)  # a few more rounds, each with a trim
+    assert await length(streams, name) == 6  # b has read none of them: nothing trimmed
+
+    b = consumer("b")
+    b_task = asyncio.create_task(b.run())
+    await until(lambda: len(got["b"]) == 6)
+    assert got["a"] == got["b"] == [b"%d" % i for i in range(6)]
+
+    async def trimmed() -> bool:
+        return await length(streams, name) == 0
+
+    await until(trimmed)  # both groups acked everything: a's trim drops it all
+    for c in (a, b):
+        c.stop()
+    await asyncio.wait_for(asyncio.gather(a_task, b_task), 2)
+
+
+async def test_every_group_is_made_again_when_the_stream_is_gone(
+    streams: Streams, name: str
+) -> None:
+    seen: list[bytes] = []
+
+    async def handler(m: Message) -> None:
+        seen.append(m.payload)
+
+    a = Consumer(streams, name, "a", "a", handler, groups=("a", "b"), **FAST)
+    task = asyncio.create_task(a.run())
+    await streams.publish(name, b"before")
+    await until(lambda: seen == [b"before"])
+    if isinstance(streams, MemoryStreams):
+        streams.delete(name)
+    else:
+        assert isinstance(streams, RedisStreams)
+        await streams.r.delete(name)
+    await asyncio.sleep(0.1)
+    await streams.publish(name, b"after")
+    await until(lambda: seen == [b"before", b"after"])
+    assert await groups_of(streams, name) == {"a", "b"}
+    [missed] = await streams.read(name, "b", "b", 10, 50)  # b's group is back, from the start
+    assert missed.payload == b"after"
+    a.stop()
+    await asyncio.wait_for(task, 2)

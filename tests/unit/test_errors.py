@@ -1,0 +1,53 @@
+"""Outage or failure: the errors a consumer (or any worker) waits out, and for how long."""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+import redis.exceptions
+
+from infra.errors import backoff, is_transient
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        ConnectionRefusedError(111, "refused"),
+        ConnectionResetError(),
+        TimeoutError(),
+        OSError("network unreachable"),
+        asyncpg.CannotConnectNowError("the database system is starting up"),
+        asyncpg.exceptions.AdminShutdownError("terminating connection"),
+        asyncpg.TooManyConnectionsError("too many clients"),
+        asyncpg.ConnectionDoesNotExistError("connection was closed"),
+        asyncpg.InterfaceError("connection is closed"),
+        redis.exceptions.ConnectionError("Connection refused"),
+        redis.exceptions.TimeoutError("Timeout reading"),
+        redis.exceptions.BusyLoadingError("loading the dataset"),
+        ExceptionGroup("both", [TimeoutError(), ConnectionRefusedError()]),
+    ],
+)
+def test_an_outage_is_transient(exc: BaseException) -> None:
+    assert is_transient(exc)
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        ValueError("not a move"),
+        KeyError("seat"),
+        RuntimeError("NOGROUP"),
+        asyncpg.UniqueViolationError("duplicate key"),
+        asyncpg.exceptions.DataError("invalid input for query argument"),
+        redis.exceptions.ResponseError("WRONGTYPE"),
+        ExceptionGroup("mixed", [TimeoutError(), ValueError()]),
+    ],
+)
+def test_bad_work_is_not_transient(exc: BaseException) -> None:
+    assert not is_transient(exc)
+
+
+def test_backoff_doubles_up_to_its_cap_with_a_little_jitter() -> None:
+    for attempt, full in [(0, 0.1), (1, 0.2), (3, 0.8), (7, 10.0), (10_000, 10.0)]:
+        delay = backoff(attempt, 0.1, 10.0)
+        assert 0.8 * full <= delay <= full
