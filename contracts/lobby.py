@@ -22,10 +22,38 @@ class PlayerCreated(msgspec.Struct, frozen=True, kw_only=True):
     token: str
 
 
-class Timing(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Turn timer settings, stored and passed to the game (timers act on it later)."""
+OnTimeout = Literal["bot_move", "bot_takeover", "wait"]
+# From 5 seconds (tests, blitz) to 90 days (correspondence).
+ClockSeconds = Annotated[int, msgspec.Meta(ge=5, le=90 * 86400)]
 
-    turn_seconds: Annotated[int, msgspec.Meta(ge=1, le=90 * 86400)] | None = None
+
+class Timing(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A room's clock: none (default), a per-move limit, or a time bank with an increment.
+
+    `on_timeout`: `bot_move` (a bot makes that one move, the person keeps the seat),
+    `bot_takeover` (a bot of the room's fill level plays the seat to the end), or `wait`
+    (nothing automatic; the other players may claim the seat once its deadline passed).
+    """
+
+    per_move_s: ClockSeconds | None = None
+    bank_s: ClockSeconds | None = None
+    increment_s: Annotated[int, msgspec.Meta(ge=0, le=90 * 86400)] = 0
+    cap_s: ClockSeconds | None = None
+    on_timeout: OnTimeout = "bot_move"
+
+    @property
+    def clocked(self) -> bool:
+        return self.per_move_s is not None or self.bank_s is not None
+
+    def problem(self) -> str | None:
+        """Why these settings do not make one clock, or None."""
+        if self.per_move_s is not None and self.bank_s is not None:
+            return "choose per_move_s or bank_s, not both"
+        if self.bank_s is None and (self.increment_s or self.cap_s is not None):
+            return "increment_s and cap_s go with bank_s"
+        if self.bank_s is not None and self.cap_s is not None and self.cap_s < self.bank_s:
+            return "cap_s is at least bank_s"
+        return None
 
 
 class NewRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -70,6 +98,10 @@ class Room(msgspec.Struct, frozen=True, kw_only=True):
     timing: Timing
     game_id: str | None
     created_at: str
+    rematch_of: str | None = None  # the finished room this one is the rematch of
+    rematch_id: str | None = None  # the rematch made from this room, once someone asked
+    fill_level: str | None = None  # the bot level that fills empty seats and takes over
+    # seats of people who time out or resign; set when the room starts
 
 
 class RoomPage(msgspec.Struct, frozen=True, kw_only=True):

@@ -6,8 +6,8 @@ import logging
 from typing import Annotated, Any, Literal
 
 import msgspec
-from litestar import Litestar, Request, get, post
-from litestar.openapi import OpenAPIConfig
+from litestar import Litestar, Request, Response, get, post
+from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from redis.exceptions import RedisError
 
@@ -157,6 +157,23 @@ async def start_room(room_id: FromPath[str], request: Request[Any, Any, Any]) ->
     return room
 
 
+@post(
+    "/v1/rooms/{room_id:str}/rematch",
+    operation_id="rematchRoom",
+    summary="Play a finished room again: same game, settings, bots and people",
+    responses={200: ResponseSpec(Room, description="The rematch an earlier call made")},
+)
+async def rematch_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[Room]:
+    """The one rematch of a finished room, for any of its players.
+
+    201 when this call made the room, 200 when an earlier call had: every player who asks gets
+    the same room, already seated in it (leave to decline).
+    """
+    who = await _who(request)
+    room, made = await _lobby(request).rematch(room_id, who.player_id)
+    return Response(room, status_code=201 if made else 200)
+
+
 @get("/health", operation_id="health", include_in_schema=False)
 async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
     return check_background(request)
@@ -175,6 +192,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             leave_room,
             add_bot,
             start_room,
+            rematch_room,
             health,
         ],
         exception_handlers=EXCEPTION_HANDLERS,

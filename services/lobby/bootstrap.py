@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import msgspec
 from litestar import Litestar
 
-from contracts.streams import GAMES, LOBBY, GameEvent
+from contracts.streams import GAMES, GROUPS, LOBBY, GameEvent
 from infra.db import create_pool
 from infra.migrate import ensure_database, migrate
 from infra.settings import Settings, from_env
@@ -65,6 +65,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         "lobby",
         f"lobby-{os.getpid()}",
         on_game_event(lobby),
+        groups=GROUPS[GAMES],
         max_deliveries=settings.max_deliveries,
     )
     tasks = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
@@ -49,8 +50,9 @@ class Lobby:
             msgspec.convert(options, rules.options_type)
         except msgspec.ValidationError as exc:
             raise ProblemError(422, "invalid_options", f"options for {game}: {exc}") from exc
-        if timing.turn_seconds is not None and timing.turn_seconds < 10:
-            raise ProblemError(422, "invalid_timing", "turn_seconds is at least 10")
+        # Each field's range is checked when the body is decoded; here, how they combine.
+        if why := timing.problem():
+            raise ProblemError(422, "invalid_timing", why)
         room_id = f"r-{uuid.uuid4()}"
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(
@@ -159,25 +161,35 @@ class Lobby:
                 raise ProblemError(
                     409, "seats_empty", f"seats {empty} are empty; add bots or set fill_bots"
                 )
-            if empty:
-                self._check_level(room.game, fill_bots or "")
-                for seat in empty:
-                    await self._seat_bot(conn, room_id, seat, fill_bots or "")
+            # Checked even with no seat to fill: a seat taken over later (timeout,
+            # resignation) gets a bot of this level. With no fill_bots, greedy does that.
+            fill_level = "greedy" if fill_bots is None else fill_bots
+            self._check_level(room.game, fill_level)
+            for seat in empty:
+                await self._seat_bot(conn, room_id, seat, fill_level)
             await conn.execute(
-                "UPDATE rooms SET status = 'starting', updated_at = now() WHERE id = $1", room_id
+                """UPDATE rooms SET status = 'starting', fill_level = $2, updated_at = now()
+                   WHERE id = $1""",
+                room_id,
+                fill_level,
             )
             room = await self._room(conn, room_id)
-        return room, started_message(room)
+        return room, started_message(room, fill_level)
 
-    async def stuck_starting(self, older_than_seconds: float) -> list[RoomStarted]:
+    # Sequence, as `list` in this class's annotations is Lobby.list.
+    async def stuck_starting(self, older_than_seconds: float) -> Sequence[RoomStarted]:
         """Rooms whose RoomStarted may have been lost: publishing again is harmless."""
         rows = await self.pool.fetch(
-            "SELECT id FROM rooms WHERE status = 'starting' "
-            "AND updated_at < now() - make_interval(secs => $1) LIMIT 100",
+            # Oldest first, so a backlog beyond one batch cannot starve a room.
+            "SELECT id, fill_level FROM rooms WHERE status = 'starting' "
+            "AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT 100",
             older_than_seconds,
         )
         async with self.pool.acquire() as conn:
-            return [started_message(await self._room(conn, r["id"])) for r in rows]
+            return [
+                started_message(await self._room(conn, r["id"]), r["fill_level"] or "greedy")
+                for r in rows
+            ]
 
     async def game_moved(self, room_id: str, game_id: str, status: str) -> None:
         """From the games stream: the room is playing, then finished. Idempotent."""
@@ -195,6 +207,49 @@ class Lobby:
                 room_id,
                 game_id,
             )
+
+    async def rematch(self, room_id: str, player_id: str) -> tuple[Room, bool]:
+        """The rematch of a finished room, made on the first call; whether this call made it.
+
+        Same game, seats, options and timing; the same bots (new bot players, same levels) and
+        the same people in the same seats, who may leave if they do not want to play again.
+        """
+        async with self.pool.acquire() as conn, conn.transaction():
+            # The old room's row lock queues concurrent calls; the unique rematch_of is what
+            # keeps it to one room even without it.
+            old = await self._locked(conn, room_id)
+            people = {s.player_id for s in old.seats if s.player_id and not s.bot}
+            if player_id not in people:
+                raise ProblemError(403, "not_seated", "only the room's players may ask a rematch")
+            if old.status != "finished":
+                raise ProblemError(409, "room_not_finished", f"the room is {old.status}")
+            if old.rematch_id is not None:
+                return await self._room(conn, old.rematch_id), False
+            host = old.host if old.host in people else player_id
+            new_id = await conn.fetchval(
+                """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
+                                      rematch_of)
+                   SELECT $1, game, 'open', $2, seat_count, options, timing, id
+                   FROM rooms WHERE id = $3
+                   ON CONFLICT (rematch_of) DO NOTHING RETURNING id""",
+                f"r-{uuid.uuid4()}",
+                host,
+                room_id,
+            )
+            if new_id is None:
+                made = await conn.fetchval("SELECT id FROM rooms WHERE rematch_of = $1", room_id)
+                return await self._room(conn, made), False
+            for seat in old.seats:
+                if seat.bot is not None:
+                    await self._seat_bot(conn, new_id, seat.seat, seat.bot)
+                elif seat.player_id is not None:
+                    await conn.execute(
+                        "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
+                        new_id,
+                        seat.seat,
+                        seat.player_id,
+                    )
+            return await self._room(conn, new_id), True
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -220,7 +275,9 @@ class Lobby:
     async def _room(self, conn: asyncpg.Connection, room_id: str) -> Room:
         row = await conn.fetchrow(
             """SELECT id, game, status, host, seat_count, options::text AS options,
-                      timing::text AS timing, game_id, created_at FROM rooms WHERE id = $1""",
+                      timing::text AS timing, game_id, created_at, rematch_of, fill_level,
+                      (SELECT r.id FROM rooms r WHERE r.rematch_of = rooms.id) AS rematch_id
+               FROM rooms WHERE id = $1""",
             room_id,
         )
         if row is None:
@@ -251,6 +308,9 @@ class Lobby:
             timing=msgspec.json.decode(row["timing"], type=Timing),
             game_id=row["game_id"],
             created_at=row["created_at"].isoformat(),
+            rematch_of=row["rematch_of"],
+            rematch_id=row["rematch_id"],
+            fill_level=row["fill_level"],
         )
 
     @staticmethod
@@ -288,7 +348,7 @@ class Lobby:
             )
 
 
-def started_message(room: Room) -> RoomStarted:
+def started_message(room: Room, fill_level: str) -> RoomStarted:
     return RoomStarted(
         room_id=room.id,
         game=room.game,
@@ -298,6 +358,7 @@ def started_message(room: Room) -> RoomStarted:
         ],
         options=room.options,
         timing=msgspec.to_builtins(room.timing),
+        fill_level=fill_level,
     )
 
 

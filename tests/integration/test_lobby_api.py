@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
 import httpx
 import msgspec
 import pytest
@@ -15,9 +17,11 @@ from contracts.streams import LOBBY, RoomStarted
 from infra.auth import issue
 from infra.settings import Settings
 from services.lobby.app import create_app
+from services.lobby.rooms import Lobby
 from tests.integration.serve import serving
 
 SECRET = "lobby-test-secret-at-least-32-bytes"
+DAYS_90 = 90 * 86400
 
 
 @pytest.fixture
@@ -101,7 +105,11 @@ async def test_create_room_and_its_errors(client: httpx.AsyncClient) -> None:
         ({"game": "chess", "seats": 2}, 422, "unknown_game"),
         ({"game": "itty-bitty", "seats": 5}, 422, "bad_seat_count"),
         ({"game": "itty-bitty", "seats": 2, "options": {"x": 1}}, 422, "invalid_options"),
-        ({"game": "itty-bitty", "seats": 2, "timing": {"turn_seconds": 1}}, 422, "invalid_timing"),
+        (
+            {"game": "itty-bitty", "seats": 2, "timing": {"turn_seconds": 30}},
+            400,
+            "malformed_request",
+        ),
         ({"game": "itty-bitty"}, 400, "malformed_request"),
         ({"game": "itty-bitty", "seats": "two"}, 400, "malformed_request"),
     ]
@@ -117,6 +125,41 @@ async def test_create_room_and_its_errors(client: httpx.AsyncClient) -> None:
         "unknown_player",
     )
     problem(await client.get("/v1/rooms/r-missing"), 404, "unknown_room")
+
+
+async def test_timing_ranges_and_combinations(client: httpx.AsyncClient) -> None:
+    host = await player(client)
+
+    async def create(timing: dict[str, Any]) -> httpx.Response:
+        body = {"game": "itty-bitty", "seats": 2, "timing": timing}
+        return await client.post("/v1/rooms", json=body, headers=auth(host))
+
+    for fine in ({"per_move_s": 5}, {"per_move_s": DAYS_90}, {"bank_s": DAYS_90}, {}):
+        assert (await create(fine)).status_code == 201, fine
+    # ranges are refused as the body is decoded
+    for out_of_range in (
+        {"per_move_s": 4},
+        {"per_move_s": DAYS_90 + 1},
+        {"bank_s": 4},
+        {"bank_s": 60, "cap_s": DAYS_90 + 1},
+        {"bank_s": 60, "increment_s": -1},
+        {"on_timeout": "panic"},
+    ):
+        problem(await create(out_of_range), 400, "malformed_request")
+    for clash in (
+        {"per_move_s": 30, "bank_s": 600},
+        {"bank_s": 600, "cap_s": 300},
+        {"increment_s": 10},
+        {"per_move_s": 30, "cap_s": 600},
+    ):
+        r = await create(clash)
+        problem(r, 422, "invalid_timing")
+        assert r.json()["detail"]
+    bank = {"bank_s": 600, "increment_s": 10, "cap_s": 900, "on_timeout": "bot_takeover"}
+    made = (await create(bank)).json()
+    expected = {"per_move_s": None, **bank}
+    assert made["timing"] == expected
+    assert (await client.get(f"/v1/rooms/{made['id']}")).json()["timing"] == expected
 
 
 async def test_join_leave_and_seats(client: httpx.AsyncClient) -> None:
@@ -203,6 +246,123 @@ async def test_bots_and_start_publish_room_started(
         "greedy",
         "random",
     ]
+    assert msg.fill_level == "greedy"
+
+
+async def test_fill_level_is_kept_and_republished(
+    client: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    host = await player(client, "host")
+    rid = (await room(client, host, seats=2))["id"]
+    await client.post(f"/v1/rooms/{rid}/bots", json={"level": "random"}, headers=auth(host))
+    # a full room has nothing to fill, but a seat taken over later gets this level
+    problem(
+        await client.post(
+            f"/v1/rooms/{rid}/start", json={"fill_bots": "genius"}, headers=auth(host)
+        ),
+        422,
+        "unknown_bot_level",
+    )
+    started = await client.post(
+        f"/v1/rooms/{rid}/start", json={"fill_bots": "random"}, headers=auth(host)
+    )
+    assert started.status_code == 202, started.text
+    full = (await room(client, host, seats=2))["id"]
+    await client.post(f"/v1/rooms/{full}/bots", json={"level": "random"}, headers=auth(host))
+    started = await client.post(
+        f"/v1/rooms/{full}/start", json={"fill_bots": None}, headers=auth(host)
+    )
+    assert started.status_code == 202, started.text
+    levels = {
+        r["id"]: r["fill_level"]
+        for r in await pool.fetch(
+            "SELECT id, fill_level FROM rooms WHERE id = ANY($1)", [rid, full]
+        )
+    }
+    assert levels == {rid: "random", full: "greedy"}
+    # as if their RoomStarted had been lost a day ago: the sweep announces them again
+    await pool.execute(
+        "UPDATE rooms SET updated_at = now() - interval '1 day' WHERE id = ANY($1)", [rid, full]
+    )
+    swept = {m.room_id: m.fill_level for m in await Lobby(pool).stuck_starting(3600)}
+    assert (swept[rid], swept[full]) == ("random", "greedy")
+
+
+async def finished_room(
+    client: httpx.AsyncClient, pool: asyncpg.Pool, host: dict[str, str], bob: dict[str, str]
+) -> dict[str, Any]:
+    """A finished 4-seat itchy-feet room: host at 0, a greedy filler at 1, bob at 2, random at 3."""
+    body = {
+        "game": "itchy-feet",
+        "seats": 4,
+        "options": {"events": True, "characters": "random"},
+        "timing": {"bank_s": 600, "increment_s": 5},
+    }
+    r = await client.post("/v1/rooms", json=body, headers=auth(host))
+    assert r.status_code == 201, r.text
+    rid = r.json()["id"]
+    await client.post(f"/v1/rooms/{rid}/join", json={"seat": 2}, headers=auth(bob))
+    await client.post(
+        f"/v1/rooms/{rid}/bots", json={"level": "random", "seat": 3}, headers=auth(host)
+    )
+    started = await client.post(f"/v1/rooms/{rid}/start", headers=auth(host))
+    assert started.status_code == 202, started.text
+    await Lobby(pool).game_moved(rid, f"g-{uuid.uuid4()}", "finished")
+    done: dict[str, Any] = (await client.get(f"/v1/rooms/{rid}")).json()
+    assert done["status"] == "finished"
+    return done
+
+
+async def test_rematch(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
+    host, bob, eve = [await player(client, n) for n in ("host", "bob", "eve")]
+    problem(
+        await client.post("/v1/rooms/r-missing/rematch", headers=auth(host)), 404, "unknown_room"
+    )
+    early = (await room(client, host))["id"]
+    problem(
+        await client.post(f"/v1/rooms/{early}/rematch", headers=auth(host)),
+        409,
+        "room_not_finished",
+    )
+    old = await finished_room(client, pool, host, bob)
+    assert old["rematch_of"] is None and old["rematch_id"] is None
+    problem(
+        await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(eve)), 403, "not_seated"
+    )
+    first = await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(bob))
+    assert first.status_code == 201, first.text
+    again = await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(host))
+    assert again.status_code == 200, again.text
+    new = again.json()
+    assert new["id"] == first.json()["id"] != old["id"]
+    assert new["status"] == "open" and new["host"] == host["id"]  # the old host, not the caller
+    assert new["rematch_of"] == old["id"] and new["rematch_id"] is None
+    for same in ("game", "options", "timing"):
+        assert new[same] == old[same]
+    assert [s["player_id"] for s in new["seats"]][::2] == [host["id"], bob["id"]]
+    assert [s["bot"] for s in new["seats"]] == [None, "greedy", None, "random"]
+    old_bots = {s["player_id"] for s in old["seats"] if s["bot"]}
+    assert all(s["player_id"] not in old_bots for s in new["seats"])  # new bot players
+    assert (await client.get(f"/v1/rooms/{old['id']}")).json()["rematch_id"] == new["id"]
+    # a seat in the rematch is an offer: bob declines
+    left = await client.post(f"/v1/rooms/{new['id']}/leave", headers=auth(bob))
+    assert left.json()["seats"][2]["player_id"] is None
+    listed = (await client.get("/v1/rooms", params={"game": "itchy-feet", "limit": 100})).json()
+    assert new["id"] in {r["id"] for r in listed["items"]}
+
+
+async def test_rematch_asked_at_once_makes_one_room(
+    client: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    host, bob = await player(client, "host"), await player(client, "bob")
+    old = await finished_room(client, pool, host, bob)
+    a, b = await asyncio.gather(
+        client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(host)),
+        client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(bob)),
+    )
+    assert sorted((a.status_code, b.status_code)) == [200, 201], (a.text, b.text)
+    assert a.json()["id"] == b.json()["id"]
+    assert await pool.fetchval("SELECT count(*) FROM rooms WHERE rematch_of = $1", old["id"]) == 1
 
 
 async def test_list_filters_and_pages(client: httpx.AsyncClient) -> None:
