@@ -14,6 +14,30 @@ class SeatInfo(msgspec.Struct, frozen=True, kw_only=True):
     bot: str | None = None
 
 
+Standing = Literal["playing", "resigned", "timed_out", "bot"]
+
+
+class SeatStanding(msgspec.Struct, frozen=True, kw_only=True):
+    """Who plays a seat now. `playing`: its person; `bot`: a bot from the start; `resigned`,
+    `timed_out`: its person left or ran out of time and a bot of level `bot` plays it."""
+
+    seat: int
+    standing: Standing
+    bot: str | None  # the level of the bot playing the seat now, None for its person
+
+
+class SeatClock(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    deadline: str | None  # ISO 8601: when the seat's time runs out; null when not running
+    bank_s: float | None  # what the seat's bank holds (time banks only), not counting now
+    overdue: bool  # the deadline passed under policy `wait`: other players may claim
+
+
+class Clock(msgspec.Struct, frozen=True, kw_only=True):
+    timing: dict[str, Any]  # the room's timing: per_move_s or bank_s/increment_s/cap_s, on_timeout
+    seats: list[SeatClock]
+
+
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     game: str
@@ -24,6 +48,12 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     your_seat: int | None
     view: dict[str, Any]
     outcome: dict[str, Any] | None
+    standings: list[SeatStanding]
+    clock: Clock | None  # null when the room has no clock
+
+
+class Claim(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    seat: Annotated[int, msgspec.Meta(ge=0, le=64)]
 
 
 class LegalActions(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,7 +93,8 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     status: Literal["active", "finished"]
     your_seat: int
     to_act: list[int]
-    your_turn: bool
+    your_turn: bool  # you must act (a bot playing your seat does not count)
+    deadline: str | None  # ISO 8601: when your time runs out, if your clock runs
 
 
 class MyGames(msgspec.Struct, frozen=True, kw_only=True):

@@ -18,6 +18,7 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     instance: str | None = None
     current_version: int | None = None  # on 409 stale_version
     errors: list[dict[str, Any]] | None = None  # on 400: what in the body was wrong
+    deadline: str | None = None  # on 409 deadline_not_passed: when the seat's time runs out
 
 
 class ProblemError(Exception):

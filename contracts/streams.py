@@ -10,6 +10,15 @@ LOBBY = "turnpost:lobby"
 GAMES = "turnpost:games"
 COMMANDS = "turnpost:commands"
 
+# Every consumer group of every stream. Each consumer makes all of its stream's groups
+# before it reads (and so before it can trim), so no group misses what was published
+# before its own process first started.
+GROUPS: dict[str, tuple[str, ...]] = {
+    LOBBY: ("game",),
+    GAMES: ("lobby", "bots"),
+    COMMANDS: ("game",),
+}
+
 
 class StreamMessage(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
     pass
@@ -28,6 +37,7 @@ class RoomStarted(StreamMessage, frozen=True, tag="room_started"):
     seats: list[StartedSeat]
     options: dict[str, Any] = {}
     timing: dict[str, Any] = {}
+    fill_level: str = "greedy"  # the bot level that takes over a seat (timeout, resign)
 
 
 class GameEvent(StreamMessage, frozen=True, tag="game_event"):
@@ -53,4 +63,15 @@ class SubmitAction(StreamMessage, frozen=True, tag="submit_action"):
     expected_version: int
 
 
-AnyMessage = RoomStarted | GameEvent | SubmitAction
+class ClockTimeout(StreamMessage, frozen=True, tag="clock_timeout"):
+    """From the scheduler: `seat`'s deadline, set at game `version`, has passed."""
+
+    command_id: str  # derives from (game, version, seat): fired twice, applied once
+    game_id: str
+    seat: int
+    version: int
+    deadline: str  # ISO 8601
+
+
+Command = SubmitAction | ClockTimeout
+AnyMessage = RoomStarted | GameEvent | SubmitAction | ClockTimeout

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Run the whole stack in the foreground: lobby, game, relay, bot dispatcher, Celery worker.
+"""Run the whole stack in the foreground: lobby, game, relay, bot dispatcher, scheduler,
+Celery worker.
 
 Used by `make run` and by the end-to-end tests. Ctrl-C (or SIGTERM) stops every process;
 if one process dies, the others are stopped too, so a broken stack never looks healthy.
@@ -19,6 +20,7 @@ PROCESSES = {
     "game": [PY, "-m", "services.game"],
     "relay": [PY, "-m", "services.game.relay"],
     "dispatcher": [PY, "-m", "services.bots.dispatcher"],
+    "scheduler": [PY, "-m", "services.game.scheduler"],
     "worker": [
         PY,
         "-m",

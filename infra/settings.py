@@ -19,6 +19,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     snapshot_every: int = 100
     max_deliveries: int = 5
     log_level: str = "INFO"
+    bot_resend_after_s: float = 30.0  # a bot turn waiting this long is sent again (backing off)
+    timeout_resend_after_s: float = 5.0  # a sent timeout that did not land is sent again
 
     def stream(self, name: str) -> str:
         return f"{self.stream_prefix}{name}"
@@ -39,4 +41,8 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         snapshot_every=int(e.get("SNAPSHOT_EVERY", defaults.snapshot_every)),
         max_deliveries=int(e.get("MAX_DELIVERIES", defaults.max_deliveries)),
         log_level=e.get("LOG_LEVEL", defaults.log_level),
+        bot_resend_after_s=float(e.get("BOT_RESEND_AFTER_S", defaults.bot_resend_after_s)),
+        timeout_resend_after_s=float(
+            e.get("TIMEOUT_RESEND_AFTER_S", defaults.timeout_resend_after_s)
+        ),
     )

@@ -43,6 +43,30 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
     state: bytes
 
 
+class Turn(msgspec.Struct, frozen=True, kw_only=True):
+    """The `turns` projection row of a game after an append: who must act, and by when."""
+
+    game_id: str
+    room_id: str | None
+    game: str
+    status: str
+    to_act: list[int]
+    bots: dict[str, str]  # seats in to_act that a bot plays -> level
+    deadlines: dict[str, datetime]  # seat -> deadline of each running clock still to fire
+
+    @property
+    def next_deadline(self) -> datetime | None:
+        return min(self.deadlines.values(), default=None)
+
+
+class TurnRow(msgspec.Struct, frozen=True, kw_only=True):
+    """A stored `turns` row."""
+
+    turn: Turn
+    version: int
+    waiting_since: datetime
+
+
 class ConcurrencyError(Exception):
     """The stream moved on: `actual` is its current version."""
 
@@ -64,14 +88,21 @@ def command_uuid(*parts: str) -> uuid.UUID:
 
 class EventStore(Protocol):
     async def append(
-        self, stream_id: str, events: Sequence[NewEvent], expected_version: int
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        turn: Turn | None = None,
     ) -> AppendResult:
         """Append at expected_version + 1...; ConcurrencyError if the stream is elsewhere.
 
         If the first event_id is already stored, nothing is appended and the events stored
-        under those ids are returned with duplicate=True.
+        under those ids are returned with duplicate=True. `turn` replaces the game's `turns`
+        row in the same transaction as the events, or not at all.
         """
         ...
+
+    async def turn(self, game_id: str) -> TurnRow | None: ...
 
     async def read(
         self, stream_id: str, after: int = 0, limit: int | None = None

@@ -7,7 +7,15 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from infra.eventstore.api import AppendResult, ConcurrencyError, NewEvent, Snapshot, StoredEvent
+from infra.eventstore.api import (
+    AppendResult,
+    ConcurrencyError,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    Turn,
+    TurnRow,
+)
 
 
 class MemoryEventStore:
@@ -15,11 +23,16 @@ class MemoryEventStore:
         self.streams: dict[str, list[StoredEvent]] = {}
         self.by_id: dict[uuid.UUID, StoredEvent] = {}
         self.snapshots: dict[str, Snapshot] = {}
+        self.turns: dict[str, TurnRow] = {}
         self.position = 0
         self._lock = asyncio.Lock()
 
     async def append(
-        self, stream_id: str, events: Sequence[NewEvent], expected_version: int
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        turn: Turn | None = None,
     ) -> AppendResult:
         async with self._lock:
             if events and events[0].event_id in self.by_id:
@@ -47,6 +60,10 @@ class MemoryEventStore:
                 out.append(stored)
             stream.extend(out)
             self.by_id.update({e.event_id: e for e in out})
+            if turn is not None:
+                self.turns[turn.game_id] = TurnRow(
+                    turn=turn, version=len(stream), waiting_since=now
+                )
             return AppendResult(version=len(stream), events=out, duplicate=False)
 
     async def read(
@@ -54,6 +71,9 @@ class MemoryEventStore:
     ) -> list[StoredEvent]:
         events = self.streams.get(stream_id, [])[after:]
         return events[:limit] if limit is not None else list(events)
+
+    async def turn(self, game_id: str) -> TurnRow | None:
+        return self.turns.get(game_id)
 
     async def version(self, stream_id: str) -> int:
         return len(self.streams.get(stream_id, []))

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import asyncpg
 import msgspec
 
-from infra.eventstore.api import AppendResult, ConcurrencyError, NewEvent, Snapshot, StoredEvent
+from infra.eventstore.api import (
+    AppendResult,
+    ConcurrencyError,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    Turn,
+    TurnRow,
+)
 
 _COLUMNS = "stream_id, version, event_id, type, data::text AS data, metadata::text AS metadata, global_position, recorded_at"
 
@@ -22,6 +31,27 @@ FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[])
      WITH ORDINALITY AS e(event_id, type, data, metadata, n)
 WHERE $2 = 0 OR EXISTS (SELECT 1 FROM events WHERE stream_id = $1 AND version = $2)
 RETURNING {_COLUMNS}
+"""
+
+# The same insert, and the game's `turns` row replaced in the same statement: both or neither.
+_INSERT_WITH_TURN = f"""
+WITH ins AS ({_INSERT.strip()}),
+turn AS (
+    INSERT INTO turns (game_id, room_id, game, version, status, to_act, bots, deadlines,
+                       next_deadline, waiting_since, fire_after, bot_sends, bot_resend_at)
+    SELECT $7::uuid, $8, $9, $2 + cardinality($3::uuid[]), $10, $11::int[], $12::jsonb,
+           $13::jsonb, $14, now(), NULL, 0, NULL
+    WHERE EXISTS (SELECT 1 FROM ins)
+    ON CONFLICT (game_id) DO UPDATE SET
+        version = EXCLUDED.version, status = EXCLUDED.status, to_act = EXCLUDED.to_act,
+        bots = EXCLUDED.bots, deadlines = EXCLUDED.deadlines,
+        next_deadline = EXCLUDED.next_deadline, waiting_since = now(),
+        fire_after = CASE WHEN turns.next_deadline = EXCLUDED.next_deadline
+                          THEN turns.fire_after END,
+        bot_sends = 0, bot_resend_at = NULL
+    WHERE turns.version < EXCLUDED.version
+)
+SELECT * FROM ins
 """
 
 _metadata = msgspec.json.Decoder(dict[str, Any])
@@ -41,12 +71,37 @@ def stored_event(row: asyncpg.Record) -> StoredEvent:
     )
 
 
+_bots = msgspec.json.Decoder(dict[str, str])
+_deadlines = msgspec.json.Decoder(dict[str, datetime])
+
+
+def turn_row(row: asyncpg.Record) -> TurnRow:
+    """A row of turns (bots and deadlines as text) as a TurnRow."""
+    return TurnRow(
+        turn=Turn(
+            game_id=row["game_id"],
+            room_id=row["room_id"],
+            game=row["game"],
+            status=row["status"],
+            to_act=list(row["to_act"]),
+            bots=_bots.decode(row["bots"]),
+            deadlines=_deadlines.decode(row["deadlines"]),
+        ),
+        version=row["version"],
+        waiting_since=row["waiting_since"],
+    )
+
+
 class PostgresEventStore:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
 
     async def append(
-        self, stream_id: str, events: Sequence[NewEvent], expected_version: int
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        turn: Turn | None = None,
     ) -> AppendResult:
         if not events:
             raise ValueError("append needs at least one event")
@@ -58,9 +113,22 @@ class PostgresEventStore:
             [e.data.decode() for e in events],
             [msgspec.json.encode(e.metadata).decode() for e in events],
         ]
+        statement = _INSERT
+        if turn is not None:
+            statement = _INSERT_WITH_TURN
+            args += [
+                uuid.UUID(turn.game_id),
+                turn.room_id,
+                turn.game,
+                turn.status,
+                turn.to_act,
+                msgspec.json.encode(turn.bots).decode(),
+                msgspec.json.encode(turn.deadlines).decode(),
+                turn.next_deadline,
+            ]
         async with self.pool.acquire() as conn:
             try:
-                rows = await conn.fetch(_INSERT, *args)
+                rows = await conn.fetch(statement, *args)
                 if not rows:  # the expected version is not in the stream
                     raise ConcurrencyError(
                         stream_id, expected_version, await self._version(conn, stream_id)
@@ -88,6 +156,15 @@ class PostgresEventStore:
             limit,
         )
         return [stored_event(r) for r in rows]
+
+    async def turn(self, game_id: str) -> TurnRow | None:
+        row = await self.pool.fetchrow(
+            """SELECT game_id::text AS game_id, room_id, game, version, status, to_act,
+                      bots::text AS bots, deadlines::text AS deadlines, waiting_since
+               FROM turns WHERE game_id = $1""",
+            uuid.UUID(game_id),
+        )
+        return turn_row(row) if row else None
 
     async def version(self, stream_id: str) -> int:
         async with self.pool.acquire() as conn:

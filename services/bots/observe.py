@@ -5,12 +5,14 @@ The full state exists only inside `observe` and is dropped before any policy run
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import asyncpg
 import msgspec
 
 from games.registry import get as get_rules
+from games.table import TABLE_EVENT_TYPES, TableState, snapshot_schema
 
 
 class Observation(msgspec.Struct, frozen=True, kw_only=True):
@@ -33,12 +35,15 @@ async def observe(
     snap = await conn.fetchrow(
         "SELECT version, schema_ver, state FROM snapshots WHERE stream_id = $1", stream
     )
-    if snap is not None and snap["schema_ver"] == rules.schema_version:
-        state = msgspec.msgpack.decode(snap["state"], type=rules.state_type)
-        after = snap["version"]
+    if snap is not None and snap["schema_ver"] == snapshot_schema(rules.schema_version):
+        with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+            state, _ = msgspec.msgpack.decode(
+                snap["state"], type=tuple[rules.state_type, TableState]
+            )
+            after = snap["version"]
     rows = await conn.fetch(
-        "SELECT version, data::text AS data FROM events WHERE stream_id = $1 AND version > $2"
-        " ORDER BY version",
+        "SELECT version, type, data::text AS data FROM events"
+        " WHERE stream_id = $1 AND version > $2 ORDER BY version",
         stream,
         after,
     )
@@ -46,7 +51,8 @@ async def observe(
         return None
     decoder = msgspec.json.Decoder(rules.event_type)
     for row in rows:
-        state = rules.evolve(state, decoder.decode(row["data"]))
+        if row["type"] not in TABLE_EVENT_TYPES:  # clocks and seats: nothing a policy reads
+            state = rules.evolve(state, decoder.decode(row["data"]))
     version = rows[-1]["version"] if rows else after
     return Observation(
         game=game,

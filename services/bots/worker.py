@@ -15,21 +15,18 @@ from random import Random
 import asyncpg
 import msgspec
 import redis
-from celery import Celery
 
 from contracts.streams import COMMANDS, SubmitAction
 from infra.eventstore.api import command_uuid
 from infra.settings import from_env
+from infra.tasks import PLAY_TASK, TASK_TIME_LIMIT, celery_app
 from services.bots.observe import observe
 from services.bots.policies import policy_for
 
 log = logging.getLogger(__name__)
 settings = from_env()
 
-TASK_TIME_LIMIT = 60
-QUEUE = f"{settings.stream_prefix}bots"
-
-app = Celery("turnpost-bots", broker=settings.redis_url)
+app = celery_app(settings)
 app.conf.update(
     task_acks_late=True,
     task_reject_on_worker_lost=True,
@@ -37,16 +34,6 @@ app.conf.update(
     worker_prefetch_multiplier=1,
     task_time_limit=TASK_TIME_LIMIT,
     task_soft_time_limit=TASK_TIME_LIMIT - 10,
-    task_ignore_result=True,
-    task_default_queue=QUEUE,
-    task_serializer="json",
-    accept_content=["json"],
-    broker_connection_retry_on_startup=True,
-    broker_transport_options={
-        "visibility_timeout": TASK_TIME_LIMIT * 10,
-        "global_keyprefix": settings.stream_prefix,
-    },
-    worker_hijack_root_logger=False,
 )
 
 _redis: redis.Redis | None = None
@@ -86,9 +73,9 @@ async def decide(
 
 
 @app.task(
-    name="bots.play",
+    name=PLAY_TASK,
     bind=True,
-    # what a busy or restarting Postgres or Redis raises; the dispatcher's sweep covers the rest
+    # what a busy or restarting Postgres or Redis raises; the scheduler's sweep covers the rest
     autoretry_for=(
         OSError,
         asyncpg.PostgresConnectionError,

@@ -12,20 +12,27 @@ from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, Quer
 
 from contracts.game import (
     ActionAccepted,
+    Claim,
+    Clock,
     EventFeed,
     GameSummary,
     GameView,
     LegalActions,
     MyGames,
     PostAction,
+    SeatClock,
+    SeatStanding,
 )
 from contracts.problems import ProblemError
+from games import table as tables
+from games.table import TableState
 from infra.auth import Principal
 from infra.eventstore.api import command_uuid
 from infra.http import EXCEPTION_HANDLERS, check_background, principal_from
 from infra.settings import Settings
+from services.game import seats
 from services.game.bootstrap import lifespan
-from services.game.handlers import GameService, status_of
+from services.game.handlers import Accepted, GameService, status_of
 
 MAX_WAIT_SECONDS = 30.0
 MAX_VERSION = 2**62  # fits Postgres bigint
@@ -48,6 +55,8 @@ async def get_game(game_id: FromPath[str], request: Request[Any, Any, Any]) -> G
     rules, state, record = loaded.rules, loaded.state, loaded.record
     seat = record.seat_of(who.player_id)
     outcome = rules.outcome(state)
+    if outcome is not None:
+        outcome = tables.ranked(outcome, loaded.table)
     return GameView(
         id=record.id,
         game=record.game,
@@ -58,6 +67,28 @@ async def get_game(game_id: FromPath[str], request: Request[Any, Any, Any]) -> G
         your_seat=seat,
         view=msgspec.to_builtins(rules.view(state, seat)),
         outcome=msgspec.to_builtins(outcome) if outcome is not None else None,
+        standings=[
+            SeatStanding(seat=i, standing=s.standing, bot=s.bot)
+            for i, s in enumerate(loaded.table.seats)
+        ],
+        clock=_clock(loaded.table),
+    )
+
+
+def _clock(table: TableState) -> Clock | None:
+    if not table.timing.clocked:
+        return None
+    return Clock(
+        timing=msgspec.to_builtins(table.timing),
+        seats=[
+            SeatClock(
+                seat=i,
+                deadline=s.deadline.isoformat() if s.deadline else None,
+                bank_s=round(s.bank_s, 3) if s.bank_s is not None else None,
+                overdue=s.overdue,
+            )
+            for i, s in enumerate(table.seats)
+        ],
     )
 
 
@@ -104,11 +135,45 @@ async def post_action(
     accepted = await svc.submit(
         game_id, seat, data.action, data.expected_version, command_id, bool(idempotency_key)
     )
+    return _answer(svc, record, accepted, seat)
+
+
+def _answer(svc: GameService, record: Any, accepted: Accepted, seat: int) -> ActionAccepted:
     return ActionAccepted(
         version=accepted.version,
         events=svc.feed(svc.rules_for(record), accepted.events, seat),
         replayed=accepted.replayed,
     )
+
+
+@post(
+    "/v1/games/{game_id:str}/resign",
+    operation_id="resign",
+    summary="Hand your seat to a bot for the rest of the game; you are ranked last",
+    status_code=200,
+)
+async def resign(game_id: FromPath[str], request: Request[Any, Any, Any]) -> ActionAccepted:
+    who = _who(request)
+    svc = _svc(request)
+    record = await svc.record(game_id)
+    seat = _seat(record.seat_of(who.player_id))
+    return _answer(svc, record, await seats.resign(svc, record.id, seat), seat)
+
+
+@post(
+    "/v1/games/{game_id:str}/claim",
+    operation_id="claim",
+    summary="Hand another seat whose deadline has passed (policy wait) to a bot",
+    status_code=200,
+)
+async def claim(
+    game_id: FromPath[str], data: JSONBody[Claim], request: Request[Any, Any, Any]
+) -> ActionAccepted:
+    who = _who(request)
+    svc = _svc(request)
+    record = await svc.record(game_id)
+    seat = _seat(record.seat_of(who.player_id))
+    return _answer(svc, record, await seats.claim(svc, record.id, seat, data.seat), seat)
 
 
 @get("/v1/games/{game_id:str}/events", operation_id="getEvents", summary="The caller's event feed")
@@ -154,10 +219,11 @@ async def my_games(request: Request[Any, Any, Any], awaiting: FromQuery[bool] = 
                 id=r.game_id,
                 game=r.game,
                 version=r.version,
-                status=r.metadata.get("status", "active"),
+                status="finished" if r.status == "finished" else "active",
                 your_seat=r.seat,
-                to_act=r.metadata.get("to_act", []),
-                your_turn=r.seat in r.metadata.get("to_act", []),
+                to_act=r.to_act,
+                your_turn=r.seat in r.to_act and not r.bot,
+                deadline=r.deadline.isoformat() if r.deadline else None,
             )
             for r in rows
         ]
@@ -177,7 +243,17 @@ def _seat(seat: int | None) -> int:
 
 def create_app(settings: Settings | None = None, embedded: bool = False) -> Litestar:
     app = Litestar(
-        route_handlers=[get_game, legal_actions, post_action, events, board_svg, my_games, health],
+        route_handlers=[
+            get_game,
+            legal_actions,
+            post_action,
+            resign,
+            claim,
+            events,
+            board_svg,
+            my_games,
+            health,
+        ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan],
         openapi_config=OpenAPIConfig(

@@ -12,7 +12,7 @@ from typing import Any
 import asyncpg
 from litestar import Litestar
 
-from contracts.streams import COMMANDS, GAMES, LOBBY
+from contracts.streams import COMMANDS, GAMES, GROUPS, LOBBY
 from infra.db import create_pool
 from infra.eventstore.memory import MemoryEventStore
 from infra.eventstore.postgres import PostgresEventStore
@@ -21,7 +21,7 @@ from infra.settings import Settings, from_env
 from infra.streams.consumer import Consumer
 from infra.streams.memory import MemoryStreams
 from infra.streams.redis import RedisStreams
-from services.game.consumers import on_room_started, on_submit_action
+from services.game.consumers import on_command, on_room_started
 from services.game.handlers import GameService
 from services.game.live import Waiters, follow_games_stream
 from services.game.repository import MemoryGamesRepository, PostgresGamesRepository
@@ -62,6 +62,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
             "game",
             name,
             on_room_started(service),
+            groups=GROUPS[LOBBY],
             max_deliveries=settings.max_deliveries,
         ),
         Consumer(
@@ -69,7 +70,8 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
             settings.stream(COMMANDS),
             "game",
             name,
-            on_submit_action(service),
+            on_command(service),
+            groups=GROUPS[COMMANDS],
             max_deliveries=settings.max_deliveries,
         ),
     ]

@@ -8,14 +8,15 @@ import uuid
 import msgspec
 
 from contracts.problems import ProblemError
-from contracts.streams import RoomStarted, SubmitAction
+from contracts.streams import ClockTimeout, Command, RoomStarted, SubmitAction
 from infra.streams import Message
+from services.game import seats
 from services.game.handlers import GameService
 
 log = logging.getLogger(__name__)
 
 _room_started = msgspec.json.Decoder(RoomStarted)
-_submit = msgspec.json.Decoder(SubmitAction)
+_command = msgspec.json.Decoder(Command)
 
 
 def on_room_started(service: GameService):  # type: ignore[no-untyped-def]
@@ -27,15 +28,28 @@ def on_room_started(service: GameService):  # type: ignore[no-untyped-def]
     return handle
 
 
-def on_submit_action(service: GameService):  # type: ignore[no-untyped-def]
+def on_command(service: GameService):  # type: ignore[no-untyped-def]
+    """Bots' moves and the scheduler's timeouts. A rejected command is an answer, not a
+    failure: retrying cannot change it, so it is logged and acked."""
+
     async def handle(message: Message) -> None:
-        cmd = _submit.decode(message.payload)
+        cmd = _command.decode(message.payload)
         try:
-            accepted = await service.submit(
-                cmd.game_id, cmd.seat, cmd.action, cmd.expected_version, uuid.UUID(cmd.command_id)
-            )
+            match cmd:
+                case SubmitAction():
+                    accepted = await service.submit(
+                        cmd.game_id,
+                        cmd.seat,
+                        cmd.action,
+                        cmd.expected_version,
+                        uuid.UUID(cmd.command_id),
+                        by_bot=True,
+                    )
+                case ClockTimeout():
+                    accepted = await seats.timeout(
+                        service, cmd.game_id, cmd.seat, uuid.UUID(cmd.command_id)
+                    )
         except ProblemError as exc:
-            # A rejected move is an answer, not a failure: retrying cannot change it.
             log.warning(
                 "command %s on %s rejected: %s %s",
                 cmd.command_id,
@@ -44,6 +58,7 @@ def on_submit_action(service: GameService):  # type: ignore[no-untyped-def]
                 exc.detail,
             )
             return
-        log.debug("command %s on %s -> v%d", cmd.command_id, cmd.game_id, accepted.version)
+        if accepted is not None:
+            log.debug("command %s on %s -> v%d", cmd.command_id, cmd.game_id, accepted.version)
 
     return handle

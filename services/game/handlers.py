@@ -6,6 +6,8 @@ import hashlib
 import logging
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from random import Random
 from typing import Any, Literal
 
@@ -14,8 +16,10 @@ import msgspec
 from contracts.game import FeedEvent, SeatInfo
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted
+from games import table as tables
 from games.api import IllegalAction, Rules, fold
 from games.registry import get as get_rules
+from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableEvent, TableState
 from infra.eventstore import (
     AppendResult,
     ConcurrencyError,
@@ -24,7 +28,7 @@ from infra.eventstore import (
     Snapshot,
     StoredEvent,
 )
-from infra.eventstore.api import command_uuid, event_ids
+from infra.eventstore.api import Turn, command_uuid, event_ids
 from services.game.live import Waiters
 from services.game.repository import GameRecord, GamesRepository, new_seed, stream_id
 
@@ -34,8 +38,26 @@ log = logging.getLogger(__name__)
 class Loaded(msgspec.Struct, kw_only=True):
     record: GameRecord
     rules: Any
-    state: Any
+    state: Any  # the engine's
+    table: TableState  # clocks and who plays each seat (games/table.py)
     version: int
+
+
+class _Cached(msgspec.Struct, kw_only=True):
+    version: int
+    state: Any
+    table: TableState
+    recent: tuple[tuple[int, Any], ...] = ()  # a few earlier (version, engine state)
+
+
+_table_event = msgspec.json.Decoder(AnyTableEvent)
+RECENT_STATES = 8  # kept per game, so a move against a recent version rarely reads the store
+UNAFFECTED_WINDOW = 64  # versions back within which a move may still be unaffected by news
+APPEND_ATTEMPTS = 4  # a simultaneous choice that lost the race is decided again
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
 
 
 class Accepted(msgspec.Struct, kw_only=True):
@@ -48,7 +70,7 @@ def status_of(rules: Any, state: Any) -> Literal["active", "finished"]:
     return "finished" if rules.outcome(state) is not None or not rules.to_act(state) else "active"
 
 
-def _fingerprint(seat: int, action: dict[str, Any]) -> str:
+def fingerprint(seat: int, action: dict[str, Any]) -> str:
     """What a command asked for, to tell a true retry from a reused Idempotency-Key."""
     body = msgspec.json.encode({"seat": seat, "action": action}, order="sorted")
     return hashlib.sha256(body).hexdigest()[:32]
@@ -68,12 +90,14 @@ class GameService:
         waiters: Waiters,
         snapshot_every: int = 100,
         cache_size: int = 2048,
+        now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
         self.games = games
         self.waiters = waiters
         self.snapshot_every = snapshot_every
-        self._cache: OrderedDict[str, tuple[int, Any]] = OrderedDict()
+        self.now = now
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._records: dict[str, GameRecord] = {}  # a game's record never changes
         self._cache_size = cache_size
         self._decoders: dict[str, msgspec.json.Decoder[Any]] = {}
@@ -98,14 +122,24 @@ class GameService:
                 options=msg.options,
                 timing=msg.timing,
                 seed=new_seed(),
+                fill_level=msg.fill_level,
             )
         )
         options = msgspec.convert(record.options, rules.options_type)
-        events = rules.setup(options, len(record.seats), self._rng(record, 0))
+        events: list[Any] = rules.setup(options, len(record.seats), self._rng(record, 0))
         state = fold(rules, events)
+        table = self.initial_table(record)
+        clocks = tables.after_command(table, self._to_act(rules, state), None, self.now())
+        table = tables.fold(table, clocks)
         command_id = command_uuid("setup", game_id)
-        await self._append(record, rules, state, 0, events, command_id, seat=None)
+        await self._append(record, rules, state, table, 0, events + clocks, command_id, None)
         return game_id
+
+    @staticmethod
+    def initial_table(record: GameRecord) -> TableState:
+        return tables.initial(
+            tables.timing_of(record.timing), record.fill_level, [s.bot for s in record.seats]
+        )
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -126,19 +160,45 @@ class GameService:
         record = record or await self.record(game_id)
         game_id = record.id
         rules = self.rules_for(record)
-        version, state = self._cache.get(game_id, (0, None))
+        cached = self._cache.get(game_id)
+        version, state, table = (
+            (cached.version, cached.state, cached.table) if cached else (0, None, None)
+        )
         if state is None:
-            snap = await self.store.load_snapshot(stream_id(game_id))
-            if snap is not None and snap.schema_ver == rules.schema_version:
-                state = msgspec.msgpack.decode(snap.state, type=rules.state_type)
-                version = snap.version
+            version, state, table = await self._from_snapshot(record, rules)
         stored = await self.store.read(stream_id(game_id), after=version)
         if state is None and not stored:
             raise ProblemError(404, "unknown_game", f"game {game_id} is still being set up")
-        state = fold(rules, [self._decode(rules, e) for e in stored], state)
+        state, table = self._fold(rules, stored, state, table or self.initial_table(record))
         version = stored[-1].version if stored else version
-        self._remember(game_id, version, state)
-        return Loaded(record=record, rules=rules, state=state, version=version)
+        self._remember(game_id, version, state, table)
+        return Loaded(record=record, rules=rules, state=state, table=table, version=version)
+
+    async def _from_snapshot(
+        self, record: GameRecord, rules: Any
+    ) -> tuple[int, Any, TableState | None]:
+        snap = await self.store.load_snapshot(stream_id(record.id))
+        if snap is None or snap.schema_ver != tables.snapshot_schema(rules.schema_version):
+            return 0, None, None
+        try:
+            state, table = msgspec.msgpack.decode(
+                snap.state, type=tuple[rules.state_type, TableState]
+            )
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            log.warning("snapshot of %s at v%d ignored: %s", record.id, snap.version, exc)
+            return 0, None, None
+        return snap.version, state, table
+
+    def _fold(
+        self, rules: Any, stored: Sequence[StoredEvent], state: Any, table: TableState
+    ) -> tuple[Any, TableState]:
+        for e in stored:
+            event = self._decode(rules, e)
+            if isinstance(event, TableEvent):
+                table = tables.evolve(table, event)  # type: ignore[arg-type]
+            else:
+                state = rules.evolve(state, event)
+        return state, table
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -150,41 +210,138 @@ class GameService:
         expected_version: int,
         command_id: uuid.UUID,
         maybe_retried: bool = True,
+        by_bot: bool = False,
     ) -> Accepted:
         """Decide and append one command. A fresh random command id cannot have been applied
-        before, so `maybe_retried=False` skips the lookup of an earlier result."""
+        before, so `maybe_retried=False` skips the lookup of an earlier result. `by_bot`: it
+        came through the commands stream, which may move only seats a bot plays now."""
         record = await self.record(game_id)
-        request = _fingerprint(seat, raw_action)
-        if maybe_retried and (earlier := await self._earlier(record, command_id, request)):
+        request = fingerprint(seat, raw_action)
+        if maybe_retried and (earlier := await self.earlier(record, command_id, request)):
             return earlier
-        loaded = await self.load(record.id, record)
-        rules = loaded.rules
-        if expected_version != loaded.version:
-            return await self._stale(record, command_id, request, maybe_retried, loaded.version)
-        try:
-            action = msgspec.convert(raw_action, rules.action_type)
-        except msgspec.ValidationError as exc:
-            raise ProblemError(
-                400, "invalid_action_format", f"not an action of {rules.key}: {exc}"
-            ) from exc
-        try:
-            events = rules.decide(loaded.state, seat, action, self._rng(record, loaded.version))
-        except IllegalAction as exc:
-            raise ProblemError(422, exc.code, exc.message) from exc
-        state = fold(rules, events, loaded.state)
-        try:
-            result = await self._append(
-                record, rules, state, loaded.version, events, command_id, seat, request
+        for _ in range(APPEND_ATTEMPTS):
+            loaded = await self.load(record.id, record)
+            rules = loaded.rules
+            self.check_player(loaded.table, seat, by_bot)
+            if expected_version != loaded.version and not await self._unaffected(
+                loaded, seat, expected_version
+            ):
+                return await self._stale(record, command_id, request, maybe_retried, loaded.version)
+            try:
+                action = msgspec.convert(raw_action, rules.action_type)
+            except msgspec.ValidationError as exc:
+                raise ProblemError(
+                    400, "invalid_action_format", f"not an action of {rules.key}: {exc}"
+                ) from exc
+            try:
+                events = rules.decide(loaded.state, seat, action, self._rng(record, loaded.version))
+            except IllegalAction as exc:
+                raise ProblemError(422, exc.code, exc.message) from exc
+            state = fold(rules, events, loaded.state)
+            clocks = tables.after_command(
+                loaded.table, self._to_act(rules, state), seat, self.now()
             )
-        except ConcurrencyError as exc:
-            return await self._stale(record, command_id, request, maybe_retried, exc.actual)
-        return Accepted(version=result.version, events=result.events, replayed=result.duplicate)
+            try:
+                result = await self._append(
+                    record,
+                    rules,
+                    state,
+                    tables.fold(loaded.table, clocks),
+                    loaded.version,
+                    [*events, *clocks],
+                    command_id,
+                    seat,
+                    request,
+                )
+            except ConcurrencyError:
+                continue  # someone moved meanwhile: decide again against the news (or 409)
+            return Accepted(version=result.version, events=result.events, replayed=result.duplicate)
+        return await self._stale(record, command_id, request, maybe_retried, loaded.version)
+
+    @staticmethod
+    def check_player(table: TableState, seat: int, by_bot: bool) -> None:
+        if not 0 <= seat < len(table.seats):
+            raise ProblemError(403, "not_seated", f"the game has no seat {seat}")
+        bot = table.seats[seat].bot
+        if by_bot and bot is None:
+            raise ProblemError(403, "not_a_bot_seat", f"a person plays seat {seat}")
+        if not by_bot and bot is not None and not table.seats[seat].once:
+            raise ProblemError(
+                409,
+                "seat_played_by_bot",
+                f"seat {seat} was handed to a {bot} bot ({table.seats[seat].standing})",
+            )
+
+    async def _unaffected(self, loaded: Loaded, seat: int, expected: int) -> bool:
+        """True if nothing since `expected` changed what `seat` may do: its legal actions are
+        the same now as they were then (a clock event, another seat's simultaneous choice)."""
+        if not loaded.version - UNAFFECTED_WINDOW <= expected < loaded.version:
+            return False
+        then = await self._state_at(loaded, expected)
+        if then is None:
+            return False
+        rules = loaded.rules
+        try:
+            before = list(rules.legal_actions(then, seat))
+        except Exception:  # not a state a client was shown (inside a command's events)
+            return False
+        return before == list(rules.legal_actions(loaded.state, seat))
+
+    async def _state_at(self, loaded: Loaded, version: int) -> Any | None:
+        """The engine state at `version`, if it ended a command (a state clients saw)."""
+        cached = self._cache.get(loaded.record.id)
+        for v, state in cached.recent if cached else ():
+            if v == version:
+                return state
+        stored = await self.store.read(stream_id(loaded.record.id), after=0, limit=version)
+        if len(stored) != version or not stored[-1].metadata.get("batch_end", True):
+            return None
+        state, _ = self._fold(loaded.rules, stored, None, self.initial_table(loaded.record))
+        return state
+
+    async def table_command(
+        self,
+        record: GameRecord,
+        command_id: uuid.UUID,
+        request: str,
+        seat: int | None,
+        decide: Callable[[TableState], list[AnyTableEvent]],
+    ) -> Accepted | None:
+        """Append what `decide` makes of the table now (decided again if the game moves
+        meanwhile); None when it makes nothing. See services/game/seats.py."""
+        for _ in range(APPEND_ATTEMPTS):
+            loaded = await self.load(record.id, record)
+            if status_of(loaded.rules, loaded.state) == "finished":
+                raise ProblemError(409, "game_finished", "the game is over")
+            events = decide(loaded.table)
+            if not events:
+                return None
+            table = tables.fold(loaded.table, events)
+            try:
+                result = await self._append(
+                    record,
+                    loaded.rules,
+                    loaded.state,
+                    table,
+                    loaded.version,
+                    list(events),
+                    command_id,
+                    seat,
+                    request,
+                )
+            except ConcurrencyError:
+                continue
+            return Accepted(version=result.version, events=result.events, replayed=result.duplicate)
+        current = await self.store.version(stream_id(record.id))
+        raise ProblemError(
+            409, "stale_version", "the game kept moving; try again", current_version=current
+        )
 
     async def _stale(
         self, record: GameRecord, command_id: uuid.UUID, request: str, retried: bool, current: int
     ) -> Accepted:
         """A 409, unless this very command landed meanwhile (a retry racing its original)."""
-        if retried and (earlier := await self._earlier(record, command_id, request)):
+        if retried and (earlier := await self.earlier(record, command_id, request)):
             return earlier
         raise ProblemError(
             409,
@@ -193,8 +350,12 @@ class GameService:
             current_version=current,
         )
 
-    async def _earlier(
-        self, record: GameRecord, command_id: uuid.UUID, request: str
+    async def earlier(
+        self,
+        record: GameRecord,
+        command_id: uuid.UUID,
+        request: str,
+        same_request: bool = True,
     ) -> Accepted | None:
         """The stored result of this command if it was already applied, else None."""
         [first_id] = event_ids(command_id, 1)
@@ -202,7 +363,9 @@ class GameService:
         if not found:
             return None
         first = found[0]
-        if first.stream_id != stream_id(record.id) or first.metadata.get("request") != request:
+        if first.stream_id != stream_id(record.id) or (
+            same_request and first.metadata.get("request") != request
+        ):
             raise ProblemError(
                 422,
                 "idempotency_key_reused",
@@ -217,14 +380,16 @@ class GameService:
         record: GameRecord,
         rules: Any,
         state: Any,
+        table: TableState,
         version: int,
         events: list[Any],
         command_id: uuid.UUID,
         seat: int | None,
         request: str | None = None,
     ) -> AppendResult:
-        to_act = sorted(rules.to_act(state))
         status = status_of(rules, state)
+        to_act = sorted(rules.to_act(state)) if status == "active" else []
+        bots = tables.bots_now(table)
         ids = event_ids(command_id, len(events))
         new = [
             NewEvent(
@@ -239,27 +404,45 @@ class GameService:
                     "batch_end": i == len(events) - 1,
                     "to_act": to_act,
                     "status": status,
-                    "bots": record.bots,
+                    "bots": bots,
                     "room_id": record.room_id,
                     "game": record.game,
                 },
             )
             for i, e in enumerate(events)
         ]
-        result = await self.store.append(stream_id(record.id), new, version)
+        turn = Turn(
+            game_id=record.id,
+            room_id=record.room_id,
+            game=record.game,
+            status=status,
+            to_act=to_act,
+            bots={k: v for k, v in bots.items() if int(k) in to_act},
+            deadlines={str(k): d for k, d in tables.deadlines(table).items() if status == "active"},
+        )
+        result = await self.store.append(stream_id(record.id), new, version, turn)
         if not result.duplicate:
-            self._remember(record.id, result.version, state)
+            self._remember(record.id, result.version, state, table)
             if result.version // self.snapshot_every > version // self.snapshot_every:
-                await self.store.save_snapshot(
-                    Snapshot(
-                        stream_id=stream_id(record.id),
-                        version=result.version,
-                        schema_ver=rules.schema_version,
-                        state=msgspec.msgpack.encode(state),
-                    )
-                )
+                await self._snapshot(record, rules, result.version, state, table)
             self.waiters.notify(record.id)
         return result
+
+    async def _snapshot(
+        self, record: GameRecord, rules: Any, version: int, state: Any, table: TableState
+    ) -> None:
+        """A cache only: a failed save never fails the command that was appended."""
+        try:
+            await self.store.save_snapshot(
+                Snapshot(
+                    stream_id=stream_id(record.id),
+                    version=version,
+                    schema_ver=tables.snapshot_schema(rules.schema_version),
+                    state=msgspec.msgpack.encode((state, table)),
+                )
+            )
+        except Exception:
+            log.exception("snapshot of %s at v%d not saved", record.id, version)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -267,7 +450,8 @@ class GameService:
         """Stored events as `seat` may see them."""
         out = []
         for e in stored:
-            visible = rules.redact(self._decode(rules, e), seat)
+            event = self._decode(rules, e)
+            visible = event if isinstance(event, TableEvent) else rules.redact(event, seat)
             if visible is None:
                 continue
             out.append(
@@ -304,16 +488,28 @@ class GameService:
             raise ProblemError(503, "game_unavailable", f"{record.game} is not served here")
         return rules
 
+    @staticmethod
+    def _to_act(rules: Any, state: Any) -> frozenset[int]:
+        return frozenset() if status_of(rules, state) == "finished" else rules.to_act(state)
+
     def _decode(self, rules: Any, event: StoredEvent) -> Any:
+        if event.type in TABLE_EVENT_TYPES:
+            return _table_event.decode(event.data)
         decoder = self._decoders.get(rules.key)
         if decoder is None:
             decoder = self._decoders[rules.key] = msgspec.json.Decoder(rules.event_type)
         return decoder.decode(event.data)
 
-    def _remember(self, game_id: str, version: int, state: Any) -> None:
+    def _remember(self, game_id: str, version: int, state: Any, table: TableState) -> None:
         cached = self._cache.get(game_id)
-        if cached is None or cached[0] <= version:
-            self._cache[game_id] = (version, state)
-            self._cache.move_to_end(game_id)
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+        if cached is not None and cached.version > version:
+            return
+        recent: tuple[tuple[int, Any], ...] = ()
+        if cached is not None:
+            recent = cached.recent
+            if cached.version < version:
+                recent = (*recent, (cached.version, cached.state))[-RECENT_STATES:]
+        self._cache[game_id] = _Cached(version=version, state=state, table=table, recent=recent)
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)

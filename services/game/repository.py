@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import uuid
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import asyncpg
@@ -22,6 +23,7 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
     options: dict[str, Any]
     timing: dict[str, Any]
     seed: int  # never leaves the service: it decides every future draw
+    fill_level: str = "greedy"  # the level of the bots that take over seats
 
     def seat_of(self, player_id: str) -> int | None:
         return next((s.seat for s in self.seats if s.player_id == player_id), None)
@@ -36,7 +38,10 @@ class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):
     game: str
     seat: int
     version: int
-    metadata: dict[str, Any]
+    status: str
+    to_act: list[int]
+    bot: bool  # a bot plays this seat now (its player resigned or timed out)
+    deadline: datetime | None
 
 
 def stream_id(game_id: str) -> str:
@@ -53,10 +58,13 @@ class GamesRepository(Protocol):
         ...
 
     async def get(self, game_id: str) -> GameRecord | None: ...
-    async def of_player(self, player_id: str, awaiting: bool) -> list[SeatSummary]: ...
+    async def of_player(self, player_id: str, awaiting: bool) -> list[SeatSummary]:
+        """The player's games, newest first; `awaiting`: only where they must act, nearest
+        deadline first (games without a clock last)."""
+        ...
 
 
-_COLS = "id::text AS id, room_id, game, seats::text AS seats, options::text AS options, timing::text AS timing, seed"
+_COLS = "id::text AS id, room_id, game, seats::text AS seats, options::text AS options, timing::text AS timing, seed, fill_level"
 
 
 def _record(row: asyncpg.Record) -> GameRecord:
@@ -68,6 +76,7 @@ def _record(row: asyncpg.Record) -> GameRecord:
         options=json.loads(row["options"]),
         timing=json.loads(row["timing"]),
         seed=row["seed"],
+        fill_level=row["fill_level"],
     )
 
 
@@ -78,8 +87,8 @@ class PostgresGamesRepository:
     async def create(self, record: GameRecord) -> GameRecord:
         async with self.pool.acquire() as conn, conn.transaction():
             inserted = await conn.fetchval(
-                """INSERT INTO games (id, room_id, game, seats, options, timing, seed)
-                   VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7)
+                """INSERT INTO games (id, room_id, game, seats, options, timing, seed, fill_level)
+                   VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8)
                    ON CONFLICT DO NOTHING RETURNING id""",
                 uuid.UUID(record.id),
                 record.room_id,
@@ -88,6 +97,7 @@ class PostgresGamesRepository:
                 json.dumps(record.options),
                 json.dumps(record.timing),
                 record.seed,
+                record.fill_level,
             )
             if inserted:
                 await conn.executemany(
@@ -108,15 +118,16 @@ class PostgresGamesRepository:
 
     async def of_player(self, player_id: str, awaiting: bool) -> list[SeatSummary]:
         rows = await self.pool.fetch(
-            """SELECT g.id::text AS game_id, g.game, gs.seat, e.version, e.metadata::text AS metadata
+            """SELECT g.id::text AS game_id, g.game, gs.seat, t.version, t.status, t.to_act,
+                      t.bots ? gs.seat::text AS bot,
+                      (t.deadlines ->> gs.seat::text)::timestamptz AS deadline
                FROM game_seats gs
                JOIN games g ON g.id = gs.game_id
-               JOIN LATERAL (SELECT version, metadata FROM events
-                             WHERE stream_id = 'game-' || g.id::text
-                             ORDER BY version DESC LIMIT 1) e ON true
+               JOIN turns t ON t.game_id = gs.game_id
                WHERE gs.player_id = $1
-                 AND (NOT $2 OR (e.metadata -> 'to_act') @> to_jsonb(gs.seat))
-               ORDER BY g.created_at DESC""",
+                 AND (NOT $2 OR (gs.seat = ANY (t.to_act) AND NOT t.bots ? gs.seat::text))
+               ORDER BY CASE WHEN $2 THEN (t.deadlines ->> gs.seat::text)::timestamptz END
+                        NULLS LAST, g.created_at DESC""",
             player_id,
             awaiting,
         )
@@ -126,7 +137,10 @@ class PostgresGamesRepository:
                 game=r["game"],
                 seat=r["seat"],
                 version=r["version"],
-                metadata=json.loads(r["metadata"]),
+                status=r["status"],
+                to_act=list(r["to_act"]),
+                bot=r["bot"],
+                deadline=r["deadline"],
             )
             for r in rows
         ]
@@ -147,19 +161,26 @@ class MemoryGamesRepository:
         out = []
         for r in reversed(list(self.records.values())):
             seat = r.seat_of(player_id)
-            events = self.store.streams.get(stream_id(r.id))
-            if seat is None or not events:
+            row = self.store.turns.get(r.id)
+            if seat is None or row is None:
                 continue
-            last = events[-1]
-            if awaiting and seat not in last.metadata.get("to_act", []):
+            turn = row.turn
+            bot = str(seat) in turn.bots
+            if awaiting and (seat not in turn.to_act or bot):
                 continue
             out.append(
                 SeatSummary(
                     game_id=r.id,
                     game=r.game,
                     seat=seat,
-                    version=last.version,
-                    metadata=last.metadata,
+                    version=row.version,
+                    status=turn.status,
+                    to_act=turn.to_act,
+                    bot=bot,
+                    deadline=turn.deadlines.get(str(seat)),
                 )
             )
+        if awaiting:  # nearest deadline first, games without a clock last (stable)
+            far = datetime.max.replace(tzinfo=UTC)
+            out.sort(key=lambda s: s.deadline or far)
         return out

@@ -11,6 +11,8 @@ What it measures, all in one run against the local Postgres and Redis:
 3. The engine alone: random itty-bitty playouts per second (3 seats, in process).
 4. Rebuild time of one long game through GameService.load: cold from the events, and
    from a snapshot at the last version.
+5. The progress guarantee (tests/bench/clocks.py): deadline lateness with 1,000 clocked
+   games in flight, and a bot's turn through the real path, p50/p99.
 
 It makes its own database (dropped at the end, also on failure) and its own Redis stream
 prefix (deleted at the end). Not a test: it asserts nothing, it reports.
@@ -58,6 +60,7 @@ from infra.streams.redis import RedisStreams  # noqa: E402
 from services.game.handlers import GameService, game_id_for_room  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
+from tests.bench import clocks  # noqa: E402
 
 ADMIN_DSN = os.environ.get("BENCH_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -789,6 +792,8 @@ async def main() -> int:
 
         engine_playouts()
         await rebuild(dsn)
+        await clocks.deadline_lateness(dsn, REDIS_URL, f"{prefix}clocks:", free_port(), out, pct)
+        await clocks.bot_turns(dsn, REDIS_URL, f"{prefix}bots:", free_port(), out, pct)
         out("bench_wall_s", time.monotonic() - began, "s")
         return 0
     finally:

@@ -52,6 +52,8 @@ def _run_stack(
         "GAME_PORT": str(game_port),
         "TURNPOST_SECRET": "e2e-secret-of-at-least-32-bytes!!",
         "LOG_LEVEL": "WARNING",
+        "BOT_RESEND_AFTER_S": "3",
+        "TIMEOUT_RESEND_AFTER_S": "2",
     }
     with open(log, "wb") as out:
         proc = subprocess.Popen(

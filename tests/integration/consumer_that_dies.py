@@ -16,7 +16,7 @@ from infra.eventstore.postgres import PostgresEventStore
 from infra.streams import Message
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
-from services.game.consumers import on_submit_action
+from services.game.consumers import on_command
 from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
@@ -25,7 +25,7 @@ from services.game.repository import PostgresGamesRepository
 async def main(database_url: str, redis_url: str, stream: str, when: str) -> None:
     pool = await asyncpg.create_pool(database_url, min_size=1, max_size=2)
     service = GameService(PostgresEventStore(pool), PostgresGamesRepository(pool), Waiters())
-    apply = on_submit_action(service)
+    apply = on_command(service)
 
     async def handler(message: Message) -> None:
         if when == "before":

@@ -58,7 +58,12 @@ async def test_a_redelivered_bot_task_moves_once(pool: asyncpg.Pool, database_ur
     assert first.action["type"] == "keep_collector"
     for cmd in (first, again):
         await service.submit(
-            game_id, cmd.seat, cmd.action, cmd.expected_version, uuid.UUID(cmd.command_id)
+            game_id,
+            cmd.seat,
+            cmd.action,
+            cmd.expected_version,
+            uuid.UUID(cmd.command_id),
+            by_bot=True,
         )
     assert await service.store.version(f"game-{game_id}") == version + 1
     assert (
@@ -81,24 +86,19 @@ async def test_the_bot_sees_only_its_own_seat(pool: asyncpg.Pool) -> None:
     assert obs.view["private"]["ittybits"] == list(loaded.state.hands[1].ittybits)
 
 
-async def test_the_dispatcher_sends_a_waiting_turn_again_and_forgets_a_moved_game() -> None:
+async def test_the_dispatcher_enqueues_each_bot_turn_at_the_end_of_a_command() -> None:
     from infra.streams import Message
     from services.bots.dispatcher import Dispatcher
 
     sent: list[tuple[str, str, int, str, int]] = []
-    dispatcher = Dispatcher(lambda *args: sent.append(args), resend_after=0.0)
+    dispatcher = Dispatcher(lambda *args: sent.append(args))
 
     def message(**kw: object) -> Message:
         return Message(stream="s", id="1-0", payload=msgspec.json.encode(envelope(**kw)))
 
     await dispatcher.on_message(message(batch_end=False))
     assert sent == []
-    await dispatcher.on_message(message())
-    assert sent == [("itty-bitty", "g", 1, "greedy", 5)]
-    assert await dispatcher.resend_stale() == 1  # the task was lost: the same turn again
-    assert sent[-1] == ("itty-bitty", "g", 1, "greedy", 5)
-    await dispatcher.on_message(message(version=4))  # an old envelope redelivered: ignored
-    assert dispatcher.waiting["g"].version == 5
+    await dispatcher.on_message(message(bots={"1": "greedy", "2": "random"}))
+    assert sent == [("itty-bitty", "g", 1, "greedy", 5), ("itty-bitty", "g", 2, "random", 5)]
     await dispatcher.on_message(message(version=6, to_act=[0]))  # a person's turn now
-    assert "g" not in dispatcher.waiting
-    assert await dispatcher.resend_stale() == 0
+    assert len(sent) == 2

@@ -183,7 +183,11 @@ async def test_idempotency_key_replays_the_first_result(table: Table) -> None:
     assert other.status_code == 200 and other.json()["version"] == 13
 
 
-async def test_racing_posts_one_wins_the_rest_are_stale(table: Table) -> None:
+async def test_simultaneous_choices_all_land_moves_whose_meaning_changed_are_stale(
+    table: Table,
+) -> None:
+    # The opening collector choice: three seats at once against the same version. No choice
+    # changes what another seat may do, so none is refused, even racing.
     legal = [(await table.get(s, "/legal-actions")).json() for s in range(3)]
     results = await asyncio.gather(
         *(
@@ -191,9 +195,25 @@ async def test_racing_posts_one_wins_the_rest_are_stale(table: Table) -> None:
             for s in range(3)
         )
     )
-    codes = sorted(r.status_code for r in results)
-    assert codes == [200, 409, 409]
-    assert (await table.get(0)).json()["version"] == 12
+    assert [r.status_code for r in results] == [200, 200, 200], [r.text for r in results]
+    versions = sorted(r.json()["version"] for r in results)
+    assert len(set(versions)) == 3  # one after another, none replayed
+    game = (await table.get(0)).json()
+    assert game["version"] == versions[-1]
+    v = game["version"]
+    # Now one seat's turn: a second move against the version before its first one is stale,
+    # since the first changed what it may do.
+    [seat] = game["to_act"]
+    legal = (await table.get(seat, "/legal-actions")).json()
+    first = await table.post(seat, {"action": legal["actions"][0], "expected_version": v})
+    assert first.status_code == 200, first.text
+    again = await table.post(seat, {"action": legal["actions"][-1], "expected_version": v})
+    problem(again, 409, "stale_version")
+    # and the other seats, whose turn it is not, are refused by the rules at any version
+    other = (seat + 1) % 3
+    moved = first.json()["version"]
+    refused = await table.post(other, {"action": legal["actions"][0], "expected_version": moved})
+    assert refused.status_code == 422
 
 
 async def test_long_poll_wakes_on_a_move(table: Table) -> None:

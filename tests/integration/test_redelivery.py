@@ -17,7 +17,7 @@ import redis.asyncio as aioredis
 from contracts.streams import SubmitAction
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
-from services.game.consumers import on_submit_action
+from services.game.consumers import on_command
 from tests.integration.tables import game_service, new_game
 
 HERE = Path(__file__).parent
@@ -33,17 +33,17 @@ async def test_killed_consumer_redelivers_and_applies_once(
     stream_prefix: str,
 ) -> None:
     service = game_service(pool)
-    game_id, _ = await new_game(service, [None, None])
+    game_id, _ = await new_game(service, [None, "greedy"])  # the stream moves bot seats only
     loaded = await service.load(game_id)
     start = loaded.version
-    action = loaded.rules.legal_actions(loaded.state, 0)[0]
+    action = loaded.rules.legal_actions(loaded.state, 1)[0]
     stream = f"{stream_prefix}commands-{uuid.uuid4().hex[:6]}"
     streams = RedisStreams(redis_client)
     await streams.ensure_group(stream, "game")
     command = SubmitAction(
         command_id=str(uuid.uuid4()),
         game_id=game_id,
-        seat=0,
+        seat=1,
         action=msgspec.to_builtins(action),
         expected_version=start,
     )
@@ -67,9 +67,7 @@ async def test_killed_consumer_redelivers_and_applies_once(
     assert after_death == (start if dies == "before" else start + 1)
     assert (await redis_client.xpending(stream, "game"))["pending"] == 1
 
-    survivor = Consumer(
-        streams, stream, "game", "survivor", on_submit_action(service), min_idle_ms=0
-    )
+    survivor = Consumer(streams, stream, "game", "survivor", on_command(service), min_idle_ms=0)
     assert await survivor.step() == 1
     assert await service.store.version(f"game-{game_id}") == start + 1  # applied exactly once
     assert (await redis_client.xpending(stream, "game"))["pending"] == 0

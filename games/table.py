@@ -1,0 +1,275 @@
+"""The table beside the engines: clocks, resignations, timeouts and seats handed to bots.
+
+The engines know no clock and no person. The game service appends these *table events* in
+the same stream as the engine's events and folds them here; a game's state is (engine
+state, table state). Pure: the time is always passed in, nothing here reads a clock.
+
+A seat's clock runs while a person must act there. With `per_move_s` every decision gets
+that long; with a bank, the time used is taken from the bank, and `increment_s` is added
+(up to `cap_s`) when the seat's turn ends. When a deadline passes, `on_timeout` decides:
+a bot makes that one move, a bot takes the seat for good, or the others may claim it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+import msgspec
+
+from contracts.lobby import OnTimeout, Timing
+from games.api import Outcome
+
+Standing = Literal["playing", "resigned", "timed_out", "bot"]
+
+
+class TableEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    seat: int
+
+
+class TurnStarted(TableEvent, frozen=True, tag="turn_started"):
+    """The seat's clock runs from `at`; it must act by `deadline`."""
+
+    at: datetime
+    deadline: datetime
+
+
+class TimeUsed(TableEvent, frozen=True, tag="time_used"):
+    """The seat's clock stopped; `bank_s` is what its bank holds now (None: per-move clock)."""
+
+    used_s: float
+    bank_s: float | None = None
+
+
+class TimedOut(TableEvent, frozen=True, tag="timed_out"):
+    deadline: datetime
+    at: datetime
+    on_timeout: OnTimeout
+    bot: str | None  # the level that moves for the seat (bot_move, bot_takeover)
+
+
+class SeatReturned(TableEvent, frozen=True, tag="seat_returned"):
+    """After a bot's one move for it (bot_move), the person plays the seat again."""
+
+    at: datetime
+    bank_s: float | None = None
+
+
+class Resigned(TableEvent, frozen=True, tag="resigned"):
+    at: datetime
+    bot: str  # the level that plays the seat to the end
+
+
+class SeatClaimed(TableEvent, frozen=True, tag="seat_claimed"):
+    """Another player handed an overdue seat (policy `wait`) to a bot."""
+
+    by: int
+    at: datetime
+    bot: str
+
+
+AnyTableEvent = TurnStarted | TimeUsed | TimedOut | SeatReturned | Resigned | SeatClaimed
+TABLE_EVENT_TYPES: frozenset[str] = frozenset(
+    t.__struct_config__.tag  # type: ignore[misc]
+    for t in (TurnStarted, TimeUsed, TimedOut, SeatReturned, Resigned, SeatClaimed)
+)
+
+
+class TableSeat(msgspec.Struct, frozen=True, kw_only=True):
+    standing: Standing = "playing"
+    bot: str | None = None  # the level of the bot playing the seat now; None: the person
+    once: bool = False  # the bot makes just the next move (a bot_move timeout)
+    running_since: datetime | None = None
+    deadline: datetime | None = None
+    bank_s: float | None = None
+    overdue: bool = False  # its deadline passed under policy `wait`: others may claim it
+
+
+class TableState(msgspec.Struct, frozen=True, kw_only=True):
+    timing: Timing
+    fill_level: str
+    seats: tuple[TableSeat, ...]
+
+
+def timing_of(raw: Mapping[str, Any]) -> Timing:
+    """A stored timing as a Timing; games made before the clocks had `turn_seconds`."""
+    data = dict(raw)
+    if "turn_seconds" in data:
+        seconds = data.pop("turn_seconds")
+        if seconds is not None:
+            data.setdefault("per_move_s", max(5, int(seconds)))
+    return msgspec.convert(data, Timing)
+
+
+def initial(timing: Timing, fill_level: str, bots: Sequence[str | None]) -> TableState:
+    """The table when the game is created: bot seats are bots, people hold full banks."""
+    return TableState(
+        timing=timing,
+        fill_level=fill_level,
+        seats=tuple(
+            TableSeat(standing="bot", bot=level)
+            if level
+            else TableSeat(bank_s=float(timing.bank_s) if timing.bank_s is not None else None)
+            for level in bots
+        ),
+    )
+
+
+def _seat(table: TableState, seat: int, **changes: Any) -> TableState:
+    seats = list(table.seats)
+    seats[seat] = msgspec.structs.replace(seats[seat], **changes)
+    return msgspec.structs.replace(table, seats=tuple(seats))
+
+
+def evolve(table: TableState, event: AnyTableEvent) -> TableState:
+    match event:
+        case TurnStarted(seat=seat, at=at, deadline=deadline):
+            return _seat(table, seat, running_since=at, deadline=deadline, overdue=False)
+        case TimeUsed(seat=seat, bank_s=bank):
+            return _seat(table, seat, running_since=None, deadline=None, bank_s=bank, overdue=False)
+        case TimedOut(seat=seat, on_timeout="wait"):
+            return _seat(table, seat, overdue=True)  # the clock runs on; the person may still move
+        case TimedOut(seat=seat, on_timeout=policy, bot=bot):
+            stopped = {"running_since": None, "deadline": None, "overdue": False}
+            bank = 0.0 if table.timing.bank_s is not None else None
+            if policy == "bot_move":
+                return _seat(table, seat, bot=bot, once=True, bank_s=bank, **stopped)
+            return _seat(table, seat, standing="timed_out", bot=bot, bank_s=bank, **stopped)
+        case SeatReturned(seat=seat, bank_s=bank):
+            return _seat(table, seat, bot=None, once=False, bank_s=bank)
+        case Resigned(seat=seat, bot=bot):
+            return _seat(
+                table, seat, standing="resigned", bot=bot, once=False, running_since=None,
+                deadline=None, overdue=False,
+            )  # fmt: skip
+        case SeatClaimed(seat=seat, bot=bot):
+            return _seat(
+                table, seat, standing="timed_out", bot=bot, once=False, running_since=None,
+                deadline=None, overdue=False,
+            )  # fmt: skip
+    raise TypeError(f"not a table event: {event!r}")
+
+
+def fold(table: TableState, events: Iterable[AnyTableEvent]) -> TableState:
+    for event in events:
+        table = evolve(table, event)
+    return table
+
+
+# A snapshot holds (engine state, table state): its schema version says so, so a snapshot of
+# the engine state alone (layout 0) is ignored and the game rebuilt from its events.
+SNAPSHOT_LAYOUT = 1
+
+
+def snapshot_schema(engine_schema: int) -> int:
+    return engine_schema + 10_000 * SNAPSHOT_LAYOUT
+
+
+# -- the clock ----------------------------------------------------------------------------------
+
+
+def _used(seat: TableSeat, now: datetime) -> float:
+    assert seat.running_since is not None
+    return max(0.0, (now - seat.running_since).total_seconds())
+
+
+def _deadline(timing: Timing, seat: TableSeat, now: datetime) -> datetime:
+    if timing.per_move_s is not None:
+        return now + timedelta(seconds=timing.per_move_s)
+    return now + timedelta(seconds=max(0.0, seat.bank_s or 0.0))
+
+
+def bank_after(timing: Timing, bank: float, used: float, turn_over: bool) -> float:
+    """The bank after `used` seconds; the increment is added when the turn is over."""
+    left = max(0.0, bank - used)
+    if turn_over:
+        left += timing.increment_s
+    if timing.cap_s is not None:
+        left = min(left, float(timing.cap_s))
+    return left
+
+
+def after_command(
+    table: TableState,
+    to_act: frozenset[int],
+    actor: int | None,
+    now: datetime,
+) -> list[AnyTableEvent]:
+    """Table events after a command of `actor` (None: set-up or table news): clocks stop for
+    seats that acted or need not act any more, and start for people who must act now."""
+    out: list[AnyTableEvent] = []
+    timing = table.timing
+    for seat, s in enumerate(table.seats):
+        if seat == actor and s.once:  # the bot's one move is made: the seat is the person's again
+            bank = bank_after(timing, s.bank_s, 0.0, True) if s.bank_s is not None else None
+            out.append(SeatReturned(seat=seat, at=now, bank_s=bank))
+            s = msgspec.structs.replace(s, bot=None, once=False, bank_s=bank)
+        if not timing.clocked or s.bot is not None:
+            continue
+        restart = seat == actor
+        if s.running_since is not None and (restart or seat not in to_act):
+            used = _used(s, now)
+            bank = None
+            if s.bank_s is not None:
+                bank = bank_after(timing, s.bank_s, used, turn_over=seat not in to_act)
+            out.append(TimeUsed(seat=seat, used_s=round(used, 3), bank_s=bank))
+            s = msgspec.structs.replace(s, running_since=None, bank_s=bank)
+        if seat in to_act and s.running_since is None:
+            out.append(TurnStarted(seat=seat, at=now, deadline=_deadline(timing, s, now)))
+    return out
+
+
+def timeout(table: TableState, seat: int, now: datetime) -> list[AnyTableEvent]:
+    """The events of `seat`'s deadline passing, or [] if it has not (or nothing runs)."""
+    if not 0 <= seat < len(table.seats):
+        return []
+    s = table.seats[seat]
+    if s.bot is not None or s.overdue or s.deadline is None or s.deadline > now:
+        return []
+    policy = table.timing.on_timeout
+    bot = None if policy == "wait" else table.fill_level
+    return [TimedOut(seat=seat, deadline=s.deadline, at=now, on_timeout=policy, bot=bot)]
+
+
+# -- what the table tells others ----------------------------------------------------------------
+
+
+def bots_now(table: TableState) -> dict[str, str]:
+    """seat (as a string) -> level, for every seat a bot plays now."""
+    return {str(i): s.bot for i, s in enumerate(table.seats) if s.bot is not None}
+
+
+def deadlines(table: TableState) -> dict[int, datetime]:
+    """Deadlines still to fire: running clocks of people, not yet overdue."""
+    return {
+        i: s.deadline
+        for i, s in enumerate(table.seats)
+        if s.deadline is not None and s.bot is None and not s.overdue
+    }
+
+
+def forfeited(table: TableState) -> list[int]:
+    return [i for i, s in enumerate(table.seats) if s.standing in ("resigned", "timed_out")]
+
+
+def ranked(outcome: Outcome, table: TableState) -> Outcome:
+    """A person who resigned or timed out is ranked below everyone who did not, whatever the
+    bot playing their seat scored; among themselves they keep the engine's order."""
+    out = set(forfeited(table))
+    if not out:
+        return outcome
+    order = sorted(range(len(outcome.ranks)), key=lambda s: (s in out, outcome.ranks[s]))
+    ranks = [0] * len(order)
+    for place, seat in enumerate(order):
+        prev = order[place - 1] if place else None
+        same = (
+            prev is not None
+            and (prev in out) == (seat in out)
+            and outcome.ranks[prev] == outcome.ranks[seat]
+        )
+        ranks[seat] = ranks[prev] if same and prev is not None else place + 1
+    # a game the engine called drawn (no winners) stays drawn
+    winners = [s for s in range(len(ranks)) if ranks[s] == 1] if outcome.winners else []
+    detail = {**outcome.detail, "forfeited": sorted(out)}
+    return msgspec.structs.replace(outcome, ranks=ranks, winners=winners, detail=detail)

@@ -1,0 +1,205 @@
+"""Scheduler: fires due deadlines, sends again bot turns that waited too long, repairs rooms.
+
+python -m services.game.scheduler
+
+It acts only on the `turns` table, which the game service writes in the same statement as
+the events, so nothing it needs lives in a process's memory or in Redis. Any number may
+run: each takes its rows `FOR UPDATE SKIP LOCKED`, and every command it sends has an id
+derived from (game, seat, deadline), so a deadline fires once however many schedulers run,
+and one that was down fires on its return what fell due meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+import asyncpg
+import msgspec
+
+from contracts.streams import COMMANDS, ClockTimeout
+from infra.db import create_pool
+from infra.errors import is_transient
+from infra.eventstore.api import command_uuid
+from infra.process import run_until_signalled
+from infra.settings import Settings
+from infra.streams import Streams
+from infra.streams.redis import RedisStreams
+from infra.tasks import celery_app, send_bot_turn
+
+log = logging.getLogger(__name__)
+
+BATCH = 200
+MAX_SLEEP_S = 1.0  # how long it sleeps at most; a deadline set meanwhile is at least 5 s away
+SWEEP_EVERY_S = 2.0
+BOT_BACKOFF_MAX = 6  # the n-th resend of one turn waits bot_resend_after_s * 2**n at most
+
+SendBotTurn = Callable[[str, str, int, str, int], None]
+
+
+def timeout_command_id(game_id: str, seat: int, deadline: str) -> str:
+    """One id per deadline: the seat's deadline is set once per turn start (a version), so
+    however often and at whatever later version it is sent, the game applies it once."""
+    return str(command_uuid("timeout", game_id, str(seat), deadline))
+
+
+async def fire_due(
+    pool: asyncpg.Pool, publish: Callable[[ClockTimeout], Awaitable[None]], resend_after: float
+) -> int:
+    """Send a timeout for every deadline that has passed; how many were sent."""
+    sent = 0
+    async with pool.acquire() as conn, conn.transaction():
+        rows = await conn.fetch(
+            """SELECT game_id::text AS game_id, version, deadlines::text AS deadlines, now() AS now
+               FROM turns
+               WHERE next_deadline <= now() AND status = 'active'
+                 AND (fire_after IS NULL OR fire_after <= now())
+               ORDER BY next_deadline LIMIT $1 FOR UPDATE SKIP LOCKED""",
+            BATCH,
+        )
+        for row in rows:
+            for seat, deadline in json.loads(row["deadlines"]).items():
+                if datetime.fromisoformat(deadline) > row["now"]:
+                    continue
+                await publish(
+                    ClockTimeout(
+                        command_id=timeout_command_id(row["game_id"], int(seat), deadline),
+                        game_id=row["game_id"],
+                        seat=int(seat),
+                        version=row["version"],
+                        deadline=deadline,
+                    )
+                )
+                sent += 1
+        if rows:  # sent: if a timeout is lost on its way, send it again after a while
+            await conn.execute(
+                "UPDATE turns SET fire_after = now() + make_interval(secs => $2)"
+                " WHERE game_id = ANY($1::uuid[])",
+                [r["game_id"] for r in rows],
+                resend_after,
+            )
+    return sent
+
+
+async def resend_bot_turns(pool: asyncpg.Pool, send: SendBotTurn, after: float) -> int:
+    """Send again the turns of bots that have waited `after` seconds or more (backing off);
+    how many turns were sent."""
+    sent = 0
+    async with pool.acquire() as conn, conn.transaction():
+        rows = await conn.fetch(
+            """SELECT game_id::text AS game_id, game, version, bots::text AS bots, bot_sends
+               FROM turns
+               WHERE bots <> '{}' AND status = 'active'
+                 AND waiting_since <= now() - make_interval(secs => $2)
+                 AND (bot_resend_at IS NULL OR bot_resend_at <= now())
+               ORDER BY waiting_since LIMIT $1 FOR UPDATE SKIP LOCKED""",
+            BATCH,
+            after,
+        )
+        for row in rows:
+            log.warning(
+                "game %s has waited on bots at v%d since %.0f s or more; sending again",
+                row["game_id"],
+                row["version"],
+                after,
+            )
+            for seat, level in json.loads(row["bots"]).items():
+                await asyncio.to_thread(
+                    send, row["game"], row["game_id"], int(seat), level, row["version"]
+                )
+                sent += 1
+        for row in rows:
+            backoff = after * 2 ** min(row["bot_sends"] + 1, BOT_BACKOFF_MAX)
+            await conn.execute(
+                """UPDATE turns SET bot_sends = bot_sends + 1,
+                          bot_resend_at = now() + make_interval(secs => $2)
+                   WHERE game_id = $1::uuid""",
+                row["game_id"],
+                backoff,
+            )
+    return sent
+
+
+async def repair_rooms(pool: asyncpg.Pool) -> int:
+    """Rooms the lobby has not yet followed to their game: `starting` whose game exists
+    becomes `playing`, and a finished game finishes its room. The lobby does the same from
+    the games stream; this makes it certain when a message was lost."""
+    status = await pool.execute(
+        """UPDATE rooms r
+           SET status = CASE WHEN t.status = 'finished' THEN 'finished' ELSE 'playing' END,
+               game_id = t.game_id::text, updated_at = now()
+           FROM turns t
+           WHERE t.room_id = r.id
+             AND (r.status = 'starting' OR (r.status = 'playing' AND t.status = 'finished'))"""
+    )
+    return int(status.split()[-1])
+
+
+async def seconds_to_next_deadline(pool: asyncpg.Pool) -> float:
+    wait = await pool.fetchval(
+        """SELECT extract(epoch FROM min(next_deadline) - now()) FROM turns
+           WHERE next_deadline IS NOT NULL AND status = 'active'
+             AND (fire_after IS NULL OR fire_after <= now())"""
+    )
+    return MAX_SLEEP_S if wait is None else float(min(max(wait, 0.01), MAX_SLEEP_S))
+
+
+class Scheduler:
+    """One scheduler's loop: deadlines at once, the slower sweeps every few seconds."""
+
+    def __init__(
+        self, pool: asyncpg.Pool, streams: Streams, send: SendBotTurn, settings: Settings
+    ) -> None:
+        self.pool, self.streams, self.send, self.settings = pool, streams, send, settings
+        self._next_sweep = 0.0
+
+    async def publish(self, command: ClockTimeout) -> None:
+        await self.streams.publish(self.settings.stream(COMMANDS), msgspec.json.encode(command))
+
+    async def step(self) -> float:
+        """One round; returns how long to sleep before the next."""
+        fired = await fire_due(self.pool, self.publish, self.settings.timeout_resend_after_s)
+        if fired:
+            log.info("fired %d timeouts", fired)
+        loop = asyncio.get_running_loop()
+        if loop.time() >= self._next_sweep:
+            self._next_sweep = loop.time() + SWEEP_EVERY_S
+            await resend_bot_turns(self.pool, self.send, self.settings.bot_resend_after_s)
+            if repaired := await repair_rooms(self.pool):
+                log.warning("repaired %d rooms from their games", repaired)
+        return 0.0 if fired else await seconds_to_next_deadline(self.pool)
+
+
+async def run(settings: Settings, stop: asyncio.Event) -> None:
+    pool = await create_pool(settings.database_url, min_size=1, max_size=4)
+    streams = RedisStreams.from_url(settings.redis_url)
+    celery = celery_app(settings, "turnpost-scheduler")
+    scheduler = Scheduler(
+        pool, streams, functools.partial(send_bot_turn, celery, settings), settings
+    )
+    backoff = 0.5
+    try:
+        while not stop.is_set():
+            try:
+                wait = await scheduler.step()
+                backoff = 0.5
+            except Exception as exc:
+                if not is_transient(exc):
+                    log.exception("scheduler round failed")
+                else:
+                    log.warning("scheduler: Postgres or Redis unreachable (%r); retrying", exc)
+                wait, backoff = backoff, min(backoff * 2, 10.0)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), wait)
+    finally:
+        await streams.close()
+        await pool.close()
+
+
+if __name__ == "__main__":
+    run_until_signalled(run)

@@ -1,0 +1,224 @@
+"""Benchmarks of the progress guarantee, run by tests/bench/run.py (`make bench`).
+
+- `deadline_lateness_*`: 1,000 clocked games (2,000 running clocks) whose deadlines fall due
+  over about ten seconds; a real scheduler process fires them through the commands stream
+  into a real game service process. Lateness = when the `timed_out` event was decided (its
+  `at`) and committed (`recorded_at`) minus the deadline.
+- `bot_turn_*`: all-bot games through the real path (game service, relay, dispatcher,
+  Celery worker): from the commit of the event that put a bot in `to_act` to the commit of
+  that bot's move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from contracts.streams import LOBBY, RoomStarted, StartedSeat
+from infra.eventstore.postgres import PostgresEventStore
+from infra.streams.redis import RedisStreams
+from services.game.handlers import GameService
+from services.game.live import Waiters
+from services.game.repository import PostgresGamesRepository
+
+ROOT = Path(__file__).resolve().parents[2]
+CLOCKED_GAMES = int(os.environ.get("BENCH_CLOCKED_GAMES", "1000"))
+SPREAD_S = 10.0  # the deadlines fall due over this long, from LEAD_S after set-up
+LEAD_S = 3.0
+BOT_GAMES = int(os.environ.get("BENCH_BOT_GAMES", "12"))
+
+Out = Callable[..., None]
+Pct = Callable[[list[float], float], float]
+
+
+class Procs:
+    """Processes of the stack (as deploy/stack.py starts them) for one measurement."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = {**os.environ, **env, "PYTHONUNBUFFERED": "1", "LOG_LEVEL": "WARNING"}
+        self.log = Path(tempfile.gettempdir()) / f"turnpost-bench-clocks-{os.getpid()}.log"
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def start(self, *cmd: str) -> None:
+        with open(self.log, "ab") as f:
+            self.procs.append(
+                subprocess.Popen(
+                    [sys.executable, *cmd],
+                    cwd=ROOT,
+                    env=self.env,
+                    stdout=f,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
+
+    def stop(self) -> None:
+        for p in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in self.procs:
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        self.procs.clear()
+
+
+def _env(dsn: str, redis_url: str, prefix: str, port: int) -> dict[str, str]:
+    return {
+        "DATABASE_URL": dsn,
+        "REDIS_URL": redis_url,
+        "STREAM_PREFIX": prefix,
+        "GAME_PORT": str(port),
+        "TURNPOST_SECRET": "bench-clocks-secret-of-32-bytes-at-least",
+    }
+
+
+async def deadline_lateness(
+    dsn: str, redis_url: str, prefix: str, port: int, out: Out, pct: Pct
+) -> None:
+    pool = await asyncpg.create_pool(dsn, min_size=2, max_size=8)
+    service = GameService(PostgresEventStore(pool), PostgresGamesRepository(pool), Waiters())
+    procs = Procs(_env(dsn, redis_url, prefix, port))
+    rng = random.Random(7)
+    try:
+        # Set-up first, clocks started in the past so that the deadlines fall due between
+        # LEAD_S and LEAD_S + SPREAD_S from the end of the set-up.
+        per_move = 5.0
+        began = time.monotonic()
+        offsets = sorted(rng.uniform(0, SPREAD_S) for _ in range(CLOCKED_GAMES))
+        set_up_s = CLOCKED_GAMES * 0.01 + 2  # a generous guess of the set-up time
+        zero = datetime.now(UTC) + timedelta(seconds=set_up_s + LEAD_S)
+        ids = []
+        for offset in offsets:
+            started = zero + timedelta(seconds=offset - per_move)
+            service.now = lambda started=started: started  # type: ignore[misc]
+            room = f"bench-clock-{uuid.uuid4()}"
+            ids.append(
+                await service.create_from_room(
+                    RoomStarted(
+                        room_id=room,
+                        game="itty-bitty",
+                        seats=[StartedSeat(seat=i, player_id=f"{room}-{i}") for i in range(2)],
+                        timing={"per_move_s": 5, "on_timeout": "wait"},
+                    )
+                )
+            )
+        set_up = time.monotonic() - began
+        out("clocked_games_set_up", len(ids), f"games in {set_up:.1f} s (2 clocks each)")
+        if datetime.now(UTC) > zero:
+            out("clocked_games_note", 0, "set-up overran the first deadlines; lateness is high")
+        procs.start("-m", "services.game")
+        procs.start("-m", "services.game.scheduler")
+        expected = 2 * len(ids)
+        end = zero + timedelta(seconds=SPREAD_S + 60)
+        rows: list[Any] = []
+        while datetime.now(UTC) < end:
+            await asyncio.sleep(1)
+            rows = await pool.fetch(
+                """SELECT data->>'deadline' AS deadline, data->>'at' AS at, recorded_at
+                   FROM events WHERE type = 'timed_out' AND stream_id LIKE 'game-%'"""
+            )
+            if len(rows) >= expected:
+                break
+        decided = [
+            (
+                datetime.fromisoformat(r["at"]) - datetime.fromisoformat(r["deadline"])
+            ).total_seconds()
+            for r in rows
+        ]
+        committed = [
+            (r["recorded_at"] - datetime.fromisoformat(r["deadline"])).total_seconds() for r in rows
+        ]
+        out("deadline_fired", len(rows), f"of {expected}")
+        for name, values in (("decided", decided), ("committed", committed)):
+            out(f"deadline_lateness_{name}_p50_ms", 1000 * pct(values, 0.5), "ms")
+            out(f"deadline_lateness_{name}_p99_ms", 1000 * pct(values, 0.99), "ms")
+        twice = await pool.fetchval(
+            """SELECT count(*) FROM (SELECT stream_id, data->>'seat' FROM events
+               WHERE type = 'timed_out' GROUP BY 1, 2 HAVING count(*) > 1) x"""
+        )
+        out("deadline_fired_twice", twice, "count")
+    finally:
+        procs.stop()
+        await pool.close()
+
+
+async def bot_turns(dsn: str, redis_url: str, prefix: str, port: int, out: Out, pct: Pct) -> None:
+    procs = Procs(_env(dsn, redis_url, prefix, port))
+    streams = RedisStreams.from_url(redis_url)
+    pool = await asyncpg.create_pool(dsn, min_size=1, max_size=4)
+    try:
+        for module in ("services.game", "services.game.relay", "services.bots.dispatcher"):
+            procs.start("-m", module)
+        procs.start(
+            "-m", "celery", "-A", "services.bots.worker", "worker", "--loglevel", "warning",
+            "--concurrency", "2", "--without-gossip", "--without-mingle",
+        )  # fmt: skip
+        await asyncio.sleep(3)  # the worker's start-up
+        rooms = []
+        for i in range(BOT_GAMES):
+            level = ("random", "greedy")[i % 2]
+            room = f"bench-bots-{uuid.uuid4()}"
+            rooms.append((room, level))
+            message = RoomStarted(
+                room_id=room,
+                game="itty-bitty",
+                seats=[StartedSeat(seat=s, player_id=f"{room}-{s}", bot=level) for s in range(3)],
+            )
+            await streams.publish(f"{prefix}{LOBBY}", msgspec.json.encode(message))
+        deadline = time.monotonic() + 120
+        done = 0
+        while time.monotonic() < deadline:
+            done = await pool.fetchval(
+                "SELECT count(*) FROM turns WHERE room_id LIKE 'bench-bots-%' AND status = 'finished'"
+            )
+            if done >= BOT_GAMES:
+                break
+            await asyncio.sleep(1)
+        out("bot_games_finished", done, f"of {BOT_GAMES} (3 bots each, itty-bitty)")
+        rows = await pool.fetch(
+            """SELECT g.fill_level, e.stream_id, e.version, e.recorded_at,
+                      (e.metadata->>'seat')::int AS seat,
+                      (e.metadata->>'batch_end')::bool AS batch_end,
+                      e.metadata->'to_act' AS to_act, g.seats::text AS seats
+               FROM events e JOIN games g ON e.stream_id = 'game-' || g.id::text
+               WHERE g.room_id LIKE 'bench-bots-%' ORDER BY e.stream_id, e.version"""
+        )
+        by_level: dict[str, list[float]] = {}
+        trigger: dict[str, datetime] = {}
+        first_of_batch = True
+        for r in rows:
+            if first_of_batch and r["seat"] is not None and r["stream_id"] in trigger:
+                seats = msgspec.json.decode(r["seats"])
+                level = seats[r["seat"]]["bot"]
+                lag = (r["recorded_at"] - trigger[r["stream_id"]]).total_seconds()
+                by_level.setdefault(level, []).append(lag)
+            first_of_batch = bool(r["batch_end"])
+            if r["batch_end"]:
+                trigger[r["stream_id"]] = r["recorded_at"]
+        for level, lags in sorted(by_level.items()):
+            out(f"bot_turn_{level}_moves", len(lags), "count")
+            out(f"bot_turn_{level}_p50_ms", 1000 * pct(lags, 0.5), "ms")
+            out(f"bot_turn_{level}_p99_ms", 1000 * pct(lags, 0.99), "ms")
+    finally:
+        procs.stop()
+        await streams.close()
+        await pool.close()

@@ -1,0 +1,184 @@
+"""Servers and processes a fault test may break: its own Postgres cluster and Redis server
+(restarted or flushed without touching anything else on the machine), and the stack's
+processes started one by one, so one can be killed with SIGKILL and started again."""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_port(port: int, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"nothing listens on {port}")
+
+
+def _as_postgres(cmd: list[str]) -> list[str]:
+    """initdb and postgres refuse to run as root: run them as the postgres user then."""
+    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
+
+
+class PrivatePostgres:
+    """A cluster in a temporary folder, on its own port, that a test may restart."""
+
+    def __init__(self) -> None:
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl")) or [
+            p for p in [shutil.which("pg_ctl")] if p
+        ]
+        if not found:
+            pytest.skip("no PostgreSQL server binaries (pg_ctl) to run a private cluster")
+        self.bin = Path(found[-1]).parent
+        # not under pytest's tmp folder: the postgres user must be able to reach it
+        self.folder = Path(tempfile.mkdtemp(prefix="turnpost-pg-"))
+        self.data = self.folder / "pgdata"
+        self.port = free_port()
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/turnpost"
+
+    def _ctl(self, *args: str) -> None:
+        subprocess.run(
+            _as_postgres([str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", *args]),
+            check=True,
+            capture_output=True,
+        )
+
+    def start(self) -> None:
+        if not self.data.exists():
+            self.data.mkdir(parents=True)
+            if os.geteuid() == 0:
+                shutil.chown(self.data.parent, "postgres")
+                shutil.chown(self.data, "postgres")
+            subprocess.run(
+                _as_postgres(
+                    [
+                        str(self.bin / "initdb"),
+                        "-D",
+                        str(self.data),
+                        "-A",
+                        "trust",
+                        "-U",
+                        "postgres",
+                    ]
+                ),
+                check=True,
+                capture_output=True,
+            )
+        options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._ctl("-o", options, "-l", str(self.data / "log"), "start")
+        _wait_port(self.port)
+
+    def restart(self) -> None:
+        """Stop (fast: every session is ended) and start again."""
+        self._ctl("-m", "fast", "stop")
+        self.start()
+
+    def stop(self) -> None:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            self._ctl("-m", "immediate", "stop")
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class PrivateRedis:
+    """A redis-server of the test's own, which it may flush."""
+
+    def __init__(self) -> None:
+        if not shutil.which("redis-server"):
+            pytest.skip("no redis-server to run a private Redis")
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [
+                "redis-server",
+                *("--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_port(self.port)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _stack_processes() -> dict[str, list[str]]:
+    spec = importlib.util.spec_from_file_location("turnpost_stack", ROOT / "deploy" / "stack.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.PROCESSES)
+
+
+class Processes:
+    """The stack's processes (deploy/stack.py's list), each startable and killable alone."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
+        self.commands = _stack_processes()
+        self.log: IO[bytes] = open(log, "ab")  # closed in stop_all
+        self.running: dict[str, subprocess.Popen[bytes]] = {}
+
+    def migrate(self) -> None:
+        subprocess.run([sys.executable, "-m", "infra.migrate"], cwd=ROOT, env=self.env, check=True)
+
+    def start(self, name: str) -> None:
+        self.running[name] = subprocess.Popen(
+            self.commands[name],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: a Celery worker's children too
+        )
+
+    def start_all(self) -> None:
+        for name in self.commands:
+            self.start(name)
+
+    def kill(self, name: str) -> None:
+        proc = self.running.pop(name)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    def stop_all(self) -> None:
+        for proc in self.running.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+        for name in list(self.running):
+            proc = self.running[name]
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill(name)
+        self.running.clear()
+        self.log.close()
