@@ -82,8 +82,15 @@ class ActionAccepted(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class EventFeed(msgspec.Struct, frozen=True, kw_only=True):
+    """Events after `after`, and where the game stands now, so a client needs no second GET."""
+
     events: list[FeedEvent]
-    last_version: int
+    last_version: int  # of the last event here (`after` when there is none)
+    version: int  # the game's version now: more to read while last_version < version
+    status: Literal["active", "finished"]
+    to_act: list[int]
+    your_turn: bool  # the caller must act now (a bot playing their seat does not count)
+    outcome: dict[str, Any] | None  # once finished
 
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):

@@ -187,7 +187,7 @@ def bank_after(timing: Timing, bank: float, used: float, turn_over: bool) -> flo
         left += timing.increment_s
     if timing.cap_s is not None:
         left = min(left, float(timing.cap_s))
-    return left
+    return round(left, 3)
 
 
 def after_command(
@@ -209,11 +209,11 @@ def after_command(
             continue
         restart = seat == actor
         if s.running_since is not None and (restart or seat not in to_act):
-            used = _used(s, now)
+            used = round(_used(s, now), 3)  # the event says what was charged, exactly
             bank = None
             if s.bank_s is not None:
                 bank = bank_after(timing, s.bank_s, used, turn_over=seat not in to_act)
-            out.append(TimeUsed(seat=seat, used_s=round(used, 3), bank_s=bank))
+            out.append(TimeUsed(seat=seat, used_s=used, bank_s=bank))
             s = msgspec.structs.replace(s, running_since=None, bank_s=bank)
         if seat in to_act and s.running_since is None:
             out.append(TurnStarted(seat=seat, at=now, deadline=_deadline(timing, s, now)))

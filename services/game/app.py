@@ -32,7 +32,7 @@ from infra.http import EXCEPTION_HANDLERS, check_background, principal_from
 from infra.settings import Settings
 from services.game import seats
 from services.game.bootstrap import lifespan
-from services.game.handlers import Accepted, GameService, status_of
+from services.game.handlers import Accepted, GameService, Loaded, status_of
 
 MAX_WAIT_SECONDS = 30.0
 MAX_VERSION = 2**62  # fits Postgres bigint
@@ -54,9 +54,6 @@ async def get_game(game_id: FromPath[str], request: Request[Any, Any, Any]) -> G
     loaded = await _svc(request).load(game_id)
     rules, state, record = loaded.rules, loaded.state, loaded.record
     seat = record.seat_of(who.player_id)
-    outcome = rules.outcome(state)
-    if outcome is not None:
-        outcome = tables.ranked(outcome, loaded.table)
     return GameView(
         id=record.id,
         game=record.game,
@@ -66,13 +63,22 @@ async def get_game(game_id: FromPath[str], request: Request[Any, Any, Any]) -> G
         to_act=sorted(rules.to_act(state)),
         your_seat=seat,
         view=msgspec.to_builtins(rules.view(state, seat)),
-        outcome=msgspec.to_builtins(outcome) if outcome is not None else None,
+        outcome=_outcome(loaded),
         standings=[
             SeatStanding(seat=i, standing=s.standing, bot=s.bot)
             for i, s in enumerate(loaded.table.seats)
         ],
         clock=_clock(loaded.table),
     )
+
+
+def _outcome(loaded: Loaded) -> dict[str, Any] | None:
+    """The engine's outcome, with people who resigned or timed out ranked last."""
+    outcome = loaded.rules.outcome(loaded.state)
+    if outcome is None:
+        return None
+    ranked: dict[str, Any] = msgspec.to_builtins(tables.ranked(outcome, loaded.table))
+    return ranked
 
 
 def _clock(table: TableState) -> Clock | None:
@@ -187,10 +193,29 @@ async def events(
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = record.seat_of(who.player_id)
+    loaded = await svc.load(record.id, record)
+    if after > loaded.version:
+        raise ProblemError(
+            400,
+            "after_beyond_version",
+            f"the game is at version {loaded.version}; `after` can be at most that",
+            current_version=loaded.version,
+        )
+    if status_of(loaded.rules, loaded.state) == "finished":
+        wait = 0  # nothing more will come
     stored = await svc.events_after(record.id, after, wait)
-    feed = svc.feed(svc.rules_for(record), stored, seat)
-    last = stored[-1].version if stored else after
-    return EventFeed(events=feed, last_version=last)
+    if stored and stored[-1].version > loaded.version:
+        loaded = await svc.load(record.id, record)  # where it stands after what it returns
+    to_act = sorted(svc.to_act(loaded.rules, loaded.state))
+    return EventFeed(
+        events=svc.feed(loaded.rules, stored, seat),
+        last_version=stored[-1].version if stored else after,
+        version=loaded.version,
+        status=status_of(loaded.rules, loaded.state),
+        to_act=to_act,
+        your_turn=seat is not None and seat in to_act and loaded.table.seats[seat].bot is None,
+        outcome=_outcome(loaded),
+    )
 
 
 @get(

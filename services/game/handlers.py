@@ -129,7 +129,7 @@ class GameService:
         events: list[Any] = rules.setup(options, len(record.seats), self._rng(record, 0))
         state = fold(rules, events)
         table = self.initial_table(record)
-        clocks = tables.after_command(table, self._to_act(rules, state), None, self.now())
+        clocks = tables.after_command(table, self.to_act(rules, state), None, self.now())
         table = tables.fold(table, clocks)
         command_id = command_uuid("setup", game_id)
         await self._append(record, rules, state, table, 0, events + clocks, command_id, None)
@@ -238,9 +238,7 @@ class GameService:
             except IllegalAction as exc:
                 raise ProblemError(422, exc.code, exc.message) from exc
             state = fold(rules, events, loaded.state)
-            clocks = tables.after_command(
-                loaded.table, self._to_act(rules, state), seat, self.now()
-            )
+            clocks = tables.after_command(loaded.table, self.to_act(rules, state), seat, self.now())
             try:
                 result = await self._append(
                     record,
@@ -489,7 +487,8 @@ class GameService:
         return rules
 
     @staticmethod
-    def _to_act(rules: Any, state: Any) -> frozenset[int]:
+    def to_act(rules: Any, state: Any) -> frozenset[int]:
+        """Who must act; nobody once the game is over."""
         return frozenset() if status_of(rules, state) == "finished" else rules.to_act(state)
 
     def _decode(self, rules: Any, event: StoredEvent) -> Any:

@@ -51,6 +51,7 @@ from contracts.game import SeatInfo  # noqa: E402
 from contracts.streams import LOBBY, RoomStarted, StartedSeat  # noqa: E402
 from games.api import fold  # noqa: E402
 from games.registry import get as get_rules  # noqa: E402
+from games.table import snapshot_schema  # noqa: E402
 from games.testing import random_playout  # noqa: E402
 from infra.auth import issue  # noqa: E402
 from infra.eventstore import NewEvent, Snapshot  # noqa: E402
@@ -620,9 +621,10 @@ async def rebuild(dsn: str) -> None:
         store = PostgresEventStore(pool)
         repo = PostgresGamesRepository(pool)
         ids = {}
+        records = {}
         for label in ("plain", "snap"):
             gid = str(uuid.uuid4())
-            await repo.create(
+            records[label] = await repo.create(
                 GameRecord(
                     id=gid,
                     room_id=None,
@@ -647,12 +649,13 @@ async def rebuild(dsn: str) -> None:
             for i in range(0, n, 100):  # as a game grows: many small appends
                 await store.append(stream_id(gid), new[i : i + 100], i)
             ids[label] = gid
-        blob = msgspec.msgpack.encode(final)
+        # the service's snapshot layout: (engine state, table state)
+        blob = msgspec.msgpack.encode((final, GameService.initial_table(records["snap"])))
         await store.save_snapshot(
             Snapshot(
                 stream_id=stream_id(ids["snap"]),
                 version=n,
-                schema_ver=rules.schema_version,
+                schema_ver=snapshot_schema(rules.schema_version),
                 state=blob,
             )
         )

@@ -98,6 +98,16 @@ def test_an_absent_person_is_taken_over_by_a_bot_and_the_game_finishes(stack: St
     assert item["id"] == table.game_id and item["deadline"] == mine["deadline"]
 
     final = table.finished()  # the person never moves
+    # a long-poll on a finished game returns at once, with the outcome
+    began = time.monotonic()
+    feed = table.game.get(
+        f"/v1/games/{table.game_id}/events",
+        params={"after": final["version"], "wait": 10},
+        headers=table.auth[0],
+    ).json()
+    assert time.monotonic() - began < 2
+    assert feed["status"] == "finished" and feed["outcome"] == final["outcome"]
+    assert feed["events"] == [] and not feed["your_turn"]
     assert final["standings"][0] == {"seat": 0, "standing": "timed_out", "bot": "greedy"}
     assert final["outcome"]["ranks"][0] == 3 and 0 in final["outcome"]["detail"]["forfeited"]
     events = table.feed()

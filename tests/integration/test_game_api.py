@@ -223,8 +223,20 @@ async def test_long_poll_wakes_on_a_move(table: Table) -> None:
     await table.play_first_legal(0)
     feed = (await asyncio.wait_for(waiter, 5)).json()
     assert feed["last_version"] == 12 and len(feed["events"]) == 1
+    # the feed says where the game stands, as GET /v1/games/{id} would
+    game = (await table.get(1)).json()
+    assert (feed["version"], feed["status"], feed["to_act"], feed["outcome"]) == (
+        game["version"],
+        "active",
+        game["to_act"],
+        None,
+    )
+    assert feed["your_turn"] == (1 in game["to_act"])
     empty = (await table.get(1, "/events", after=12, wait=0.2)).json()
-    assert empty == {"events": [], "last_version": 12}
+    assert empty["events"] == [] and empty["last_version"] == 12 == empty["version"]
+    # `after` past the game's version is not echoed back: the client is told the truth
+    beyond = problem(await table.get(1, "/events", after=13), 400, "after_beyond_version")
+    assert beyond["current_version"] == 12
 
 
 async def test_me_games_lists_where_i_must_act(table: Table, client: httpx.AsyncClient) -> None:
