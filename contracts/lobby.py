@@ -53,6 +53,10 @@ class Timing(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
             return "increment_s and cap_s go with bank_s"
         if self.bank_s is not None and self.cap_s is not None and self.cap_s < self.bank_s:
             return "cap_s is at least bank_s"
+        if self.bank_s is not None and self.on_timeout == "bot_move" and not self.increment_s:
+            # a timeout empties the bank: without an increment every later turn would time
+            # out at once, and the bot would play the seat for good while it shows `playing`
+            return "a bank with on_timeout bot_move needs increment_s, to refill after a timeout"
         return None
 
 

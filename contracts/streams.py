@@ -66,7 +66,9 @@ class SubmitAction(StreamMessage, frozen=True, tag="submit_action"):
 class ClockTimeout(StreamMessage, frozen=True, tag="clock_timeout"):
     """From the scheduler: `seat`'s deadline, set at game `version`, has passed."""
 
-    command_id: str  # derives from (game, version, seat): fired twice, applied once
+    # derives from (game, seat, deadline): a deadline is set once per turn start (a version),
+    # so however often and at whatever later version it is sent, it is applied once
+    command_id: str
     game_id: str
     seat: int
     version: int

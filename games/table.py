@@ -93,12 +93,10 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def timing_of(raw: Mapping[str, Any]) -> Timing:
-    """A stored timing as a Timing; games made before the clocks had `turn_seconds`."""
-    data = dict(raw)
-    if "turn_seconds" in data:
-        seconds = data.pop("turn_seconds")
-        if seconds is not None:
-            data.setdefault("per_move_s", max(5, int(seconds)))
+    """A stored timing as a Timing. Games made before the clocks stored a `turn_seconds`
+    that nothing enforced; they keep playing without a clock (a clock started in the middle
+    of a game would have no turn start to count from)."""
+    data = {k: v for k, v in raw.items() if k != "turn_seconds"}
     return msgspec.convert(data, Timing)
 
 
@@ -201,7 +199,8 @@ def after_command(
     out: list[AnyTableEvent] = []
     timing = table.timing
     for seat, s in enumerate(table.seats):
-        if seat == actor and s.once:  # the bot's one move is made: the seat is the person's again
+        if s.once and (seat == actor or seat not in to_act):
+            # the bot's one move is made (or the turn went by): the seat is the person's again
             bank = bank_after(timing, s.bank_s, 0.0, True) if s.bank_s is not None else None
             out.append(SeatReturned(seat=seat, at=now, bank_s=bank))
             s = msgspec.structs.replace(s, bot=None, once=False, bank_s=bank)
@@ -241,12 +240,15 @@ def bots_now(table: TableState) -> dict[str, str]:
 
 
 def deadlines(table: TableState) -> dict[int, datetime]:
-    """Deadlines still to fire: running clocks of people, not yet overdue."""
+    """The deadline of every running clock of a person, overdue ones included."""
     return {
-        i: s.deadline
-        for i, s in enumerate(table.seats)
-        if s.deadline is not None and s.bot is None and not s.overdue
+        i: s.deadline for i, s in enumerate(table.seats) if s.deadline is not None and s.bot is None
     }
+
+
+def overdue(table: TableState) -> list[int]:
+    """Seats past their deadline under policy `wait`: shown, claimable, not fired again."""
+    return [i for i, s in enumerate(table.seats) if s.overdue and s.bot is None]
 
 
 def forfeited(table: TableState) -> list[int]:

@@ -7,37 +7,45 @@ counts against the work. Anything else is a failure of the work itself.
 
 from __future__ import annotations
 
+import errno
 import random
+import socket
 
 import asyncpg
 import redis.exceptions
 
 TRANSIENT: tuple[type[BaseException], ...] = (
-    OSError,  # with ConnectionError and TimeoutError (asyncio's too)
+    ConnectionError,  # refused, reset, aborted, broken pipe
+    TimeoutError,  # a connect or read that timed out (asyncio's too)
+    socket.gaierror,  # a name that does not resolve (DNS away)
     asyncpg.PostgresConnectionError,  # lost or refused connections, ConnectionDoesNotExistError
-    asyncpg.InterfaceError,  # "connection is closed", "pool is closing"
     asyncpg.CannotConnectNowError,  # the server is starting up or shutting down
     asyncpg.TooManyConnectionsError,
-    asyncpg.exceptions.OperatorInterventionError,  # admin or crash shutdown on a restart
+    asyncpg.exceptions.AdminShutdownError,  # a restart ended the session
+    asyncpg.exceptions.CrashShutdownError,
     redis.exceptions.ConnectionError,  # with BusyLoadingError (a restart reading its data)
     redis.exceptions.TimeoutError,
 )
 
-# Subclasses of the above that blame the work, not the infrastructure: bad query
-# arguments or a client misconfiguration fail the same way however often they are retried.
-NOT_TRANSIENT: tuple[type[BaseException], ...] = (
-    asyncpg.exceptions.DataError,
-    asyncpg.exceptions.ClientConfigurationError,
-    asyncpg.exceptions.UnsupportedClientFeatureError,
-    asyncpg.exceptions.UnsupportedServerFeatureError,
+# Network errors that are not ConnectionErrors: a host or network away for now.
+_NETWORK_ERRNOS = frozenset(
+    {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN, errno.EHOSTDOWN, errno.EADDRNOTAVAIL}
 )
+
+# asyncpg says "connection is closed" / "pool is closing" with a bare InterfaceError; the
+# other InterfaceErrors ("another operation is in progress", bad arguments) are our bugs.
+_CLOSED = ("connection is closed", "pool is closing", "pool is closed")
 
 
 def is_transient(exc: BaseException) -> bool:
     """True if `exc` means an outage (retry the same work later), not bad work."""
     if isinstance(exc, BaseExceptionGroup):  # a task group: transient if every part is
         return all(is_transient(e) for e in exc.exceptions)
-    return isinstance(exc, TRANSIENT) and not isinstance(exc, NOT_TRANSIENT)
+    if type(exc) is asyncpg.InterfaceError:
+        return any(words in str(exc) for words in _CLOSED)
+    if isinstance(exc, TRANSIENT):
+        return True
+    return isinstance(exc, OSError) and exc.errno in _NETWORK_ERRNOS
 
 
 def backoff(attempt: int, base: float = 0.1, cap: float = 10.0) -> float:

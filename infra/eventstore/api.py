@@ -52,11 +52,14 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
     status: str
     to_act: list[int]
     bots: dict[str, str]  # seats in to_act that a bot plays -> level
-    deadlines: dict[str, datetime]  # seat -> deadline of each running clock still to fire
+    deadlines: dict[str, datetime]  # seat -> deadline of each running clock
+    overdue: list[int] = []  # seats past their deadline under policy `wait`: not fired again
 
     @property
     def next_deadline(self) -> datetime | None:
-        return min(self.deadlines.values(), default=None)
+        """The earliest deadline still to fire."""
+        due = [d for s, d in self.deadlines.items() if int(s) not in self.overdue]
+        return min(due, default=None)
 
 
 class TurnRow(msgspec.Struct, frozen=True, kw_only=True):

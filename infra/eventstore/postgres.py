@@ -38,13 +38,14 @@ _INSERT_WITH_TURN = f"""
 WITH ins AS ({_INSERT.strip()}),
 turn AS (
     INSERT INTO turns (game_id, room_id, game, version, status, to_act, bots, deadlines,
-                       next_deadline, waiting_since, fire_after, bot_sends, bot_resend_at)
+                       overdue, next_deadline, waiting_since, fire_after, bot_sends,
+                       bot_resend_at)
     SELECT $7::uuid, $8, $9, $2 + cardinality($3::uuid[]), $10, $11::int[], $12::jsonb,
-           $13::jsonb, $14, now(), NULL, 0, NULL
+           $13::jsonb, $15::int[], $14, now(), NULL, 0, NULL
     WHERE EXISTS (SELECT 1 FROM ins)
     ON CONFLICT (game_id) DO UPDATE SET
         version = EXCLUDED.version, status = EXCLUDED.status, to_act = EXCLUDED.to_act,
-        bots = EXCLUDED.bots, deadlines = EXCLUDED.deadlines,
+        bots = EXCLUDED.bots, deadlines = EXCLUDED.deadlines, overdue = EXCLUDED.overdue,
         next_deadline = EXCLUDED.next_deadline, waiting_since = now(),
         fire_after = CASE WHEN turns.next_deadline = EXCLUDED.next_deadline
                           THEN turns.fire_after END,
@@ -86,6 +87,7 @@ def turn_row(row: asyncpg.Record) -> TurnRow:
             to_act=list(row["to_act"]),
             bots=_bots.decode(row["bots"]),
             deadlines=_deadlines.decode(row["deadlines"]),
+            overdue=list(row["overdue"]),
         ),
         version=row["version"],
         waiting_since=row["waiting_since"],
@@ -125,6 +127,7 @@ class PostgresEventStore:
                 msgspec.json.encode(turn.bots).decode(),
                 msgspec.json.encode(turn.deadlines).decode(),
                 turn.next_deadline,
+                turn.overdue,
             ]
         async with self.pool.acquire() as conn:
             try:
@@ -160,7 +163,7 @@ class PostgresEventStore:
     async def turn(self, game_id: str) -> TurnRow | None:
         row = await self.pool.fetchrow(
             """SELECT game_id::text AS game_id, room_id, game, version, status, to_act,
-                      bots::text AS bots, deadlines::text AS deadlines, waiting_since
+                      bots::text AS bots, deadlines::text AS deadlines, overdue, waiting_since
                FROM turns WHERE game_id = $1""",
             uuid.UUID(game_id),
         )

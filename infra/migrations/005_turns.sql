@@ -10,7 +10,8 @@ CREATE TABLE IF NOT EXISTS turns (
     to_act int[] NOT NULL DEFAULT '{}',
     bots jsonb NOT NULL DEFAULT '{}',       -- seats in to_act that a bot plays -> level
     deadlines jsonb NOT NULL DEFAULT '{}',  -- seat -> ISO deadline of each running clock
-    next_deadline timestamptz,              -- the earliest of them, for the scheduler's index
+    overdue int[] NOT NULL DEFAULT '{}',    -- seats past it under policy wait: not fired again
+    next_deadline timestamptz,              -- the earliest still to fire, for the scheduler
     waiting_since timestamptz NOT NULL DEFAULT now(),
     fire_after timestamptz,                 -- a scheduler sent the due timeouts: again after this
     bot_sends int NOT NULL DEFAULT 0,       -- times the sweep sent this version's bot turns again
@@ -19,17 +20,16 @@ CREATE TABLE IF NOT EXISTS turns (
 CREATE INDEX IF NOT EXISTS turns_due ON turns (next_deadline) WHERE next_deadline IS NOT NULL;
 CREATE INDEX IF NOT EXISTS turns_bots ON turns (waiting_since)
     WHERE bots <> '{}' AND status = 'active';
+-- the scheduler's room repair joins on these
+CREATE INDEX IF NOT EXISTS turns_room ON turns (room_id);
+CREATE INDEX IF NOT EXISTS rooms_following ON rooms (id) WHERE status IN ('starting', 'playing');
 
 -- The level of the bots that take over seats (timeouts, resignations).
 ALTER TABLE games ADD COLUMN IF NOT EXISTS fill_level text NOT NULL DEFAULT 'greedy';
 
--- turn_seconds (stored, never enforced) became per_move_s.
-UPDATE games
-SET timing = (timing - 'turn_seconds')
-    || CASE WHEN jsonb_typeof(timing -> 'turn_seconds') = 'number'
-            THEN jsonb_build_object('per_move_s', greatest(5, (timing ->> 'turn_seconds')::int))
-            ELSE '{}'::jsonb END
-WHERE timing ? 'turn_seconds';
+-- Games made before the clocks keep playing without one: their `turn_seconds` was never
+-- enforced, and a clock started mid-game would have no turn start to count from.
+UPDATE games SET timing = timing - 'turn_seconds' WHERE timing ? 'turn_seconds';
 
 -- Games that exist already: their row from the last event's envelope (no deadlines yet).
 INSERT INTO turns (game_id, room_id, game, version, status, to_act, bots)

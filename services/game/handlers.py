@@ -169,9 +169,10 @@ class GameService:
         stored = await self.store.read(stream_id(game_id), after=version)
         if state is None and not stored:
             raise ProblemError(404, "unknown_game", f"game {game_id} is still being set up")
-        state, table = self._fold(rules, stored, state, table or self.initial_table(record))
+        passed: list[tuple[int, Any]] = []
+        state, table = self._fold(rules, stored, state, table or self.initial_table(record), passed)
         version = stored[-1].version if stored else version
-        self._remember(game_id, version, state, table)
+        self._remember(game_id, version, state, table, passed)
         return Loaded(record=record, rules=rules, state=state, table=table, version=version)
 
     async def _from_snapshot(
@@ -190,14 +191,23 @@ class GameService:
         return snap.version, state, table
 
     def _fold(
-        self, rules: Any, stored: Sequence[StoredEvent], state: Any, table: TableState
+        self,
+        rules: Any,
+        stored: Sequence[StoredEvent],
+        state: Any,
+        table: TableState,
+        passed: list[tuple[int, Any]] | None = None,
     ) -> tuple[Any, TableState]:
+        """Fold stored events onto (engine, table); `passed` collects the engine state at
+        the end of each command on the way (the states clients may have been shown)."""
         for e in stored:
             event = self._decode(rules, e)
             if isinstance(event, TableEvent):
                 table = tables.evolve(table, event)  # type: ignore[arg-type]
             else:
                 state = rules.evolve(state, event)
+            if passed is not None and e.metadata.get("batch_end", True):
+                passed.append((e.version, state))
         return state, table
 
     # -- commands ----------------------------------------------------------------------------
@@ -271,31 +281,25 @@ class GameService:
             )
 
     async def _unaffected(self, loaded: Loaded, seat: int, expected: int) -> bool:
-        """True if nothing since `expected` changed what `seat` may do: its legal actions are
-        the same now as they were then (a clock event, another seat's simultaneous choice)."""
-        if not loaded.version - UNAFFECTED_WINDOW <= expected < loaded.version:
+        """True if nothing since `expected` changed what `seat` may do: the seat has not moved
+        since, and its legal actions are the same now as then (what changed was a clock, or
+        another seat's simultaneous choice). Only recent versions the service has in memory
+        qualify, so a stale request never costs a replay of the game."""
+        if not 0 < expected < loaded.version or loaded.version - expected > UNAFFECTED_WINDOW:
             return False
-        then = await self._state_at(loaded, expected)
+        cached = self._cache.get(loaded.record.id)
+        then = next((st for v, st in cached.recent if v == expected), None) if cached else None
         if then is None:
             return False
+        news = await self.store.read(
+            stream_id(loaded.record.id), after=expected, limit=loaded.version - expected
+        )
+        if any(e.metadata.get("seat") == seat and e.type not in TABLE_EVENT_TYPES for e in news):
+            return False  # its own move since: a second one is not a retry of the first
         rules = loaded.rules
-        try:
-            before = list(rules.legal_actions(then, seat))
-        except Exception:  # not a state a client was shown (inside a command's events)
-            return False
-        return before == list(rules.legal_actions(loaded.state, seat))
-
-    async def _state_at(self, loaded: Loaded, version: int) -> Any | None:
-        """The engine state at `version`, if it ended a command (a state clients saw)."""
-        cached = self._cache.get(loaded.record.id)
-        for v, state in cached.recent if cached else ():
-            if v == version:
-                return state
-        stored = await self.store.read(stream_id(loaded.record.id), after=0, limit=version)
-        if len(stored) != version or not stored[-1].metadata.get("batch_end", True):
-            return None
-        state, _ = self._fold(loaded.rules, stored, None, self.initial_table(loaded.record))
-        return state
+        return list(rules.legal_actions(then, seat)) == list(
+            rules.legal_actions(loaded.state, seat)
+        )
 
     async def table_command(
         self,
@@ -417,6 +421,7 @@ class GameService:
             to_act=to_act,
             bots={k: v for k, v in bots.items() if int(k) in to_act},
             deadlines={str(k): d for k, d in tables.deadlines(table).items() if status == "active"},
+            overdue=tables.overdue(table) if status == "active" else [],
         )
         result = await self.store.append(stream_id(record.id), new, version, turn)
         if not result.duplicate:
@@ -499,7 +504,14 @@ class GameService:
             decoder = self._decoders[rules.key] = msgspec.json.Decoder(rules.event_type)
         return decoder.decode(event.data)
 
-    def _remember(self, game_id: str, version: int, state: Any, table: TableState) -> None:
+    def _remember(
+        self,
+        game_id: str,
+        version: int,
+        state: Any,
+        table: TableState,
+        passed: Sequence[tuple[int, Any]] = (),
+    ) -> None:
         cached = self._cache.get(game_id)
         if cached is not None and cached.version > version:
             return
@@ -507,7 +519,8 @@ class GameService:
         if cached is not None:
             recent = cached.recent
             if cached.version < version:
-                recent = (*recent, (cached.version, cached.state))[-RECENT_STATES:]
+                recent = (*recent, (cached.version, cached.state))
+        recent = (*recent, *(p for p in passed if p[0] < version))[-RECENT_STATES:]
         self._cache[game_id] = _Cached(version=version, state=state, table=table, recent=recent)
         self._cache.move_to_end(game_id)
         while len(self._cache) > self._cache_size:

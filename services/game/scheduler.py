@@ -51,77 +51,73 @@ def timeout_command_id(game_id: str, seat: int, deadline: str) -> str:
 async def fire_due(
     pool: asyncpg.Pool, publish: Callable[[ClockTimeout], Awaitable[None]], resend_after: float
 ) -> int:
-    """Send a timeout for every deadline that has passed; how many were sent."""
-    sent = 0
-    async with pool.acquire() as conn, conn.transaction():
-        rows = await conn.fetch(
-            """SELECT game_id::text AS game_id, version, deadlines::text AS deadlines, now() AS now
-               FROM turns
+    """Send a timeout for every deadline that has passed; how many were sent.
+
+    The rows are claimed first (marked as sent, in a statement of their own that skips rows
+    another scheduler holds) and the messages published after, so no row stays locked while
+    Redis is slow: an append to the same game never waits on the scheduler. A message lost
+    on its way is sent again once `resend_after` has passed."""
+    rows = await pool.fetch(
+        """UPDATE turns SET fire_after = now() + make_interval(secs => $2)
+           WHERE game_id IN (
+               SELECT game_id FROM turns
                WHERE next_deadline <= now() AND status = 'active'
                  AND (fire_after IS NULL OR fire_after <= now())
-               ORDER BY next_deadline LIMIT $1 FOR UPDATE SKIP LOCKED""",
-            BATCH,
-        )
-        for row in rows:
-            for seat, deadline in json.loads(row["deadlines"]).items():
-                if datetime.fromisoformat(deadline) > row["now"]:
-                    continue
-                await publish(
-                    ClockTimeout(
-                        command_id=timeout_command_id(row["game_id"], int(seat), deadline),
-                        game_id=row["game_id"],
-                        seat=int(seat),
-                        version=row["version"],
-                        deadline=deadline,
-                    )
+               ORDER BY next_deadline LIMIT $1 FOR UPDATE SKIP LOCKED)
+           RETURNING game_id::text AS game_id, version, deadlines::text AS deadlines, overdue,
+                     now() AS now""",
+        BATCH,
+        resend_after,
+    )
+    sent = 0
+    for row in rows:
+        for seat, deadline in json.loads(row["deadlines"]).items():
+            if int(seat) in row["overdue"] or datetime.fromisoformat(deadline) > row["now"]:
+                continue
+            await publish(
+                ClockTimeout(
+                    command_id=timeout_command_id(row["game_id"], int(seat), deadline),
+                    game_id=row["game_id"],
+                    seat=int(seat),
+                    version=row["version"],
+                    deadline=deadline,
                 )
-                sent += 1
-        if rows:  # sent: if a timeout is lost on its way, send it again after a while
-            await conn.execute(
-                "UPDATE turns SET fire_after = now() + make_interval(secs => $2)"
-                " WHERE game_id = ANY($1::uuid[])",
-                [r["game_id"] for r in rows],
-                resend_after,
             )
+            sent += 1
     return sent
 
 
 async def resend_bot_turns(pool: asyncpg.Pool, send: SendBotTurn, after: float) -> int:
-    """Send again the turns of bots that have waited `after` seconds or more (backing off);
-    how many turns were sent."""
-    sent = 0
-    async with pool.acquire() as conn, conn.transaction():
-        rows = await conn.fetch(
-            """SELECT game_id::text AS game_id, game, version, bots::text AS bots, bot_sends
-               FROM turns
+    """Send again the turns of bots that have waited `after` seconds or more, backing off
+    (claimed first, then sent, like fire_due); how many turns were sent."""
+    rows = await pool.fetch(
+        """UPDATE turns SET bot_sends = bot_sends + 1,
+                  bot_resend_at = now() + make_interval(
+                      secs => $2 * power(2, least(bot_sends + 1, $3)))
+           WHERE game_id IN (
+               SELECT game_id FROM turns
                WHERE bots <> '{}' AND status = 'active'
                  AND waiting_since <= now() - make_interval(secs => $2)
                  AND (bot_resend_at IS NULL OR bot_resend_at <= now())
-               ORDER BY waiting_since LIMIT $1 FOR UPDATE SKIP LOCKED""",
-            BATCH,
+               ORDER BY waiting_since LIMIT $1 FOR UPDATE SKIP LOCKED)
+           RETURNING game_id::text AS game_id, game, version, bots::text AS bots""",
+        BATCH,
+        after,
+        BOT_BACKOFF_MAX,
+    )
+    sent = 0
+    for row in rows:
+        log.warning(
+            "game %s has waited on bots at v%d for %.0f s or more; sending again",
+            row["game_id"],
+            row["version"],
             after,
         )
-        for row in rows:
-            log.warning(
-                "game %s has waited on bots at v%d since %.0f s or more; sending again",
-                row["game_id"],
-                row["version"],
-                after,
+        for seat, level in json.loads(row["bots"]).items():
+            await asyncio.to_thread(
+                send, row["game"], row["game_id"], int(seat), level, row["version"]
             )
-            for seat, level in json.loads(row["bots"]).items():
-                await asyncio.to_thread(
-                    send, row["game"], row["game_id"], int(seat), level, row["version"]
-                )
-                sent += 1
-        for row in rows:
-            backoff = after * 2 ** min(row["bot_sends"] + 1, BOT_BACKOFF_MAX)
-            await conn.execute(
-                """UPDATE turns SET bot_sends = bot_sends + 1,
-                          bot_resend_at = now() + make_interval(secs => $2)
-                   WHERE game_id = $1::uuid""",
-                row["game_id"],
-                backoff,
-            )
+            sent += 1
     return sent
 
 

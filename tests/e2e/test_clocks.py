@@ -115,10 +115,9 @@ def test_an_absent_person_is_taken_over_by_a_bot_and_the_game_finishes(stack: St
     [timed_out] = [e for e in events if e["type"] == "timed_out"]
     assert timed_out["data"]["seat"] == 0 and timed_out["data"]["on_timeout"] == "bot_takeover"
     fired = datetime.fromisoformat(timed_out["data"]["at"])
-    assert fired >= datetime.fromisoformat(mine["deadline"])
-    assert fired >= datetime.fromisoformat(timed_out["recorded_at"]) - (
-        datetime.fromisoformat(timed_out["recorded_at"]) - fired
-    )
+    late = (fired - datetime.fromisoformat(mine["deadline"])).total_seconds()
+    assert 0 <= late < 3  # the scheduler sleeps until the next deadline, at most 1 s
+    assert datetime.fromisoformat(timed_out["recorded_at"]) >= fired
     assert any(e["seat"] == 0 for e in events if e["type"] not in ("timed_out",))  # the bot
     # nothing is awaited of me any more, and the room followed its game
     awaiting = table.game.get("/v1/me/games", params={"awaiting": True}, headers=table.auth[0])
@@ -203,7 +202,7 @@ def test_resign_claim_and_rematch_over_rest(stack: Stack) -> None:
         json={"action": legal.json()["actions"][0], "expected_version": legal.json()["version"]},
         headers=table.auth[1],
     )
-    assert moved.status_code in (409, 422)
+    assert moved.status_code == 409 and moved.json()["code"] == "seat_played_by_bot"
     # seat 0 resigns: bots play on to the end and seat 0 is ranked last
     resigned = table.game.post(f"/v1/games/{table.game_id}/resign", headers=table.auth[0])
     assert resigned.status_code == 200, resigned.text
@@ -214,7 +213,7 @@ def test_resign_claim_and_rematch_over_rest(stack: Stack) -> None:
     assert [s["standing"] for s in final["standings"]] == ["resigned", "timed_out", "bot"]
     assert final["outcome"]["ranks"][2] == 1 and final["outcome"]["winners"] == [2]
     late = table.game.post(f"/v1/games/{table.game_id}/resign", headers=table.auth[1])
-    assert late.status_code == 409
+    assert late.status_code == 409 and late.json()["code"] == "game_finished"
     # rematch: called twice, by both players, one new room with the same settings
     _wait_for(
         lambda: table.lobby.get(f"/v1/rooms/{table.room_id}").json()["status"] == "finished",

@@ -134,7 +134,13 @@ async def test_timing_ranges_and_combinations(client: httpx.AsyncClient) -> None
         body = {"game": "itty-bitty", "seats": 2, "timing": timing}
         return await client.post("/v1/rooms", json=body, headers=auth(host))
 
-    for fine in ({"per_move_s": 5}, {"per_move_s": DAYS_90}, {"bank_s": DAYS_90}, {}):
+    for fine in (
+        {"per_move_s": 5},
+        {"per_move_s": DAYS_90},
+        {"bank_s": DAYS_90, "on_timeout": "wait"},
+        {"bank_s": 60, "increment_s": 1},
+        {},
+    ):
         assert (await create(fine)).status_code == 201, fine
     # ranges are refused as the body is decoded
     for out_of_range in (
@@ -151,6 +157,7 @@ async def test_timing_ranges_and_combinations(client: httpx.AsyncClient) -> None
         {"bank_s": 600, "cap_s": 300},
         {"increment_s": 10},
         {"per_move_s": 30, "cap_s": 600},
+        {"bank_s": 600},  # bot_move (the default) with a bank that a timeout empties for good
     ):
         r = await create(clash)
         problem(r, 422, "invalid_timing")

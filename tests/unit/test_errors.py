@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 import asyncpg
 import pytest
 import redis.exceptions
@@ -15,7 +17,8 @@ from infra.errors import backoff, is_transient
         ConnectionRefusedError(111, "refused"),
         ConnectionResetError(),
         TimeoutError(),
-        OSError("network unreachable"),
+        OSError(errno.ENETUNREACH, "Network is unreachable"),
+        asyncpg.InterfaceError("cannot call Connection.fetch(): connection is closed"),
         asyncpg.CannotConnectNowError("the database system is starting up"),
         asyncpg.exceptions.AdminShutdownError("terminating connection"),
         asyncpg.TooManyConnectionsError("too many clients"),
@@ -41,6 +44,8 @@ def test_an_outage_is_transient(exc: BaseException) -> None:
         asyncpg.exceptions.DataError("invalid input for query argument"),
         redis.exceptions.ResponseError("WRONGTYPE"),
         ExceptionGroup("mixed", [TimeoutError(), ValueError()]),
+        FileNotFoundError(errno.ENOENT, "no such file"),  # an OSError, but not the network's
+        asyncpg.InterfaceError("cannot perform operation: another operation is in progress"),
     ],
 )
 def test_bad_work_is_not_transient(exc: BaseException) -> None:

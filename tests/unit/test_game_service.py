@@ -117,3 +117,49 @@ async def test_feeds_are_redacted_per_seat() -> None:
     assert hand0 <= set(msgspec.json.encode(mine).decode().split('"'))
     for feed in (theirs, spectator):
         assert not any(card in msgspec.json.encode(feed).decode() for card in hand0)
+
+
+async def test_a_move_at_an_older_version_is_accepted_only_when_unaffected() -> None:
+    svc = service()
+    gid = await new_game(svc, seats=3)
+    start = await svc.load(gid)
+    rules = start.rules
+    choice = [msgspec.to_builtins(rules.legal_actions(start.state, s)[0]) for s in range(3)]
+    # the opening collector choice: seats choose at once, each against the same version
+    for seat in range(3):
+        await svc.submit(gid, seat, choice[seat], start.version, uuid.uuid4())
+    now = await svc.load(gid)
+    [seat] = sorted(rules.to_act(now.state))
+    legal = list(rules.legal_actions(now.state, seat))
+    await svc.submit(gid, seat, msgspec.to_builtins(legal[0]), now.version, uuid.uuid4())
+    after = await svc.load(gid)
+    # the same seat again against the version before its own move: stale, even if the
+    # rules would take the move (a retry without Idempotency-Key must not move twice)
+    for expected in (now.version, 0, after.version - 1):
+        with pytest.raises(ProblemError) as err:
+            await svc.submit(gid, seat, msgspec.to_builtins(legal[-1]), expected, uuid.uuid4())
+        assert (err.value.status, err.value.code) == (409, "stale_version")
+    assert (await svc.load(gid)).version == after.version
+
+
+async def test_an_unaffected_move_is_refused_beyond_the_window() -> None:
+    from services.game import handlers
+
+    svc = service()
+    gid = await new_game(svc, seats=2)
+    start = await svc.load(gid)
+    action = msgspec.to_builtins(start.rules.legal_actions(start.state, 1)[0])
+    await svc.submit(
+        gid, 0, msgspec.to_builtins(start.rules.legal_actions(start.state, 0)[0]),
+        start.version, uuid.uuid4(),
+    )  # fmt: skip
+    old_window = handlers.UNAFFECTED_WINDOW
+    handlers.UNAFFECTED_WINDOW = 0  # seat 0's choice is news seat 1 may ignore, but too old
+    try:
+        with pytest.raises(ProblemError) as err:
+            await svc.submit(gid, 1, action, start.version, uuid.uuid4())
+        assert err.value.code == "stale_version"
+    finally:
+        handlers.UNAFFECTED_WINDOW = old_window
+    accepted = await svc.submit(gid, 1, action, start.version, uuid.uuid4())
+    assert not accepted.replayed

@@ -33,6 +33,7 @@ from games.table import (
     fold,
     forfeited,
     initial,
+    overdue,
     ranked,
     snapshot_schema,
     timeout,
@@ -524,7 +525,7 @@ def test_wait_makes_the_seat_overdue_and_its_clock_runs_on() -> None:
         bank_s=60.0, running_since=at(0), deadline=at(60), overdue=True
     )
     assert bots_now(table) == {}
-    assert deadlines(table) == {}
+    assert deadlines(table) == {0: at(60)} and overdue(table) == [0]  # shown, not fired again
     assert forfeited(table) == []
     assert timeout(table, 0, at(200)) == []  # fires once
 
@@ -624,7 +625,7 @@ def test_bots_now_lists_every_seat_a_bot_plays_now() -> None:
     assert bots_now(table) == {"0": "easy", "2": "hard", "3": "easy"}
 
 
-def test_deadlines_are_running_clocks_of_people_not_overdue() -> None:
+def test_deadlines_are_running_clocks_of_people_overdue_ones_listed_apart() -> None:
     seats = (
         TableSeat(running_since=at(0), deadline=at(30)),
         TableSeat(standing="bot", bot="easy", running_since=at(0), deadline=at(31)),
@@ -633,7 +634,8 @@ def test_deadlines_are_running_clocks_of_people_not_overdue() -> None:
         TableSeat(running_since=at(0), deadline=at(34)),
     )
     table = TableState(timing=PER_MOVE, fill_level="easy", seats=seats)
-    assert deadlines(table) == {0: at(30), 4: at(34)}
+    assert deadlines(table) == {0: at(30), 2: at(32), 4: at(34)}
+    assert overdue(table) == [2]
 
 
 def test_forfeited_lists_resigned_and_timed_out_seats_in_order() -> None:
@@ -766,17 +768,11 @@ def test_ranked_follows_standard_competition_ranking() -> None:
 # -- stored timings and snapshots ---------------------------------------------------------------
 
 
-def test_timing_of_a_legacy_short_turn_is_the_minimum_per_move_limit() -> None:
-    assert timing_of({"turn_seconds": 3}) == Timing(per_move_s=5)
-    assert timing_of({"turn_seconds": 5}) == Timing(per_move_s=5)
-    assert timing_of({"turn_seconds": 6}) == Timing(per_move_s=6)
-
-
-def test_timing_of_a_legacy_turn() -> None:
-    assert timing_of({"turn_seconds": 60}) == Timing(per_move_s=60)
-    assert timing_of({"turn_seconds": 7.9}) == Timing(per_move_s=7)
-    timing = timing_of({"turn_seconds": 60, "on_timeout": "wait"})
-    assert timing == Timing(per_move_s=60, on_timeout="wait")
+def test_timing_of_a_game_from_before_the_clocks_is_untimed() -> None:
+    # its turn_seconds was stored and never enforced; the game goes on without a clock
+    assert timing_of({"turn_seconds": 60}) == Timing()
+    assert timing_of({"turn_seconds": 60, "on_timeout": "wait"}) == Timing(on_timeout="wait")
+    assert not timing_of({"turn_seconds": 3}).clocked
 
 
 def test_timing_of_nothing_is_untimed() -> None:
@@ -785,7 +781,7 @@ def test_timing_of_nothing_is_untimed() -> None:
     assert timing_of({"turn_seconds": None}) == Timing()
 
 
-def test_timing_of_prefers_an_explicit_per_move_limit() -> None:
+def test_timing_of_keeps_an_explicit_per_move_limit() -> None:
     assert timing_of({"turn_seconds": 60, "per_move_s": 30}) == Timing(per_move_s=30)
 
 
@@ -843,3 +839,19 @@ def test_a_draw_stays_a_draw_when_someone_forfeited() -> None:
     )
     ranked_out = ranked(drawn, table)
     assert ranked_out.ranks == [3, 1, 1] and ranked_out.winners == []
+
+
+def test_a_bot_move_not_made_when_the_turn_went_by_returns_the_seat() -> None:
+    # bot_move timed out, then the seat leaves to_act without acting (a withdrawn interrupt):
+    # the bot must not play the person's next turn
+    table = fold(started(PER_MOVE), timeout(started(PER_MOVE), 0, at(30)))
+    assert table.seats[0].once
+    events = after_command(table, frozenset({1}), 1, at(31))
+    assert SeatReturned(seat=0, at=at(31), bank_s=None) in events
+    assert fold(table, events).seats[0].bot is None
+
+
+def test_a_bank_with_bot_move_needs_an_increment() -> None:
+    assert Timing(bank_s=60, on_timeout="bot_move").problem() is not None
+    assert Timing(bank_s=60, increment_s=5, on_timeout="bot_move").problem() is None
+    assert Timing(bank_s=60, on_timeout="bot_takeover").problem() is None
