@@ -12,6 +12,8 @@ a bot makes that one move, a bot takes the seat for good, or the others may clai
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -155,13 +157,15 @@ def fold(table: TableState, events: Iterable[AnyTableEvent]) -> TableState:
     return table
 
 
-# A snapshot holds (engine state, table state): its schema version says so, so a snapshot of
-# the engine state alone (layout 0) is ignored and the game rebuilt from its events.
-SNAPSHOT_LAYOUT = 1
-
-
-def snapshot_schema(engine_schema: int) -> int:
-    return engine_schema + 10_000 * SNAPSHOT_LAYOUT
+# A snapshot holds (engine state, table state). Its schema version is derived from the
+# shape of both types (a hash of their JSON Schema, with the engine's own schema_version),
+# so a changed shape can never decode silently wrong: an older snapshot is ignored and the
+# game rebuilt from its events.
+@functools.cache
+def snapshot_schema(state_type: Any, engine_schema: int = 0) -> int:
+    shape = msgspec.json.encode(msgspec.json.schema(tuple[state_type, TableState]), order="sorted")
+    digest = hashlib.sha256(shape + str(engine_schema).encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF  # fits Postgres int
 
 
 # -- the clock ----------------------------------------------------------------------------------

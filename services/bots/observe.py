@@ -35,7 +35,9 @@ async def observe(
     snap = await conn.fetchrow(
         "SELECT version, schema_ver, state FROM snapshots WHERE stream_id = $1", stream
     )
-    if snap is not None and snap["schema_ver"] == snapshot_schema(rules.schema_version):
+    if snap is not None and snap["schema_ver"] == snapshot_schema(
+        rules.state_type, rules.schema_version
+    ):
         with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
             state, _ = msgspec.msgpack.decode(
                 snap["state"], type=tuple[rules.state_type, TableState]

@@ -179,7 +179,9 @@ class GameService:
         self, record: GameRecord, rules: Any
     ) -> tuple[int, Any, TableState | None]:
         snap = await self.store.load_snapshot(stream_id(record.id))
-        if snap is None or snap.schema_ver != tables.snapshot_schema(rules.schema_version):
+        if snap is None or snap.schema_ver != tables.snapshot_schema(
+            rules.state_type, rules.schema_version
+        ):
             return 0, None, None
         try:
             state, table = msgspec.msgpack.decode(
@@ -263,7 +265,7 @@ class GameService:
                 )
             except ConcurrencyError:
                 continue  # someone moved meanwhile: decide again against the news (or 409)
-            return Accepted(version=result.version, events=result.events, replayed=result.duplicate)
+            return self._accepted(result, request)
         return await self._stale(record, command_id, request, maybe_retried, loaded.version)
 
     @staticmethod
@@ -333,11 +335,24 @@ class GameService:
                 )
             except ConcurrencyError:
                 continue
-            return Accepted(version=result.version, events=result.events, replayed=result.duplicate)
+            return self._accepted(result, request)
         current = await self.store.version(stream_id(record.id))
         raise ProblemError(
             409, "stale_version", "the game kept moving; try again", current_version=current
         )
+
+    @staticmethod
+    def _accepted(result: AppendResult, request: str | None) -> Accepted:
+        """The answer to an append. A duplicate the store found (this command id raced its
+        own retry) goes through the same check as a replay found before deciding: the same
+        Idempotency-Key with another request is refused, whichever request won."""
+        if result.duplicate and result.events[0].metadata.get("request") != request:
+            raise ProblemError(
+                422,
+                "idempotency_key_reused",
+                "this Idempotency-Key was used for another request; use a new key per move",
+            )
+        return Accepted(version=result.version, events=result.events, replayed=result.duplicate)
 
     async def _stale(
         self, record: GameRecord, command_id: uuid.UUID, request: str, retried: bool, current: int
@@ -440,7 +455,7 @@ class GameService:
                 Snapshot(
                     stream_id=stream_id(record.id),
                     version=version,
-                    schema_ver=tables.snapshot_schema(rules.schema_version),
+                    schema_ver=tables.snapshot_schema(rules.state_type, rules.schema_version),
                     state=msgspec.msgpack.encode((state, table)),
                 )
             )

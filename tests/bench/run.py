@@ -655,7 +655,7 @@ async def rebuild(dsn: str) -> None:
             Snapshot(
                 stream_id=stream_id(ids["snap"]),
                 version=n,
-                schema_ver=snapshot_schema(rules.schema_version),
+                schema_ver=snapshot_schema(rules.state_type, rules.schema_version),
                 state=blob,
             )
         )

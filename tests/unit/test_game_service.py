@@ -163,3 +163,69 @@ async def test_an_unaffected_move_is_refused_beyond_the_window() -> None:
         handlers.UNAFFECTED_WINDOW = old_window
     accepted = await svc.submit(gid, 1, action, start.version, uuid.uuid4())
     assert not accepted.replayed
+
+
+async def test_a_reused_key_that_races_its_first_request_is_refused_not_replayed() -> None:
+    svc = service()
+    gid = await new_game(svc, seats=2)
+    loaded = await svc.load(gid)
+    first, second = (
+        msgspec.to_builtins(a) for a in loaded.rules.legal_actions(loaded.state, 0)[:2]
+    )
+    cid = uuid.uuid4()
+    await svc.submit(gid, 0, first, loaded.version, cid)
+    # the second request looked for an earlier result before the first was stored (the race
+    # window): the store then finds the command's events at append time
+    store = svc.store
+    real_find, real_read = store.find, store.read
+
+    async def not_yet(ids: object) -> list[object]:
+        store.find = real_find  # type: ignore[method-assign]
+        return []
+
+    async def as_before(stream: str, after: int = 0, limit: int | None = None) -> list[object]:
+        store.read = real_read  # type: ignore[method-assign]
+        return []
+
+    store.find = not_yet  # type: ignore[method-assign,assignment]
+    store.read = as_before  # type: ignore[method-assign,assignment]
+    cached = svc._cache[gid]
+    svc._cache[gid] = msgspec.structs.replace(cached, version=loaded.version, state=loaded.state)
+    with pytest.raises(ProblemError) as err:
+        await svc.submit(gid, 0, second, loaded.version, cid)
+    assert (err.value.status, err.value.code) == (422, "idempotency_key_reused")
+    # the same request again is the replay it always was
+    again = await svc.submit(gid, 0, first, loaded.version, cid)
+    assert again.replayed
+
+
+async def test_a_snapshot_that_does_not_decode_is_ignored() -> None:
+    from games.table import snapshot_schema
+
+    svc = service(snapshot_every=10)
+    gid = await new_game(svc)
+    await play_random(svc, gid, 20, Random(2))
+    snap = await svc.store.load_snapshot(stream_id(gid))
+    assert snap is not None
+    rules = (await svc.load(gid)).rules
+    assert snap.schema_ver == snapshot_schema(rules.state_type, rules.schema_version)
+    svc.store.snapshots[stream_id(gid)] = msgspec.structs.replace(  # type: ignore[attr-defined]
+        snap, state=b"\x92\xa3not a state"
+    )
+    cold = GameService(svc.store, svc.games, Waiters())
+    assert (await cold.load(gid)).state == (await svc.load(gid)).state
+
+
+async def test_a_failed_snapshot_save_does_not_fail_the_move() -> None:
+    svc = service(snapshot_every=1)
+    gid = await new_game(svc)
+
+    async def broken(snapshot: object) -> None:
+        raise ConnectionResetError("the database went away after the append")
+
+    svc.store.save_snapshot = broken  # type: ignore[method-assign,assignment]
+    loaded = await svc.load(gid)
+    action = msgspec.to_builtins(loaded.rules.legal_actions(loaded.state, 0)[0])
+    accepted = await svc.submit(gid, 0, action, loaded.version, uuid.uuid4())
+    assert accepted.version > loaded.version and not accepted.replayed
+    assert await svc.store.version(stream_id(gid)) == accepted.version
