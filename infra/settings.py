@@ -22,6 +22,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     bot_resend_after_s: float = 30.0  # a bot turn waiting this long is sent again (backing off)
     timeout_resend_after_s: float = 5.0  # a sent timeout that did not land is sent again
 
+    stream_key: str = ""  # signs commands on the streams; derived from `secret` when empty
+
+    def command_key(self) -> bytes:
+        """The key that signs and checks commands on turnpost:commands."""
+        from infra.signing import derive_key
+
+        return self.stream_key.encode() if self.stream_key else derive_key(self.secret)
+
     def stream(self, name: str) -> str:
         return f"{self.stream_prefix}{name}"
 
@@ -33,6 +41,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         database_url=e.get("DATABASE_URL", defaults.database_url),
         redis_url=e.get("REDIS_URL", defaults.redis_url),
         secret=e.get("TURNPOST_SECRET", defaults.secret),
+        stream_key=e.get("TURNPOST_STREAM_KEY", defaults.stream_key),
         lobby_url=e.get("LOBBY_URL", defaults.lobby_url),
         game_url=e.get("GAME_URL", defaults.game_url),
         lobby_port=int(e.get("LOBBY_PORT", defaults.lobby_port)),

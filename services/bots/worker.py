@@ -17,6 +17,7 @@ import msgspec
 import redis
 
 from contracts.streams import COMMANDS, SubmitAction
+from infra import signing
 from infra.eventstore.api import command_uuid
 from infra.settings import from_env
 from infra.tasks import PLAY_TASK, TASK_TIME_LIMIT, celery_app
@@ -91,5 +92,6 @@ def play(self: object, game: str, game_id: str, seat: int, level: str, version: 
     command = asyncio.run(decide(settings.database_url, game, game_id, seat, level, version))
     if command is None:
         return "stale"
-    _commands().xadd(settings.stream(COMMANDS), {b"m": msgspec.json.encode(command)})
+    payload = signing.sign(settings.command_key(), msgspec.json.encode(command))
+    _commands().xadd(settings.stream(COMMANDS), {b"m": payload})
     return command.command_id

@@ -70,7 +70,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
             settings.stream(COMMANDS),
             "game",
             name,
-            on_command(service),
+            on_command(service, settings.command_key()),
             groups=GROUPS[COMMANDS],
             max_deliveries=settings.max_deliveries,
         ),

@@ -9,6 +9,7 @@ import msgspec
 
 from contracts.problems import ProblemError
 from contracts.streams import ClockTimeout, Command, RoomStarted, SubmitAction
+from infra import signing
 from infra.streams import Message
 from services.game import seats
 from services.game.handlers import GameService
@@ -28,12 +29,19 @@ def on_room_started(service: GameService):  # type: ignore[no-untyped-def]
     return handle
 
 
-def on_command(service: GameService):  # type: ignore[no-untyped-def]
-    """Bots' moves and the scheduler's timeouts. A rejected command is an answer, not a
-    failure: retrying cannot change it, so it is logged and acked."""
+def on_command(service: GameService, key: bytes):  # type: ignore[no-untyped-def]
+    """Bots' moves and the scheduler's timeouts, signed with the service key (`key`). A
+    rejected command is an answer, not a failure: retrying cannot change it, so it is logged
+    and acked; so is a forged one (unsigned or signed with another key), and nothing of it
+    is applied."""
 
     async def handle(message: Message) -> None:
-        cmd = _command.decode(message.payload)
+        try:
+            body = signing.verify(key, message.payload)
+        except signing.BadSignature as exc:
+            log.error("command %s on %s refused: %s", message.id, message.stream, exc)
+            return
+        cmd = _command.decode(body)
         try:
             match cmd:
                 case SubmitAction():

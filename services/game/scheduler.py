@@ -23,6 +23,7 @@ import asyncpg
 import msgspec
 
 from contracts.streams import COMMANDS, ClockTimeout
+from infra import signing
 from infra.db import create_pool
 from infra.errors import is_transient
 from infra.eventstore.api import command_uuid
@@ -155,7 +156,8 @@ class Scheduler:
         self._next_sweep = 0.0
 
     async def publish(self, command: ClockTimeout) -> None:
-        await self.streams.publish(self.settings.stream(COMMANDS), msgspec.json.encode(command))
+        payload = signing.sign(self.settings.command_key(), msgspec.json.encode(command))
+        await self.streams.publish(self.settings.stream(COMMANDS), payload)
 
     async def step(self) -> float:
         """One round; returns how long to sleep before the next."""

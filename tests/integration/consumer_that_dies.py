@@ -13,6 +13,7 @@ import sys
 import asyncpg
 
 from infra.eventstore.postgres import PostgresEventStore
+from infra.signing import derive_key
 from infra.streams import Message
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
@@ -25,7 +26,7 @@ from services.game.repository import PostgresGamesRepository
 async def main(database_url: str, redis_url: str, stream: str, when: str) -> None:
     pool = await asyncpg.create_pool(database_url, min_size=1, max_size=2)
     service = GameService(PostgresEventStore(pool), PostgresGamesRepository(pool), Waiters())
-    apply = on_command(service)
+    apply = on_command(service, derive_key("redelivery-test-secret-of-at-least-32-bytes"))
 
     async def handler(message: Message) -> None:
         if when == "before":

@@ -15,12 +15,14 @@ import pytest
 import redis.asyncio as aioredis
 
 from contracts.streams import SubmitAction
+from infra.signing import derive_key, sign
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
 from services.game.consumers import on_command
 from tests.integration.tables import game_service, new_game
 
 HERE = Path(__file__).parent
+KEY = derive_key("redelivery-test-secret-of-at-least-32-bytes")
 
 
 @pytest.mark.parametrize("dies", ["before", "after"])
@@ -47,7 +49,7 @@ async def test_killed_consumer_redelivers_and_applies_once(
         action=msgspec.to_builtins(action),
         expected_version=start,
     )
-    await streams.publish(stream, msgspec.json.encode(command))
+    await streams.publish(stream, sign(KEY, msgspec.json.encode(command)))
 
     proc = await asyncio.to_thread(
         subprocess.run,
@@ -67,7 +69,9 @@ async def test_killed_consumer_redelivers_and_applies_once(
     assert after_death == (start if dies == "before" else start + 1)
     assert (await redis_client.xpending(stream, "game"))["pending"] == 1
 
-    survivor = Consumer(streams, stream, "game", "survivor", on_command(service), min_idle_ms=0)
+    survivor = Consumer(
+        streams, stream, "game", "survivor", on_command(service, KEY), min_idle_ms=0
+    )
     assert await survivor.step() == 1
     assert await service.store.version(f"game-{game_id}") == start + 1  # applied exactly once
     assert (await redis_client.xpending(stream, "game"))["pending"] == 0

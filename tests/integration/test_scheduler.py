@@ -19,6 +19,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from contracts.streams import COMMANDS, ClockTimeout, RoomStarted, StartedSeat
+from infra.signing import derive_key, verify
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
 from services.game.consumers import on_command
@@ -27,6 +28,7 @@ from services.game.scheduler import repair_rooms, resend_bot_turns
 from tests.integration.tables import game_service
 
 ROOT = Path(__file__).resolve().parents[2]
+SECRET = "scheduler-test-secret-of-at-least-32-bytes"
 
 
 class Schedulers:
@@ -68,6 +70,7 @@ def schedulers(database_url: str, redis_url: str, prefix: str) -> Iterator[Sched
         "STREAM_PREFIX": prefix,
         "LOG_LEVEL": "WARNING",
         "TIMEOUT_RESEND_AFTER_S": "30",  # a resend would show as a second message
+        "TURNPOST_SECRET": SECRET,
     }
     s = Schedulers(env)
     yield s
@@ -82,7 +85,12 @@ async def applied(
     service = game_service(pool)
     streams = RedisStreams.from_url(redis_url)
     consumer = Consumer(
-        streams, f"{prefix}{COMMANDS}", "game", "test", on_command(service), block_ms=100
+        streams,
+        f"{prefix}{COMMANDS}",
+        "game",
+        "test",
+        on_command(service, derive_key(SECRET)),
+        block_ms=100,
     )
     task = asyncio.create_task(consumer.run())
     yield service, streams
@@ -126,7 +134,8 @@ async def published(redis_url: str, stream: str) -> list[ClockTimeout]:
         entries = await r.xrange(stream)
     finally:
         await r.aclose()
-    return [msgspec.json.decode(fields[b"m"], type=ClockTimeout) for _, fields in entries]
+    key = derive_key(SECRET)
+    return [msgspec.json.decode(verify(key, f[b"m"]), type=ClockTimeout) for _, f in entries]
 
 
 async def _until(check: object, seconds: float = 20) -> None:
