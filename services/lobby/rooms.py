@@ -79,9 +79,10 @@ class Lobby:
     async def list(
         self, game: str | None, status: str | None, limit: int, cursor: str | None
     ) -> RoomPage:
+        """A page of rooms, newest first, in two queries whatever the page size."""
         after_ts, after_id = _decode_cursor(cursor) if cursor else (None, None)
         rows = await self.pool.fetch(
-            """SELECT id, created_at FROM rooms
+            f"""SELECT {_ROOM_COLUMNS} FROM rooms
                WHERE ($1::text IS NULL OR game = $1) AND ($2::text IS NULL OR status = $2)
                  AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
                ORDER BY created_at DESC, id DESC LIMIT $5""",
@@ -91,8 +92,11 @@ class Lobby:
             after_id,
             limit + 1,
         )
-        async with self.pool.acquire() as conn:
-            items = [await self._room(conn, r["id"]) for r in rows[:limit]]
+        page = rows[:limit]
+        seats: dict[str, list[asyncpg.Record]] = {}
+        for r in await self.pool.fetch(_SEATS_OF, [r["id"] for r in page]):
+            seats.setdefault(r["room_id"], []).append(r)
+        items = [_room_of(r, seats.get(r["id"], [])) for r in page]
         nxt = None
         if len(rows) > limit:
             last = rows[limit - 1]
@@ -273,45 +277,10 @@ class Lobby:
         return await self._room(conn, room_id)
 
     async def _room(self, conn: asyncpg.Connection, room_id: str) -> Room:
-        row = await conn.fetchrow(
-            """SELECT id, game, status, host, seat_count, options::text AS options,
-                      timing::text AS timing, game_id, created_at, rematch_of, fill_level,
-                      (SELECT r.id FROM rooms r WHERE r.rematch_of = rooms.id) AS rematch_id
-               FROM rooms WHERE id = $1""",
-            room_id,
-        )
+        row = await conn.fetchrow(f"SELECT {_ROOM_COLUMNS} FROM rooms WHERE id = $1", room_id)
         if row is None:
             raise ProblemError(404, "unknown_room", f"no room {room_id!r}")
-        taken = {
-            r["seat"]: r
-            for r in await conn.fetch(
-                """SELECT rs.seat, rs.player_id, p.name, p.bot FROM room_seats rs
-                   JOIN players p ON p.id = rs.player_id WHERE rs.room_id = $1""",
-                room_id,
-            )
-        }
-        seats = [
-            Seat(
-                seat=i, player_id=taken[i]["player_id"], name=taken[i]["name"], bot=taken[i]["bot"]
-            )
-            if i in taken
-            else Seat(seat=i, player_id=None, name=None, bot=None)
-            for i in range(row["seat_count"])
-        ]
-        return Room(
-            id=row["id"],
-            game=row["game"],
-            status=row["status"],
-            host=row["host"],
-            seats=seats,
-            options=json.loads(row["options"]),
-            timing=msgspec.json.decode(row["timing"], type=Timing),
-            game_id=row["game_id"],
-            created_at=row["created_at"].isoformat(),
-            rematch_of=row["rematch_of"],
-            rematch_id=row["rematch_id"],
-            fill_level=row["fill_level"],
-        )
+        return _room_of(row, await conn.fetch(_SEATS_OF, [room_id]))
 
     @staticmethod
     def _must_be_open(room: Room) -> None:
@@ -346,6 +315,38 @@ class Lobby:
                 "unknown_bot_level",
                 f"{game} bots play at levels {', '.join(levels)}, not {level!r}",
             )
+
+
+_ROOM_COLUMNS = """id, game, status, host, seat_count, options::text AS options,
+    timing::text AS timing, game_id, created_at, rematch_of, fill_level,
+    (SELECT r.id FROM rooms r WHERE r.rematch_of = rooms.id) AS rematch_id"""
+
+_SEATS_OF = """SELECT rs.room_id, rs.seat, rs.player_id, p.name, p.bot FROM room_seats rs
+    JOIN players p ON p.id = rs.player_id WHERE rs.room_id = ANY($1::text[])"""
+
+
+def _room_of(row: asyncpg.Record, taken_rows: Sequence[asyncpg.Record]) -> Room:
+    taken = {r["seat"]: r for r in taken_rows}
+    seats = [
+        Seat(seat=i, player_id=taken[i]["player_id"], name=taken[i]["name"], bot=taken[i]["bot"])
+        if i in taken
+        else Seat(seat=i, player_id=None, name=None, bot=None)
+        for i in range(row["seat_count"])
+    ]
+    return Room(
+        id=row["id"],
+        game=row["game"],
+        status=row["status"],
+        host=row["host"],
+        seats=seats,
+        options=json.loads(row["options"]),
+        timing=msgspec.json.decode(row["timing"], type=Timing),
+        game_id=row["game_id"],
+        created_at=row["created_at"].isoformat(),
+        rematch_of=row["rematch_of"],
+        rematch_id=row["rematch_id"],
+        fill_level=row["fill_level"],
+    )
 
 
 def started_message(room: Room, fill_level: str) -> RoomStarted:
