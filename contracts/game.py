@@ -86,7 +86,8 @@ class EventFeed(msgspec.Struct, frozen=True, kw_only=True):
 
     events: list[FeedEvent]
     last_version: int  # of the last event here (`after` when there is none)
-    version: int  # the game's version now: more to read while last_version < version
+    version: int  # the game's version now
+    has_more: bool  # more events after last_version: read again with after=last_version
     status: Literal["active", "finished"]
     to_act: list[int]
     your_turn: bool  # the caller must act now (a bot playing their seat does not count)
@@ -106,3 +107,4 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
 
 class MyGames(msgspec.Struct, frozen=True, kw_only=True):
     items: list[GameSummary]
+    next: str | None = None  # pass as `cursor` for the next page; null on the last

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import uuid
 from typing import Annotated, Any
 
@@ -33,6 +34,7 @@ from infra.settings import Settings
 from services.game import seats
 from services.game.bootstrap import lifespan
 from services.game.handlers import Accepted, GameService, Loaded, status_of
+from services.game.repository import PageKey
 
 MAX_WAIT_SECONDS = 30.0
 MAX_VERSION = 2**62  # fits Postgres bigint
@@ -188,6 +190,7 @@ async def events(
     request: Request[Any, Any, Any],
     after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
     wait: Annotated[float, QueryParameter(ge=0, le=MAX_WAIT_SECONDS)] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=500)] = 500,
 ) -> EventFeed:
     who = _who(request)
     svc = _svc(request)
@@ -203,14 +206,15 @@ async def events(
         )
     if status_of(loaded.rules, loaded.state) == "finished":
         wait = 0  # nothing more will come
-    stored = await svc.events_after(record.id, after, wait)
+    stored = await svc.events_after(record.id, after, wait, limit)
     if stored and stored[-1].version > loaded.version:
         loaded = await svc.load(record.id, record)  # where it stands after what it returns
     to_act = sorted(svc.to_act(loaded.rules, loaded.state))
     return EventFeed(
         events=svc.feed(loaded.rules, stored, seat),
-        last_version=stored[-1].version if stored else after,
+        last_version=(last := stored[-1].version if stored else after),
         version=loaded.version,
+        has_more=last < loaded.version,
         status=status_of(loaded.rules, loaded.state),
         to_act=to_act,
         your_turn=seat is not None and seat in to_act and loaded.table.seats[seat].bot is None,
@@ -234,11 +238,24 @@ async def board_svg(game_id: FromPath[str], request: Request[Any, Any, Any]) -> 
     return Response(draw(loaded.state, seat), media_type="image/svg+xml")
 
 
-@get("/v1/me/games", operation_id="getMyGames", summary="Games the caller sits in")
-async def my_games(request: Request[Any, Any, Any], awaiting: FromQuery[bool] = False) -> MyGames:
+@get(
+    "/v1/me/games",
+    operation_id="getMyGames",
+    summary="Games the caller sits in, newest first; awaiting=true: where they must act, "
+    "nearest deadline first",
+)
+async def my_games(
+    request: Request[Any, Any, Any],
+    awaiting: FromQuery[bool] = False,
+    limit: Annotated[int, QueryParameter(ge=1, le=100)] = 50,
+    cursor: Annotated[str | None, QueryParameter(max_length=200)] = None,
+) -> MyGames:
     who = _who(request)
-    rows = await _svc(request).games.of_player(who.player_id, awaiting)
+    after = _page_key(cursor) if cursor else None
+    rows = await _svc(request).games.of_player(who.player_id, awaiting, limit + 1, after)
+    more, rows = len(rows) > limit, rows[:limit]
     return MyGames(
+        next=_cursor(rows[-1].key) if more else None,
         items=[
             GameSummary(
                 id=r.game_id,
@@ -251,8 +268,19 @@ async def my_games(request: Request[Any, Any, Any], awaiting: FromQuery[bool] = 
                 deadline=r.deadline.isoformat() if r.deadline else None,
             )
             for r in rows
-        ]
+        ],
     )
+
+
+def _cursor(key: PageKey) -> str:
+    return base64.urlsafe_b64encode(msgspec.json.encode(key)).decode()
+
+
+def _page_key(cursor: str) -> PageKey:
+    try:
+        return msgspec.json.decode(base64.urlsafe_b64decode(cursor), type=PageKey)
+    except (ValueError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned") from exc
 
 
 @get("/health", operation_id="health", include_in_schema=False)

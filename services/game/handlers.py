@@ -483,13 +483,15 @@ class GameService:
             )
         return out
 
-    async def events_after(self, game_id: str, after: int, wait: float) -> list[StoredEvent]:
+    async def events_after(
+        self, game_id: str, after: int, wait: float, limit: int = 500
+    ) -> list[StoredEvent]:
         moved = self.waiters.subscribe(game_id)
-        stored = await self.store.read(stream_id(game_id), after=after, limit=500)
+        stored = await self.store.read(stream_id(game_id), after=after, limit=limit)
         if stored or wait <= 0:
             return stored
         if await self.waiters.wait(moved, wait):
-            return await self.store.read(stream_id(game_id), after=after, limit=500)
+            return await self.store.read(stream_id(game_id), after=after, limit=limit)
         return []
 
     # -- helpers -----------------------------------------------------------------------------

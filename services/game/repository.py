@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 
 import asyncpg
@@ -33,6 +33,12 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
         return {str(s.seat): s.bot for s in self.seats if s.bot}
 
 
+# A listing's sort key: (deadline in µs or NO_DEADLINE when awaiting, else 0; created in µs;
+# game id). Keyset paging: the next page starts after the last key of this one.
+PageKey = tuple[int, int, str]
+NO_DEADLINE = 2**62
+
+
 class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):
     game_id: str
     game: str
@@ -42,6 +48,7 @@ class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):
     to_act: list[int]
     bot: bool  # a bot plays this seat now (its player resigned or timed out)
     deadline: datetime | None
+    key: PageKey  # where it sorts: (deadline or NO_DEADLINE, created, game id)
 
 
 def stream_id(game_id: str) -> str:
@@ -58,7 +65,9 @@ class GamesRepository(Protocol):
         ...
 
     async def get(self, game_id: str) -> GameRecord | None: ...
-    async def of_player(self, player_id: str, awaiting: bool) -> list[SeatSummary]:
+    async def of_player(
+        self, player_id: str, awaiting: bool, limit: int = 50, after: PageKey | None = None
+    ) -> list[SeatSummary]:
         """The player's games, newest first; `awaiting`: only where they must act, nearest
         deadline first (games without a clock last)."""
         ...
@@ -116,20 +125,31 @@ class PostgresGamesRepository:
         )
         return _record(row) if row else None
 
-    async def of_player(self, player_id: str, awaiting: bool) -> list[SeatSummary]:
+    async def of_player(
+        self, player_id: str, awaiting: bool, limit: int = 50, after: PageKey | None = None
+    ) -> list[SeatSummary]:
         rows = await self.pool.fetch(
-            """SELECT g.id::text AS game_id, g.game, gs.seat, t.version, t.status, t.to_act,
-                      t.bots ? gs.seat::text AS bot,
-                      (t.deadlines ->> gs.seat::text)::timestamptz AS deadline
-               FROM game_seats gs
-               JOIN games g ON g.id = gs.game_id
-               JOIN turns t ON t.game_id = gs.game_id
-               WHERE gs.player_id = $1
-                 AND (NOT $2 OR (gs.seat = ANY (t.to_act) AND NOT t.bots ? gs.seat::text))
-               ORDER BY CASE WHEN $2 THEN (t.deadlines ->> gs.seat::text)::timestamptz END
-                        NULLS LAST, g.created_at DESC""",
+            f"""SELECT * FROM (
+                   SELECT g.id::text AS game_id, g.game, gs.seat, t.version, t.status,
+                          t.to_act, t.bots ? gs.seat::text AS bot,
+                          (t.deadlines ->> gs.seat::text)::timestamptz AS deadline,
+                          CASE WHEN $2 THEN coalesce((extract(epoch FROM
+                              (t.deadlines ->> gs.seat::text)::timestamptz) * 1e6)::bigint,
+                              {NO_DEADLINE}) ELSE 0 END AS sort_key,
+                          (extract(epoch FROM g.created_at) * 1e6)::bigint AS created_us
+                   FROM game_seats gs
+                   JOIN games g ON g.id = gs.game_id
+                   JOIN turns t ON t.game_id = gs.game_id
+                   WHERE gs.player_id = $1
+                     AND (NOT $2 OR (gs.seat = ANY (t.to_act) AND NOT t.bots ? gs.seat::text))
+               ) x
+               WHERE $4::bigint IS NULL OR sort_key > $4 OR (sort_key = $4 AND
+                     (created_us < $5 OR (created_us = $5 AND game_id > $6)))
+               ORDER BY sort_key, created_us DESC, game_id LIMIT $3""",
             player_id,
             awaiting,
+            limit,
+            *(after if after else (None, None, None)),
         )
         return [
             SeatSummary(
@@ -141,6 +161,7 @@ class PostgresGamesRepository:
                 to_act=list(r["to_act"]),
                 bot=r["bot"],
                 deadline=r["deadline"],
+                key=(r["sort_key"], r["created_us"], r["game_id"]),
             )
             for r in rows
         ]
@@ -157,9 +178,11 @@ class MemoryGamesRepository:
     async def get(self, game_id: str) -> GameRecord | None:
         return self.records.get(game_id)
 
-    async def of_player(self, player_id: str, awaiting: bool) -> list[SeatSummary]:
+    async def of_player(
+        self, player_id: str, awaiting: bool, limit: int = 50, after: PageKey | None = None
+    ) -> list[SeatSummary]:
         out = []
-        for r in reversed(list(self.records.values())):
+        for n, r in enumerate(self.records.values()):
             seat = r.seat_of(player_id)
             row = self.store.turns.get(r.id)
             if seat is None or row is None:
@@ -168,6 +191,10 @@ class MemoryGamesRepository:
             bot = str(seat) in turn.bots
             if awaiting and (seat not in turn.to_act or bot):
                 continue
+            deadline = turn.deadlines.get(str(seat))
+            sort_key = 0
+            if awaiting:
+                sort_key = int(deadline.timestamp() * 1e6) if deadline else NO_DEADLINE
             out.append(
                 SeatSummary(
                     game_id=r.id,
@@ -177,10 +204,13 @@ class MemoryGamesRepository:
                     status=turn.status,
                     to_act=turn.to_act,
                     bot=bot,
-                    deadline=turn.deadlines.get(str(seat)),
+                    deadline=deadline,
+                    key=(sort_key, n, r.id),  # insertion order stands for created_at
                 )
             )
-        if awaiting:  # nearest deadline first, games without a clock last (stable)
-            far = datetime.max.replace(tzinfo=UTC)
-            out.sort(key=lambda s: s.deadline or far)
-        return out
+        out.sort(key=lambda s: (s.key[0], -s.key[1], s.key[2]))
+        if after is not None:
+            out = [
+                s for s in out if (s.key[0], -s.key[1], s.key[2]) > (after[0], -after[1], after[2])
+            ]
+        return out[:limit]

@@ -316,3 +316,60 @@ async def test_a_footprints_board_is_drawn_as_svg(
 
 async def test_a_game_without_a_map_has_no_board(table: Table) -> None:
     problem(await table.get(0, "/board.svg"), 404, "no_board")
+
+
+async def test_my_games_are_paged_and_awaiting_ones_come_nearest_deadline_first(
+    client: httpx.AsyncClient, service: GameService
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    me = f"pager-{uuid.uuid4()}"
+    auth = {"authorization": f"Bearer {issue(SECRET, me, 'me')}"}
+    real = service.now
+    ids = []
+    # five clocked games whose clocks started at different times, created in an order
+    # unlike their deadlines
+    for minutes in (3, 1, 4, 0, 2):
+        started = datetime.now(UTC) + timedelta(minutes=minutes)
+        service.now = lambda started=started: started  # type: ignore[misc]
+        room = f"room-{uuid.uuid4()}"
+        ids.append(
+            await service.create_from_room(
+                RoomStarted(
+                    room_id=room,
+                    game="itty-bitty",
+                    seats=[StartedSeat(seat=0, player_id=me), StartedSeat(seat=1, player_id=room)],
+                    timing={"per_move_s": 60, "on_timeout": "wait"},
+                )
+            )
+        )
+    service.now = real
+    by_deadline = [ids[i] for i in (3, 1, 4, 0, 2)]
+
+    async def pages(**params: Any) -> list[list[dict[str, Any]]]:
+        out, cursor = [], None
+        while True:
+            query = {**params, "limit": 2, **({"cursor": cursor} if cursor else {})}
+            page = (await client.get("/v1/me/games", params=query, headers=auth)).json()
+            out.append(page["items"])
+            cursor = page["next"]
+            if cursor is None:
+                return out
+
+    awaiting = await pages(awaiting="true")
+    assert [len(p) for p in awaiting] == [2, 2, 1]
+    listed = [g["id"] for p in awaiting for g in p]
+    assert listed == by_deadline
+    deadlines = [g["deadline"] for p in awaiting for g in p]
+    assert deadlines == sorted(deadlines)
+    every = [g["id"] for p in await pages() for g in p]
+    assert every == list(reversed(ids))  # newest first
+    bad = await client.get("/v1/me/games", params={"cursor": "not-a-cursor"}, headers=auth)
+    problem(bad, 400, "bad_cursor")
+
+
+async def test_the_feed_is_paged(table: Table) -> None:
+    first = (await table.get(0, "/events", after=0, limit=4)).json()
+    assert len(first["events"]) == 4 and first["has_more"] and first["last_version"] == 4
+    rest = (await table.get(0, "/events", after=4, limit=500)).json()
+    assert not rest["has_more"] and rest["last_version"] == rest["version"] == 11
