@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from random import Random
 from typing import Any
 
 import msgspec
 
-from games.api import Rules, fold
+from games.api import IllegalAction, Rules, fold
 
 
 class Playout(msgspec.Struct, kw_only=True):
@@ -139,3 +139,42 @@ def playouts(
     for seed in range(games):
         seats = list(rules.seats)[seed % len(rules.seats)]
         yield random_playout(rules, seed, seats, options)
+
+
+def check_listing(
+    rules: Rules[Any, Any, Any, Any],
+    state: Any,
+    seat: int,
+    candidates: Iterable[Any],
+    seed: int = 0,
+    same: Callable[[Any, Any], bool] | None = None,
+) -> None:
+    """`legal_actions` lists every move: each candidate `decide` accepts has a listed action
+    with the same result (the same state after it, given the same random draws), and no two
+    listed actions have the same result. `same` compares two resulting states where the rules
+    ignore a difference (which of two identical copies pays); plain equality by default.
+
+    The candidates are a brute-force oracle each game's suite generates for a position."""
+    same = same or (lambda a, b: bool(a == b))
+
+    def result(action: Any) -> Any | None:
+        try:
+            events = rules.decide(state, seat, action, Random(seed))
+        except IllegalAction:
+            return None
+        return fold(rules, events, state)
+
+    listed = list(rules.legal_actions(state, seat))
+    outcomes = [result(a) for a in listed]
+    for action, outcome in zip(listed, outcomes, strict=True):
+        assert outcome is not None, f"seat {seat}: listed but refused: {action}"
+    for i, outcome in enumerate(outcomes):
+        twin = next((listed[j] for j in range(i) if same(outcomes[j], outcome)), None)
+        assert twin is None, f"seat {seat}: {listed[i]} and {twin} have the same result"
+    for candidate in candidates:
+        outcome = result(candidate)
+        if outcome is None:
+            continue
+        assert any(same(outcome, o) for o in outcomes), (
+            f"seat {seat}: accepted but not listed (nor any move with its result): {candidate}"
+        )
