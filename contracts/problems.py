@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 import msgspec
@@ -34,7 +35,7 @@ class ProblemError(Exception):
     def problem(self, instance: str | None = None) -> Problem:
         return Problem(
             type=f"https://turnpost.dev/problems/{self.code.replace('_', '-')}",
-            title=TITLES.get(self.status, "Error"),
+            title=title_of(self.status),
             status=self.status,
             code=self.code,
             detail=self.detail,
@@ -43,6 +44,17 @@ class ProblemError(Exception):
         )
 
 
+def title_of(status: int) -> str:
+    """The reason phrase of the status (RFC 9110), so a title says what its status says."""
+    if status in TITLES:
+        return TITLES[status]
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+# RFC 9110's phrases where Python's HTTPStatus still has older ones.
 TITLES = {
     400: "Bad request",
     401: "Unauthorized",
@@ -52,7 +64,7 @@ TITLES = {
     409: "Conflict",
     413: "Payload too large",
     415: "Unsupported media type",
-    422: "Unprocessable action",
+    422: "Unprocessable content",
     429: "Too many requests",
     500: "Internal error",
     503: "Service unavailable",
