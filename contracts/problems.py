@@ -49,9 +49,10 @@ def title_of(status: int) -> str:
     if status in TITLES:
         return TITLES[status]
     try:
-        return HTTPStatus(status).phrase
+        phrase = HTTPStatus(status).phrase
     except ValueError:
         return "Error"
+    return phrase[:1] + phrase[1:].lower()  # "Not acceptable", as the table writes them
 
 
 # RFC 9110's phrases where Python's HTTPStatus still has older ones.
