@@ -25,6 +25,7 @@ from infra.streams.redis import RedisStreams
 from services.game.consumers import on_command
 from services.game.handlers import GameService
 from services.game.scheduler import repair_rooms, resend_bot_turns
+from tests.conftest import RUN_ID, fresh_database
 from tests.integration.tables import game_service
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,6 +55,21 @@ class Schedulers:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
         self.procs.clear()
+
+
+@pytest.fixture(scope="module")
+def database_url(admin_dsn: str) -> Iterator[str]:
+    """A database of this module's own: a scheduler scans every game of its database, and
+    other tests leave clocked games behind whose deadlines fall due while the suite runs."""
+    with fresh_database(admin_dsn, f"turnpost_sched_{RUN_ID}") as url:
+        yield url
+
+
+@pytest.fixture
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    p = await asyncpg.create_pool(database_url, min_size=1, max_size=8)
+    yield p
+    await p.close()
 
 
 @pytest.fixture
