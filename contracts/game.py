@@ -7,6 +7,18 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 
+def _component(name: str, description: str, items: bool = False) -> msgspec.Meta:
+    """A field whose OpenAPI schema is a per-game component (services/game: `AnyAction`...).
+
+    The game a game id names decides the type, so the wire type stays open; the OpenAPI
+    document (and `GET /v1/catalog/{game}/schemas` of the lobby) say what it holds.
+    """
+    ref = {"$ref": f"#/components/schemas/{name}"}
+    text = f"{description}: see the `{name}` schema"
+    extra = {"items": ref} if items else {"one_of": [ref]}  # Litestar's schema_extra
+    return msgspec.Meta(description=text, extra_json_schema={"description": text, "extra": extra})
+
+
 class SeatInfo(msgspec.Struct, frozen=True, kw_only=True):
     seat: int
     player_id: str
@@ -46,7 +58,7 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     seats: list[SeatInfo]
     to_act: list[int]
     your_seat: int | None
-    view: dict[str, Any]
+    view: Annotated[dict[str, Any], _component("AnyView", "The caller's view: `{public, private}`")]
     outcome: dict[str, Any] | None
     standings: list[SeatStanding]
     clock: Clock | None  # null when the room has no clock
@@ -59,18 +71,20 @@ class Claim(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 class LegalActions(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     seat: int
-    actions: list[Any]
+    actions: Annotated[list[Any], _component("AnyAction", "Each postable as-is", items=True)]
 
 
 class PostAction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    action: dict[str, Any]
+    action: Annotated[
+        dict[str, Any], _component("AnyAction", "One of the game's actions, by `type`")
+    ]
     expected_version: Annotated[int, msgspec.Meta(ge=0, le=2**62)]
 
 
 class FeedEvent(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     type: str
-    data: Any
+    data: Annotated[Any, _component("AnyEvent", "The event as the caller may see it")]
     seat: int | None  # the seat whose action produced it, None for the set-up
     recorded_at: str
 

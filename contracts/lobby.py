@@ -67,7 +67,8 @@ class NewRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     timing: Timing = Timing()
 
 
-SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=64)]
+# `extra`: Litestar's OpenAPI drops a minimum of 0 on an optional field; this puts it back.
+SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=64, extra_json_schema={"extra": {"minimum": 0}})]
 
 
 class JoinRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -120,7 +121,23 @@ class CatalogGame(msgspec.Struct, frozen=True, kw_only=True):
     max_seats: int
     bot_levels: list[str]
     options_schema: dict[str, Any]
+    schemas: str  # where the JSON Schemas of its actions, events and views are (GameSchemas)
 
 
 class Catalog(msgspec.Struct, frozen=True, kw_only=True):
     games: list[CatalogGame]
+
+
+class GameSchemas(msgspec.Struct, frozen=True, kw_only=True):
+    """JSON Schemas (each with its own `$defs`) to build a game's moves and read its news.
+
+    `action`: what `POST /v1/games/{id}/actions` takes as `action` (and `legal-actions`
+    lists); `event`: an event's `data` in the feed, the game's own or the table's (clocks,
+    resignations, claims); `view`: `view` of `GET /v1/games/{id}`; `options`: a room's options.
+    """
+
+    game: str
+    action: dict[str, Any]
+    event: dict[str, Any]
+    view: dict[str, Any]
+    options: dict[str, Any]

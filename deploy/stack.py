@@ -4,15 +4,19 @@ Celery worker.
 
 Used by `make run` and by the end-to-end tests. Ctrl-C (or SIGTERM) stops every process;
 if one process dies, the others are stopped too, so a broken stack never looks healthy.
+Without TURNPOST_SECRET or TURNPOST_KEYS, every process gets this checkout's own secret
+(`.turnpost/secret`, made once, git-ignored), so a development stack is not forgeable either.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 PY = sys.executable
 PROCESSES = {
@@ -40,9 +44,25 @@ PROCESSES = {
 }
 
 
+def checkout_secret(root: str) -> str:
+    """This checkout's token secret: made once (48 random bytes), kept in an ignored file."""
+    path = Path(root) / ".turnpost" / "secret"
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_urlsafe(48) + "\n")
+    print(f"turnpost: made a signing secret for this checkout in {path}", flush=True)
+    return path.read_text().strip()
+
+
 def main() -> int:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if not env.get("TURNPOST_SECRET") and not env.get("TURNPOST_KEYS", "").strip():
+        env["TURNPOST_SECRET"] = checkout_secret(root)
     # Migrate once before the services start, so they do not race to do it.
     subprocess.run([PY, "-m", "infra.migrate"], cwd=root, env=env, check=True)
     procs = {

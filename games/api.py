@@ -61,6 +61,7 @@ class Rules(Protocol[S, A, E, O]):
     action_type: Any  # a tagged union of action Structs
     event_type: Any  # a tagged union of event Structs
     options_type: type[O]
+    view_type: Any  # the shape of `view`'s result as types (JSON Schema for clients)
     bot_levels: tuple[str, ...]
 
     def setup(self, options: O, seats: int, rng: Rng) -> list[E]: ...

@@ -1,4 +1,9 @@
-"""Bearer tokens: HS256 JWTs signed by the lobby, verified by every service."""
+"""Bearer tokens: HS256 JWTs signed by the lobby, verified by every service.
+
+A token names its signing key (`kid` header) and carries its player's token `serial`, which
+the players table may have ended (infra/tokens.py). Tokens from before keys had ids carry
+neither: they are checked against every key, and count as serial 0.
+"""
 
 from __future__ import annotations
 
@@ -8,42 +13,66 @@ from functools import lru_cache
 import jwt
 import msgspec
 
+from infra.keys import Keyring, SigningKey
+
 ISSUER = "turnpost-lobby"
 
 
 class Principal(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str
     name: str
+    serial: int = 0  # which of the player's tokens this is
 
 
 class InvalidToken(Exception):
-    pass
+    """Refused; `code` is the problem code a client can switch on."""
+
+    def __init__(self, detail: str, code: str = "unauthorized") -> None:
+        super().__init__(detail)
+        self.code = code
 
 
-def issue(secret: str, player_id: str, name: str, ttl_days: int = 365) -> str:
+def issue(key: SigningKey, player_id: str, name: str, serial: int = 0, ttl_days: int = 365) -> str:
     now = int(time.time())
     claims = {
         "sub": player_id,
         "name": name,
+        "serial": serial,
         "iss": ISSUER,
         "iat": now,
         "exp": now + ttl_days * 86400,
     }
-    return jwt.encode(claims, secret, algorithm="HS256")
+    return jwt.encode(claims, key.secret, algorithm="HS256", headers={"kid": key.kid})
 
 
-def verify(secret: str, header: str | None) -> Principal:
+def verify(keyring: Keyring, header: str | None) -> Principal:
     if not header:
         raise InvalidToken("missing Authorization: Bearer <token>")
     scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
         raise InvalidToken("the Authorization header must be 'Bearer <token>'")
     try:
-        principal, expires = _decode(secret, token.strip())
+        kid = jwt.get_unverified_header(token).get("kid")
     except jwt.PyJWTError as exc:
         raise InvalidToken(f"invalid token: {exc}") from exc
+    if kid is None:
+        candidates = keyring.keys
+    elif (key := keyring.get(kid) if isinstance(kid, str) else None) is not None:
+        candidates = (key,)
+    else:
+        raise InvalidToken(f"this token's signing key {kid!r} is not known here", "unknown_key")
+    error: jwt.PyJWTError | None = None
+    for key in candidates:
+        try:
+            principal, expires = _decode(key.secret, token)
+            break
+        except jwt.PyJWTError as exc:
+            error = exc
+    else:
+        raise InvalidToken(f"invalid token: {error}") from error
     if expires <= time.time():
-        raise InvalidToken("invalid token: Signature has expired")
+        raise InvalidToken("this token has expired", "token_expired")
     return principal
 
 
@@ -51,7 +80,19 @@ def verify(secret: str, header: str | None) -> Principal:
 def _decode(secret: str, token: str) -> tuple[Principal, float]:
     """Verified tokens are remembered (only valid ones: exceptions are not cached)."""
     claims = jwt.decode(
-        token, secret, algorithms=["HS256"], issuer=ISSUER, options={"require": ["sub", "exp"]}
+        token,
+        secret,
+        algorithms=["HS256"],
+        issuer=ISSUER,
+        options={"require": ["sub", "exp"], "verify_exp": False},  # checked on every use
     )
-    principal = Principal(player_id=str(claims["sub"]), name=str(claims.get("name", "")))
-    return principal, float(claims["exp"])
+    serial = claims.get("serial", 0)
+    if not isinstance(serial, int) or isinstance(serial, bool) or serial < 0:
+        raise jwt.InvalidTokenError("the serial claim is not a count")
+    expires = claims["exp"]
+    if not isinstance(expires, int | float) or isinstance(expires, bool):
+        raise jwt.InvalidTokenError("the exp claim is not a time")
+    principal = Principal(
+        player_id=str(claims["sub"]), name=str(claims.get("name", "")), serial=serial
+    )
+    return principal, float(expires)

@@ -12,6 +12,8 @@ from litestar.exceptions import HTTPException, ValidationException
 
 from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
 from infra.auth import InvalidToken, Principal, verify
+from infra.keys import Keyring
+from infra.tokens import Tokens
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +25,7 @@ _HTTP_CODES = {
     405: "method_not_allowed",
     413: "payload_too_large",
     415: "unsupported_media_type",
-    429: "too_many_requests",
+    429: "rate_limited",
     503: "service_unavailable",
 }
 
@@ -43,7 +45,9 @@ def on_http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Respon
     extra: dict[str, Any] = {}
     if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
         extra["errors"] = [e if isinstance(e, dict) else {"message": str(e)} for e in exc.extra]
-    return problem_response(ProblemError(status, code, str(exc.detail), **extra), request)
+    response = problem_response(ProblemError(status, code, str(exc.detail), **extra), request)
+    response.headers.update(exc.headers or {})  # e.g. Allow on a 405
+    return response
 
 
 def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
@@ -69,11 +73,21 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
 }
 
 
-def principal_from(request: Request[Any, Any, Any], secret: str) -> Principal:
+def principal_from(request: Request[Any, Any, Any], keyring: Keyring) -> Principal:
+    """Whom a request's token names, by its signature alone (not whether it was ended)."""
     try:
-        return verify(secret, request.headers.get("authorization"))
+        return verify(keyring, request.headers.get("authorization"))
     except InvalidToken as exc:
-        raise ProblemError(401, "unauthorized", str(exc)) from exc
+        raise ProblemError(401, exc.code, str(exc)) from exc
+
+
+async def authenticate(request: Request[Any, Any, Any]) -> Principal:
+    """The caller, admitted by the app's `Tokens`: signed by a key held here, not ended."""
+    tokens: Tokens = request.app.state.tokens
+    try:
+        return await tokens.admit(request.headers.get("authorization"))
+    except InvalidToken as exc:
+        raise ProblemError(401, exc.code, str(exc)) from exc
 
 
 def decode_body(raw: bytes, type_: Any) -> Any:

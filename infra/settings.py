@@ -6,11 +6,19 @@ import os
 
 import msgspec
 
+from infra.keys import Keyring, keyring_of
+
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     database_url: str = "postgresql://postgres@127.0.0.1:5432/turnpost"
     redis_url: str = "redis://127.0.0.1:6379/0"
-    secret: str = "dev-only-secret-change-me-in-production"
+    # Token signing keys (infra/keys.py): TURNPOST_KEYS "kid:secret,..." (the first signs) or
+    # one TURNPOST_SECRET. Outside development mode (TURNPOST_DEV=1) a service refuses to start
+    # with none, a published default or one shorter than 32 bytes.
+    secret: str = ""
+    keys: str = ""
+    dev: bool = False
+    token_check_ttl_s: float = 5.0  # the game service's cache of revoked tokens (per player)
     lobby_url: str = "http://127.0.0.1:8010"
     game_url: str = "http://127.0.0.1:8020"
     lobby_port: int = 8010
@@ -21,14 +29,28 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str = "INFO"
     bot_resend_after_s: float = 30.0  # a bot turn waiting this long is sent again (backing off)
     timeout_resend_after_s: float = 5.0  # a sent timeout that did not land is sent again
+    # Guards (infra/ratelimit.py, infra/guards.py). A limit is "N/second|minute|hour|day" or "off".
+    rate_limit_register: str = "20/hour"  # POST /v1/players, per client address
+    rate_limit_action: str = "120/minute"  # moves, resign, claim: per player
+    rate_limit_write: str = "60/minute"  # other POSTs: per player (per address without a token)
+    rate_limit_read: str = "600/minute"  # GETs: per player (per address without a token)
+    trusted_proxies: str = ""  # addresses/CIDRs, comma-separated, whose X-Forwarded-For is believed
+    max_body_bytes: int = 65_536
+    max_json_depth: int = 32
 
-    stream_key: str = ""  # signs commands on the streams; derived from `secret` when empty
+    stream_key: str = ""  # signs commands on the streams; derived from the signing key when empty
 
     def command_key(self) -> bytes:
         """The key that signs and checks commands on turnpost:commands."""
         from infra.signing import derive_key
 
-        return self.stream_key.encode() if self.stream_key else derive_key(self.secret)
+        if self.stream_key:
+            return self.stream_key.encode()
+        return derive_key(self.keyring().signing.secret)
+
+    def keyring(self) -> Keyring:
+        """The token keys; BadKeys if they cannot be read (infra.keys.check_secrets at start)."""
+        return keyring_of(self.keys, self.secret)
 
     def stream(self, name: str) -> str:
         return f"{self.stream_prefix}{name}"
@@ -41,6 +63,9 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         database_url=e.get("DATABASE_URL", defaults.database_url),
         redis_url=e.get("REDIS_URL", defaults.redis_url),
         secret=e.get("TURNPOST_SECRET", defaults.secret),
+        keys=e.get("TURNPOST_KEYS", defaults.keys),
+        dev=e.get("TURNPOST_DEV", "").strip().lower() in ("1", "true", "yes", "on"),
+        token_check_ttl_s=float(e.get("TOKEN_CHECK_TTL_S", defaults.token_check_ttl_s)),
         stream_key=e.get("TURNPOST_STREAM_KEY", defaults.stream_key),
         lobby_url=e.get("LOBBY_URL", defaults.lobby_url),
         game_url=e.get("GAME_URL", defaults.game_url),
@@ -54,4 +79,11 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         timeout_resend_after_s=float(
             e.get("TIMEOUT_RESEND_AFTER_S", defaults.timeout_resend_after_s)
         ),
+        rate_limit_register=e.get("RATE_LIMIT_REGISTER", defaults.rate_limit_register),
+        rate_limit_action=e.get("RATE_LIMIT_ACTION", defaults.rate_limit_action),
+        rate_limit_write=e.get("RATE_LIMIT_WRITE", defaults.rate_limit_write),
+        rate_limit_read=e.get("RATE_LIMIT_READ", defaults.rate_limit_read),
+        trusted_proxies=e.get("TRUSTED_PROXIES", defaults.trusted_proxies),
+        max_body_bytes=int(e.get("MAX_BODY_BYTES", defaults.max_body_bytes)),
+        max_json_depth=int(e.get("MAX_JSON_DEPTH", defaults.max_json_depth)),
     )

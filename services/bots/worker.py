@@ -15,10 +15,12 @@ from random import Random
 import asyncpg
 import msgspec
 import redis
+from celery import signals
 
 from contracts.streams import COMMANDS, SubmitAction
 from infra import signing
 from infra.eventstore.api import command_uuid
+from infra.process import refuse_unsafe_secrets
 from infra.settings import from_env
 from infra.tasks import PLAY_TASK, TASK_TIME_LIMIT, celery_app
 from services.bots.observe import observe
@@ -36,6 +38,12 @@ app.conf.update(
     task_time_limit=TASK_TIME_LIMIT,
     task_soft_time_limit=TASK_TIME_LIMIT - 10,
 )
+
+
+@signals.worker_init.connect
+def _refuse_unsafe_secrets(**_: object) -> None:
+    refuse_unsafe_secrets(settings)  # the worker signs the bots' commands
+
 
 _redis: redis.Redis | None = None
 

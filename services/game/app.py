@@ -8,9 +8,10 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Litestar, Request, Response, get, post
-from litestar.openapi import OpenAPIConfig
-from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
+from litestar.openapi.spec import Example
+from litestar.params import Body, FromPath, FromQuery, HeaderParameter, QueryParameter
 
+import contracts.game
 from contracts.game import (
     ActionAccepted,
     Claim,
@@ -26,10 +27,15 @@ from contracts.game import (
 )
 from contracts.problems import ProblemError
 from games import table as tables
+from games.registry import registry
+from games.schemas import openapi_components
 from games.table import TableState
 from infra.auth import Principal
 from infra.eventstore.api import command_uuid
-from infra.http import EXCEPTION_HANDLERS, check_background, principal_from
+from infra.guards import BodyGuardMiddleware
+from infra.http import EXCEPTION_HANDLERS, authenticate, check_background
+from infra.openapi import SECURITY, closed_structs, openapi_config, problems
+from infra.ratelimit import RateLimitMiddleware, rate_limits
 from infra.settings import Settings
 from services.game import seats
 from services.game.bootstrap import lifespan
@@ -38,6 +44,8 @@ from services.game.repository import PageKey
 
 MAX_WAIT_SECONDS = 30.0
 MAX_VERSION = 2**62  # fits Postgres bigint
+UNKNOWN_GAME = {404: ["unknown_game"], 503: ["game_unavailable"]}
+SEATED = {403: ["not_seated"], **UNKNOWN_GAME}  # routes for the game's players only
 
 
 def _svc(request: Request[Any, Any, Any]) -> GameService:
@@ -45,14 +53,19 @@ def _svc(request: Request[Any, Any, Any]) -> GameService:
     return svc
 
 
-def _who(request: Request[Any, Any, Any]) -> Principal:
-    settings: Settings = request.app.state.settings
-    return principal_from(request, settings.secret)
+async def _who(request: Request[Any, Any, Any]) -> Principal:
+    return await authenticate(request)  # signed by a key held here, not ended by its player
 
 
-@get("/v1/games/{game_id:str}", operation_id="getGame", summary="The caller's view of a game")
+@get(
+    "/v1/games/{game_id:str}",
+    operation_id="getGame",
+    summary="The caller's view of a game (a spectator's when not seated)",
+    security=SECURITY,
+    responses=problems(400, 401, 404, 503, codes=UNKNOWN_GAME),
+)
 async def get_game(game_id: FromPath[str], request: Request[Any, Any, Any]) -> GameView:
-    who = _who(request)
+    who = await _who(request)
     loaded = await _svc(request).load(game_id)
     rules, state, record = loaded.rules, loaded.state, loaded.record
     seat = record.seat_of(who.player_id)
@@ -104,9 +117,11 @@ def _clock(table: TableState) -> Clock | None:
     "/v1/games/{game_id:str}/legal-actions",
     operation_id="getLegalActions",
     summary="Every action the caller may post now, each postable as-is",
+    security=SECURITY,
+    responses=problems(400, 401, 403, 404, 503, codes=SEATED),
 )
 async def legal_actions(game_id: FromPath[str], request: Request[Any, Any, Any]) -> LegalActions:
-    who = _who(request)
+    who = await _who(request)
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
@@ -122,16 +137,47 @@ async def legal_actions(game_id: FromPath[str], request: Request[Any, Any, Any])
     operation_id="postAction",
     summary="Play an action against expected_version",
     status_code=200,
+    security=SECURITY,
+    responses=problems(
+        400,
+        401,
+        403,
+        404,
+        409,
+        422,
+        503,
+        codes={
+            **SEATED,
+            400: ["malformed_request", "invalid_action_format"],
+            409: ["stale_version", "seat_played_by_bot", "game_finished"],
+            422: ["not_your_turn", "idempotency_key_reused"],
+        },
+        body=True,
+    ),
 )
 async def post_action(
     game_id: FromPath[str],
-    data: JSONBody[PostAction],
+    data: Annotated[
+        PostAction,
+        Body(
+            description="`action` is one of the game's actions (`legal-actions` lists them)",
+            examples=[
+                Example(
+                    summary="itty-bitty: take a marketplace card",
+                    value={
+                        "action": {"type": "take_ittybit", "card": "ittybit-0287"},
+                        "expected_version": 12,
+                    },
+                )
+            ],
+        ),
+    ],
     request: Request[Any, Any, Any],
     idempotency_key: Annotated[
         str | None, HeaderParameter(name="Idempotency-Key", max_length=200, required=False)
     ] = None,
 ) -> ActionAccepted:
-    who = _who(request)
+    who = await _who(request)
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
@@ -159,9 +205,13 @@ def _answer(svc: GameService, record: Any, accepted: Accepted, seat: int) -> Act
     operation_id="resign",
     summary="Hand your seat to a bot for the rest of the game; you are ranked last",
     status_code=200,
+    security=SECURITY,
+    responses=problems(
+        400, 401, 403, 404, 409, 503, codes={**SEATED, 409: ["game_finished", "stale_version"]}
+    ),
 )
 async def resign(game_id: FromPath[str], request: Request[Any, Any, Any]) -> ActionAccepted:
-    who = _who(request)
+    who = await _who(request)
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
@@ -173,18 +223,54 @@ async def resign(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Act
     operation_id="claim",
     summary="Hand another seat whose deadline has passed (policy wait) to a bot",
     status_code=200,
+    security=SECURITY,
+    responses=problems(
+        400,
+        401,
+        403,
+        404,
+        409,
+        422,
+        503,
+        codes={
+            **SEATED,
+            409: [
+                "deadline_not_passed",
+                "not_claimable",
+                "seat_played_by_bot",
+                "game_finished",
+                "stale_version",
+            ],
+            422: ["no_such_seat", "own_seat"],
+        },
+        body=True,
+    ),
 )
 async def claim(
-    game_id: FromPath[str], data: JSONBody[Claim], request: Request[Any, Any, Any]
+    game_id: FromPath[str],
+    data: Annotated[Claim, Body(examples=[Example(value={"seat": 2})])],
+    request: Request[Any, Any, Any],
 ) -> ActionAccepted:
-    who = _who(request)
+    who = await _who(request)
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
     return _answer(svc, record, await seats.claim(svc, record.id, seat, data.seat), seat)
 
 
-@get("/v1/games/{game_id:str}/events", operation_id="getEvents", summary="The caller's event feed")
+@get(
+    "/v1/games/{game_id:str}/events",
+    operation_id="getEvents",
+    summary="The caller's event feed, redacted for them; long-polls up to `wait` seconds",
+    security=SECURITY,
+    responses=problems(
+        400,
+        401,
+        404,
+        503,
+        codes={**UNKNOWN_GAME, 400: ["malformed_request", "after_beyond_version"]},
+    ),
+)
 async def events(
     game_id: FromPath[str],
     request: Request[Any, Any, Any],
@@ -192,7 +278,7 @@ async def events(
     wait: Annotated[float, QueryParameter(ge=0, le=MAX_WAIT_SECONDS)] = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=500)] = 500,
 ) -> EventFeed:
-    who = _who(request)
+    who = await _who(request)
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = record.seat_of(who.player_id)
@@ -227,9 +313,13 @@ async def events(
     operation_id="getBoardSvg",
     summary="The board drawn from the caller's view (games with a map)",
     media_type="image/svg+xml",
+    security=SECURITY,
+    responses=problems(
+        400, 401, 404, 503, codes={**UNKNOWN_GAME, 404: ["unknown_game", "no_board"]}
+    ),
 )
 async def board_svg(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
-    who = _who(request)
+    who = await _who(request)
     loaded = await _svc(request).load(game_id)
     draw = getattr(loaded.rules, "board_svg", None)
     if draw is None:
@@ -243,6 +333,8 @@ async def board_svg(game_id: FromPath[str], request: Request[Any, Any, Any]) -> 
     operation_id="getMyGames",
     summary="Games the caller sits in, newest first; awaiting=true: where they must act, "
     "nearest deadline first",
+    security=SECURITY,
+    responses=problems(400, 401, codes={400: ["malformed_request", "bad_cursor"]}),
 )
 async def my_games(
     request: Request[Any, Any, Any],
@@ -250,7 +342,7 @@ async def my_games(
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, QueryParameter(max_length=200)] = None,
 ) -> MyGames:
-    who = _who(request)
+    who = await _who(request)
     after = _page_key(cursor) if cursor else None
     rows = await _svc(request).games.of_player(who.player_id, awaiting, limit + 1, after)
     more, rows = len(rows) > limit, rows[:limit]
@@ -308,9 +400,12 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             health,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
-        lifespan=[lifespan],
-        openapi_config=OpenAPIConfig(
-            title="Turnpost game service", version="1.0.0", path="/schema"
+        lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
+        middleware=[RateLimitMiddleware(), BodyGuardMiddleware()],
+        openapi_config=openapi_config(
+            "Turnpost game service",
+            openapi_components(registry().values()),
+            closed=closed_structs(contracts.game),
         ),
         debug=False,
     )

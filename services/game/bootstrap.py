@@ -16,11 +16,19 @@ from contracts.streams import COMMANDS, GAMES, GROUPS, LOBBY
 from infra.db import create_pool
 from infra.eventstore.memory import MemoryEventStore
 from infra.eventstore.postgres import PostgresEventStore
+from infra.keys import check_secrets
 from infra.migrate import ensure_database, migrate
 from infra.settings import Settings, from_env
 from infra.streams.consumer import Consumer
 from infra.streams.memory import MemoryStreams
 from infra.streams.redis import RedisStreams
+from infra.tokens import (
+    CachedTokenLedger,
+    MemoryTokenLedger,
+    PostgresTokenLedger,
+    TokenLedger,
+    Tokens,
+)
 from services.game.consumers import on_command, on_room_started
 from services.game.handlers import GameService
 from services.game.live import Waiters, follow_games_stream
@@ -33,6 +41,7 @@ log = logging.getLogger(__name__)
 async def lifespan(app: Litestar) -> AsyncIterator[None]:
     settings: Settings = app.state.settings or from_env()
     app.state.settings = settings
+    keyring = check_secrets(settings)  # refuses forgeable keys before anything starts
     waiters = Waiters()
     pool: asyncpg.Pool | None = None
     streams: Any
@@ -40,6 +49,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         store = MemoryEventStore()
         service = GameService(store, MemoryGamesRepository(store), waiters, settings.snapshot_every)
         streams = MemoryStreams()
+        ledger: TokenLedger = MemoryTokenLedger()  # no players table: no token ends here
     else:
         await ensure_database(settings.database_url)
         pool = await create_pool(settings.database_url)
@@ -52,6 +62,9 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
             settings.snapshot_every,
         )
         streams = RedisStreams.from_url(settings.redis_url)
+        # The lobby's players table, remembered per player for token_check_ttl_s.
+        ledger = CachedTokenLedger(PostgresTokenLedger(pool), settings.token_check_ttl_s)
+    app.state.tokens = Tokens(keyring, ledger, require_player=False)
     app.state.service = service
     app.state.streams = streams
     name = f"game-{os.getpid()}"

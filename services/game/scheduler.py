@@ -200,4 +200,4 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
 
 
 if __name__ == "__main__":
-    run_until_signalled(run)
+    run_until_signalled(run, uses_secrets=True)  # it signs the timeouts it sends

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Annotated, Any, Literal
 
 import msgspec
-from litestar import Litestar, Request, Response, get, post
-from litestar.openapi import OpenAPIConfig, ResponseSpec
-from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar import Litestar, Request, Response, delete, get, post
+from litestar.datastructures import ResponseHeader
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example
+from litestar.params import Body, FromPath, FromQuery, QueryParameter
 from redis.exceptions import RedisError
 
+import contracts.lobby
 from contracts.lobby import (
     AddBot,
     Catalog,
     CatalogGame,
+    GameSchemas,
     JoinRoom,
     NewPlayer,
     NewRoom,
@@ -27,14 +32,25 @@ from contracts.problems import ProblemError
 from contracts.streams import LOBBY
 from games.registry import get as get_rules
 from games.registry import registry
-from infra.auth import Principal, issue
-from infra.http import EXCEPTION_HANDLERS, check_background, decode_body, principal_from
+from games.schemas import game_schemas
+from infra.auth import InvalidToken, Principal
+from infra.guards import BodyGuardMiddleware
+from infra.http import EXCEPTION_HANDLERS, authenticate, check_background
+from infra.openapi import SECURITY, OptionalBody, closed_structs, openapi_config, problems
+from infra.ratelimit import RateLimitMiddleware, rate_limits
 from infra.settings import Settings
+from infra.tokens import Tokens
 from services.lobby.bootstrap import lifespan
 from services.lobby.rooms import Lobby
 
 log = logging.getLogger(__name__)
+MAX_START_WAIT_S = 30.0
 RoomStatusFilter = Literal["open", "starting", "playing", "finished", "cancelled"]
+# Every route that takes a token: 401 when it is not valid here (README, "Keys, rotation and
+# tokens").
+AUTH_CODES = {
+    401: ("unauthorized", "token_expired", "unknown_key", "token_revoked", "unknown_player")
+}
 
 
 def _lobby(request: Request[Any, Any, Any]) -> Lobby:
@@ -42,27 +58,71 @@ def _lobby(request: Request[Any, Any, Any]) -> Lobby:
     return lobby
 
 
+def _tokens(request: Request[Any, Any, Any]) -> Tokens:
+    tokens: Tokens = request.app.state.tokens
+    return tokens
+
+
 async def _who(request: Request[Any, Any, Any]) -> Principal:
-    settings: Settings = request.app.state.settings
-    who = principal_from(request, settings.secret)
-    if not await _lobby(request).player_exists(who.player_id):
-        raise ProblemError(401, "unknown_player", "this token names no player of this lobby")
-    return who
+    return await authenticate(request)  # signed here, not ended, names a player of this lobby
 
 
-@post("/v1/players", operation_id="createPlayer", summary="Register; returns a bearer token")
+@post(
+    "/v1/players",
+    operation_id="createPlayer",
+    summary="Register; returns a bearer token",
+    responses=problems(400, 422, codes={422: ["invalid_name"]}, body=True),
+)
 async def create_player(
-    data: JSONBody[NewPlayer], request: Request[Any, Any, Any]
+    data: Annotated[NewPlayer, Body(examples=[Example(value={"name": "Ada"})])],
+    request: Request[Any, Any, Any],
 ) -> PlayerCreated:
     name = data.name.strip()
     if not 1 <= len(name) <= 40:
         raise ProblemError(422, "invalid_name", "a name has 1 to 40 characters")
-    settings: Settings = request.app.state.settings
     player_id = await _lobby(request).new_player(name)
-    return PlayerCreated(id=player_id, name=name, token=issue(settings.secret, player_id, name))
+    return PlayerCreated(id=player_id, name=name, token=_tokens(request).issue(player_id, name))
 
 
-@get("/v1/catalog", operation_id="getCatalog", summary="Games, seat ranges, bot levels, options")
+@post(
+    "/v1/players/me/tokens",
+    operation_id="issueToken",
+    summary="Another token for the caller; the caller's own keeps working",
+    security=SECURITY,
+    responses=problems(401, codes=AUTH_CODES),
+)
+async def issue_token(request: Request[Any, Any, Any]) -> PlayerCreated:
+    """A fresh token for the same player (with `DELETE` after it: replace a leaked token)."""
+    who = await _who(request)
+    try:
+        token = await _tokens(request).renew(who)
+    except InvalidToken as exc:
+        raise ProblemError(401, exc.code, str(exc)) from exc
+    return PlayerCreated(id=who.player_id, name=who.name, token=token)
+
+
+@delete(
+    "/v1/players/me/tokens",
+    operation_id="endOtherTokens",
+    summary="End every token of the caller but the one this request carries",
+    security=SECURITY,
+    responses=problems(401, codes=AUTH_CODES),
+)
+async def end_other_tokens(request: Request[Any, Any, Any]) -> None:
+    """At once here; at the game service within TOKEN_CHECK_TTL_S (5 s)."""
+    who = await _who(request)
+    try:
+        await _tokens(request).end_others(who)
+    except InvalidToken as exc:
+        raise ProblemError(401, exc.code, str(exc)) from exc
+
+
+@get(
+    "/v1/catalog",
+    operation_id="getCatalog",
+    summary="Games, seat ranges, bot levels, options; where each game's JSON Schemas are",
+    responses=problems(),
+)
 async def catalog() -> Catalog:
     return Catalog(
         games=[
@@ -73,30 +133,89 @@ async def catalog() -> Catalog:
                 max_seats=r.seats.stop - 1,
                 bot_levels=list(r.bot_levels),
                 options_schema=msgspec.json.schema(r.options_type),
+                schemas=f"/v1/catalog/{r.key}/schemas",
             )
             for r in registry().values()
         ]
     )
 
 
-@get("/v1/catalog/{game:str}/content", operation_id="getGameContent", summary="A game's cards")
+@get(
+    "/v1/catalog/{game:str}/content",
+    operation_id="getGameContent",
+    summary="A game's cards",
+    responses=problems(400, 404, codes={404: ["unknown_game"]}),
+)
 async def game_content(game: FromPath[str]) -> dict[str, Any]:
-    rules = get_rules(game)
-    if rules is None:
-        raise ProblemError(404, "unknown_game", f"no game {game!r}")
-    content: dict[str, Any] = rules.describe()  # type: ignore[attr-defined]
+    content: dict[str, Any] = _rules(game).describe()  # type: ignore[attr-defined]
     return content
 
 
-@post("/v1/rooms", operation_id="createRoom", summary="Open a room; the creator takes seat 0")
-async def create_room(data: JSONBody[NewRoom], request: Request[Any, Any, Any]) -> Room:
+@get(
+    "/v1/catalog/{game:str}/schemas",
+    operation_id="getGameSchemas",
+    summary="JSON Schemas of a game's actions, events (with the clock's), views and options",
+    responses=problems(400, 404, codes={404: ["unknown_game"]}),
+)
+async def game_schemas_of(game: FromPath[str]) -> GameSchemas:
+    rules = _rules(game)
+    return GameSchemas(game=rules.key, **game_schemas(rules))
+
+
+def _rules(game: str) -> Any:
+    rules = get_rules(game)
+    if rules is None:
+        raise ProblemError(404, "unknown_game", f"no game {game!r}")
+    return rules
+
+
+@post(
+    "/v1/rooms",
+    operation_id="createRoom",
+    summary="Open a room; the creator takes seat 0",
+    security=SECURITY,
+    responses=problems(
+        400,
+        401,
+        422,
+        codes={
+            **AUTH_CODES,
+            422: ["unknown_game", "bad_seat_count", "invalid_options", "invalid_timing"],
+        },
+        body=True,
+    ),
+)
+async def create_room(
+    data: Annotated[
+        NewRoom,
+        Body(
+            examples=[
+                Example(value={"game": "itty-bitty", "seats": 2}),
+                Example(
+                    value={
+                        "game": "itchy-feet",
+                        "seats": 3,
+                        "options": {"events": True},
+                        "timing": {"per_move_s": 86400, "on_timeout": "bot_move"},
+                    },
+                ),
+            ]
+        ),
+    ],
+    request: Request[Any, Any, Any],
+) -> Room:
     who = await _who(request)
     return await _lobby(request).create_room(
         who.player_id, data.game, data.seats, data.options, data.timing
     )
 
 
-@get("/v1/rooms", operation_id="listRooms", summary="Rooms, newest first")
+@get(
+    "/v1/rooms",
+    operation_id="listRooms",
+    summary="Rooms, newest first",
+    responses=problems(400, codes={400: ["malformed_request", "bad_cursor"]}),
+)
 async def list_rooms(
     request: Request[Any, Any, Any],
     game: FromQuery[str | None] = None,
@@ -107,28 +226,93 @@ async def list_rooms(
     return await _lobby(request).list(game, status, limit, cursor)
 
 
-@get("/v1/rooms/{room_id:str}", operation_id="getRoom")
+@get(
+    "/v1/rooms/{room_id:str}",
+    operation_id="getRoom",
+    summary="A room",
+    responses=problems(400, 404, codes={404: ["unknown_room"]}),
+)
 async def get_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Room:
     return await _lobby(request).get(room_id)
 
 
-@post("/v1/rooms/{room_id:str}/join", operation_id="joinRoom", status_code=200)
-async def join_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Room:
+@post(
+    "/v1/rooms/{room_id:str}/join",
+    operation_id="joinRoom",
+    summary="Take a seat: the one named, or the first free (the body is optional)",
+    status_code=200,
+    operation_class=OptionalBody,
+    security=SECURITY,
+    responses=problems(
+        400,
+        401,
+        404,
+        409,
+        422,
+        codes={
+            **AUTH_CODES,
+            404: ["unknown_room"],
+            409: ["room_not_open", "already_seated", "room_full", "seat_taken"],
+            422: ["no_such_seat"],
+        },
+        body=True,
+    ),
+)
+async def join_room(
+    room_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    data: Annotated[JoinRoom | None, Body(examples=[Example(value={"seat": 1})])] = None,
+) -> Room:
     who = await _who(request)
-    body = await request.body()
-    data = decode_body(body, JoinRoom) if body.strip() else JoinRoom()
-    return await _lobby(request).join(room_id, who.player_id, data.seat)
+    return await _lobby(request).join(room_id, who.player_id, (data or JoinRoom()).seat)
 
 
-@post("/v1/rooms/{room_id:str}/leave", operation_id="leaveRoom", status_code=200)
+@post(
+    "/v1/rooms/{room_id:str}/leave",
+    operation_id="leaveRoom",
+    summary="Give up your seat in an open room (the last person out cancels it)",
+    status_code=200,
+    security=SECURITY,
+    responses=problems(
+        400,
+        401,
+        404,
+        409,
+        codes={**AUTH_CODES, 404: ["unknown_room"], 409: ["not_in_room", "room_not_open"]},
+    ),
+)
 async def leave_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Room:
     who = await _who(request)
     return await _lobby(request).leave(room_id, who.player_id)
 
 
-@post("/v1/rooms/{room_id:str}/bots", operation_id="addBot", status_code=200)
+@post(
+    "/v1/rooms/{room_id:str}/bots",
+    operation_id="addBot",
+    summary="Seat a bot (host): in the seat named, or the first free",
+    status_code=200,
+    security=SECURITY,
+    responses=problems(
+        400,
+        401,
+        403,
+        404,
+        409,
+        422,
+        codes={
+            **AUTH_CODES,
+            403: ["not_host"],
+            404: ["unknown_room"],
+            409: ["room_not_open", "room_full", "seat_taken"],
+            422: ["unknown_bot_level", "no_such_seat"],
+        },
+        body=True,
+    ),
+)
 async def add_bot(
-    room_id: FromPath[str], data: JSONBody[AddBot], request: Request[Any, Any, Any]
+    room_id: FromPath[str],
+    data: Annotated[AddBot, Body(examples=[Example(value={"level": "random"})])],
+    request: Request[Any, Any, Any],
 ) -> Room:
     who = await _who(request)
     return await _lobby(request).add_bot(room_id, who.player_id, data.level, data.seat)
@@ -138,13 +322,51 @@ async def add_bot(
     "/v1/rooms/{room_id:str}/start",
     operation_id="startRoom",
     status_code=202,
-    summary="Start: empty seats get bots of fill_bots level (default greedy)",
+    summary="Start (host): empty seats get bots of fill_bots level (default greedy); "
+    "?wait=S answers 200 with the game_id once the game exists",
+    operation_class=OptionalBody,
+    security=SECURITY,
+    response_headers=[
+        ResponseHeader(
+            name="Location",
+            description="On 202: the room, to follow until it carries game_id",
+            documentation_only=True,
+        )
+    ],
+    responses={
+        200: ResponseSpec(Room, description="Started: the game exists (`game_id` set)"),
+        **problems(
+            400,
+            401,
+            403,
+            404,
+            409,
+            422,
+            codes={
+                **AUTH_CODES,
+                403: ["not_host"],
+                404: ["unknown_room"],
+                409: ["room_not_open", "seats_empty"],
+                422: ["unknown_bot_level"],
+            },
+            body=True,
+        ),
+    },
 )
-async def start_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Room:
+async def start_room(
+    room_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        StartRoom | None, Body(examples=[Example(value={"fill_bots": "random"})])
+    ] = None,
+    wait: Annotated[float, QueryParameter(ge=0, le=MAX_START_WAIT_S)] = 0,
+) -> Response[Room]:
+    """202 with `Location` (the room, which carries `game_id` once the game exists); with
+    `?wait=S`, 200 as soon as the game exists within S seconds, with its `game_id`."""
     who = await _who(request)
-    body = await request.body()
-    data = decode_body(body, StartRoom) if body.strip() else StartRoom()
-    room, message = await _lobby(request).start(room_id, who.player_id, data.fill_bots)
+    fill_bots = (data or StartRoom()).fill_bots
+    lobby = _lobby(request)
+    room, message = await lobby.start(room_id, who.player_id, fill_bots)
     settings: Settings = request.app.state.settings
     # If this publish fails or is lost, the lobby's sweep publishes again (the game side is
     # idempotent): the room is committed as starting either way, so the answer is still 202.
@@ -154,14 +376,36 @@ async def start_room(room_id: FromPath[str], request: Request[Any, Any, Any]) ->
         )
     except RedisError as exc:
         log.warning("RoomStarted for %s not published yet (%r); the sweep will retry", room_id, exc)
-    return room
+    deadline = asyncio.get_running_loop().time() + wait
+    while wait and room.game_id is None and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+        room = await lobby.get(room_id)
+    if room.game_id is not None:
+        return Response(room, status_code=200)
+    return Response(room, status_code=202, headers={"Location": f"/v1/rooms/{room.id}"})
 
 
 @post(
     "/v1/rooms/{room_id:str}/rematch",
     operation_id="rematchRoom",
     summary="Play a finished room again: same game, settings, bots and people",
-    responses={200: ResponseSpec(Room, description="The rematch an earlier call made")},
+    security=SECURITY,
+    responses={
+        200: ResponseSpec(Room, description="The rematch an earlier call made"),
+        **problems(
+            400,
+            401,
+            403,
+            404,
+            409,
+            codes={
+                **AUTH_CODES,
+                403: ["not_seated"],
+                404: ["unknown_room"],
+                409: ["room_not_finished"],
+            },
+        ),
+    },
 )
 async def rematch_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[Room]:
     """The one rematch of a finished room, for any of its players.
@@ -183,8 +427,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
     app = Litestar(
         route_handlers=[
             create_player,
+            issue_token,
+            end_other_tokens,
             catalog,
             game_content,
+            game_schemas_of,
             create_room,
             list_rooms,
             get_room,
@@ -196,8 +443,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
             health,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
-        lifespan=[lifespan],
-        openapi_config=OpenAPIConfig(title="Turnpost lobby", version="1.0.0", path="/schema"),
+        lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
+        middleware=[RateLimitMiddleware(), BodyGuardMiddleware()],
+        openapi_config=openapi_config("Turnpost lobby", closed=closed_structs(contracts.lobby)),
         logging_config=None,  # infra.logging configures the process from LOG_LEVEL
     )
     app.state.settings = settings

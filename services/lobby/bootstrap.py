@@ -13,11 +13,13 @@ from litestar import Litestar
 
 from contracts.streams import GAMES, GROUPS, LOBBY, GameEvent
 from infra.db import create_pool
+from infra.keys import check_secrets
 from infra.migrate import ensure_database, migrate
 from infra.settings import Settings, from_env
 from infra.streams import Message, Streams
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
+from infra.tokens import PostgresTokenLedger, Tokens
 from services.lobby.rooms import Lobby
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,7 @@ async def republish_stuck(
 async def lifespan(app: Litestar) -> AsyncIterator[None]:
     settings: Settings = app.state.settings or from_env()
     app.state.settings = settings
+    keyring = check_secrets(settings)  # refuses forgeable keys before anything starts
     await ensure_database(settings.database_url)
     pool = await create_pool(settings.database_url)
     async with pool.acquire() as conn:
@@ -58,6 +61,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     streams = RedisStreams.from_url(settings.redis_url)
     lobby = Lobby(pool)
     app.state.lobby = lobby
+    app.state.tokens = Tokens(keyring, PostgresTokenLedger(pool), require_player=True)
     app.state.streams = streams
     consumer = Consumer(
         streams,

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import os
 import random
+import secrets
 import signal
 import subprocess
 import sys
@@ -82,13 +83,16 @@ class Procs:
         self.procs.clear()
 
 
+SECRET = secrets.token_urlsafe(48)  # this run's own
+
+
 def _env(dsn: str, redis_url: str, prefix: str, port: int) -> dict[str, str]:
     return {
         "DATABASE_URL": dsn,
         "REDIS_URL": redis_url,
         "STREAM_PREFIX": prefix,
         "GAME_PORT": str(port),
-        "TURNPOST_SECRET": "bench-clocks-secret-of-32-bytes-at-least",
+        "TURNPOST_SECRET": SECRET,
     }
 
 

@@ -51,13 +51,13 @@ class Table:
             assert joined.status_code == 200, joined.text
 
     def start(self) -> str:
-        started = self.lobby.post(f"/v1/rooms/{self.room_id}/start", headers=self.auth[0])
-        assert started.status_code == 202, started.text
-        room = _wait_for(
-            lambda: (r := self.lobby.get(f"/v1/rooms/{self.room_id}").json())["game_id"] and r,
-            "the game to exist",
+        """Start and wait for the game in the same request (no polling)."""
+        started = self.lobby.post(
+            f"/v1/rooms/{self.room_id}/start", params={"wait": 10}, headers=self.auth[0]
         )
-        self.game_id = room["game_id"]
+        assert started.status_code == 200, started.text
+        self.game_id = started.json()["game_id"]
+        assert self.game_id and self.view()["version"] >= 1
         return self.game_id
 
     def view(self, seat: int = 0) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -130,10 +131,15 @@ def faulty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Faulty]:
         "STREAM_PREFIX": "",
         "LOBBY_PORT": str(lobby_port),
         "GAME_PORT": str(game_port),
-        "TURNPOST_SECRET": "faults-secret-of-at-least-32-bytes",
+        "TURNPOST_SECRET": secrets.token_urlsafe(48),  # this stack's own
         "LOG_LEVEL": "WARNING",
         "BOT_RESEND_AFTER_S": "2",
         "TIMEOUT_RESEND_AFTER_S": "2",
+        # the tests play faster than any person: limits far above the defaults (still counted)
+        "RATE_LIMIT_REGISTER": "10000/minute",
+        "RATE_LIMIT_ACTION": "10000/minute",
+        "RATE_LIMIT_WRITE": "10000/minute",
+        "RATE_LIMIT_READ": "10000/minute",
     }
     procs = Processes(env, Path(folder) / "stack.log")
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -13,13 +14,15 @@ import pytest
 
 from contracts.streams import RoomStarted, StartedSeat
 from infra.auth import issue
+from infra.keys import SigningKey
 from infra.settings import Settings
 from services.game.app import create_app
 from services.game.handlers import GameService
 from tests.integration.serve import serving
 from tests.integration.tables import game_service, new_game
 
-SECRET = "api-test-secret-at-least-32-bytes-long"
+SECRET = secrets.token_urlsafe(48)  # this run's own
+KEY = SigningKey.from_secret(SECRET)
 
 
 @pytest.fixture
@@ -38,7 +41,7 @@ class Table:
         self.client, self.game_id, self.players = client, game_id, players
 
     def auth(self, seat: int) -> dict[str, str]:
-        return {"authorization": f"Bearer {issue(SECRET, self.players[seat], f'p{seat}')}"}
+        return {"authorization": f"Bearer {issue(KEY, self.players[seat], f'p{seat}')}"}
 
     async def get(self, seat: int, path: str = "", **params: Any) -> Any:
         return await self.client.get(
@@ -90,7 +93,7 @@ async def test_view_is_the_callers_own(table: Table) -> None:
 
 
 async def test_spectator_sees_public_only(table: Table, client: httpx.AsyncClient) -> None:
-    outsider = {"authorization": f"Bearer {issue(SECRET, 'someone-else', 'x')}"}
+    outsider = {"authorization": f"Bearer {issue(KEY, 'someone-else', 'x')}"}
     view = (await client.get(f"/v1/games/{table.game_id}", headers=outsider)).json()
     assert view["your_seat"] is None and view["view"]["private"] is None
     problem(
@@ -118,7 +121,7 @@ async def test_a_move_is_accepted_and_the_feed_redacts_it(table: Table) -> None:
 async def test_errors_are_problem_details(table: Table, client: httpx.AsyncClient) -> None:
     problem(await client.get(f"/v1/games/{table.game_id}"), 401, "unauthorized")
     forged = {
-        "authorization": f"Bearer {issue('not-the-secret-but-just-as-long-as-one', table.players[0], 'x')}"
+        "authorization": f"Bearer {issue(SigningKey(KEY.kid, 'not-the-secret-but-just-as-long-as-one'), table.players[0], 'x')}"
     }
     problem(await client.get(f"/v1/games/{table.game_id}", headers=forged), 401, "unauthorized")
     problem(
@@ -310,7 +313,7 @@ async def test_a_footprints_board_is_drawn_as_svg(
     assert len(spaces) == 162
     caves = [e for e in root if e.get("class") == "cave"]
     assert len(caves) >= 6
-    outsider = {"authorization": f"Bearer {issue(SECRET, 'someone-else', 'x')}"}
+    outsider = {"authorization": f"Bearer {issue(KEY, 'someone-else', 'x')}"}
     assert (await client.get(f"/v1/games/{game_id}/board.svg", headers=outsider)).status_code == 200
 
 
@@ -324,7 +327,7 @@ async def test_my_games_are_paged_and_awaiting_ones_come_nearest_deadline_first(
     from datetime import UTC, datetime, timedelta
 
     me = f"pager-{uuid.uuid4()}"
-    auth = {"authorization": f"Bearer {issue(SECRET, me, 'me')}"}
+    auth = {"authorization": f"Bearer {issue(KEY, me, 'me')}"}
     real = service.now
     ids = []
     # five clocked games whose clocks started at different times, created in an order

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -15,12 +16,13 @@ import redis.asyncio as aioredis
 
 from contracts.streams import LOBBY, RoomStarted
 from infra.auth import issue
+from infra.keys import SigningKey
 from infra.settings import Settings
 from services.lobby.app import create_app
 from services.lobby.rooms import Lobby
 from tests.integration.serve import serving
 
-SECRET = "lobby-test-secret-at-least-32-bytes"
+SECRET = secrets.token_urlsafe(48)  # this run's own
 DAYS_90 = 90 * 86400
 
 
@@ -118,7 +120,7 @@ async def test_create_room_and_its_errors(client: httpx.AsyncClient) -> None:
     problem(
         await client.post("/v1/rooms", json={"game": "itty-bitty", "seats": 2}), 401, "unauthorized"
     )
-    ghost = {"authorization": f"Bearer {issue(SECRET, 'p-ghost', 'ghost')}"}
+    ghost = {"authorization": f"Bearer {issue(SigningKey.from_secret(SECRET), 'p-ghost', 'ghost')}"}
     problem(
         await client.post("/v1/rooms", json={"game": "itty-bitty", "seats": 2}, headers=ghost),
         401,
@@ -242,6 +244,7 @@ async def test_bots_and_start_publish_room_started(
         f"/v1/rooms/{rid}/start", json={"fill_bots": "greedy"}, headers=auth(host)
     )
     assert started.status_code == 202 and started.json()["status"] == "starting"
+    assert started.headers["location"] == f"/v1/rooms/{rid}"  # follow it until game_id
     assert [s["bot"] for s in started.json()["seats"]] == [None, "greedy", "greedy", "random"]
     problem(await client.post(f"/v1/rooms/{rid}/start", headers=auth(host)), 409, "room_not_open")
     entries = await redis_client.xrange(settings.stream(LOBBY))

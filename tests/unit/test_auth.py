@@ -1,19 +1,29 @@
 """Bearer tokens: issued by the lobby, verified (and remembered) by every service."""
 
+import secrets
 import time
 
 import jwt
 import pytest
 
 from infra.auth import ISSUER, InvalidToken, issue, verify
+from infra.keys import KNOWN_DEFAULTS, Keyring, SigningKey
 
-SECRET = "unit-test-secret-of-at-least-32-bytes"
+KEY = SigningKey.from_secret(secrets.token_urlsafe(48))
+RING = Keyring((KEY,))
 
 
-def test_a_token_names_its_player() -> None:
-    p = verify(SECRET, f"Bearer {issue(SECRET, 'p-1', 'Ada')}")
-    assert (p.player_id, p.name) == ("p-1", "Ada")
-    assert verify(SECRET, f"bearer  {issue(SECRET, 'p-1', 'Ada')}").player_id == "p-1"
+def code_of(ring: Keyring, token: str) -> str:
+    with pytest.raises(InvalidToken) as refused:
+        verify(ring, f"Bearer {token}")
+    return refused.value.code
+
+
+def test_a_token_names_its_player_its_serial_and_its_key() -> None:
+    p = verify(RING, f"Bearer {issue(KEY, 'p-1', 'Ada', serial=3)}")
+    assert (p.player_id, p.name, p.serial) == ("p-1", "Ada", 3)
+    assert verify(RING, f"bearer  {issue(KEY, 'p-1', 'Ada')}").player_id == "p-1"
+    assert jwt.get_unverified_header(issue(KEY, "p-1", "Ada"))["kid"] == KEY.kid
 
 
 @pytest.mark.parametrize(
@@ -21,25 +31,73 @@ def test_a_token_names_its_player() -> None:
     [None, "", "Bearer", "Bearer ", "Basic abc", "Bearer not.a.jwt", "Token " + "x" * 20],
 )
 def test_malformed_headers_are_refused(header: str | None) -> None:
-    with pytest.raises(InvalidToken):
-        verify(SECRET, header)
+    with pytest.raises(InvalidToken) as refused:
+        verify(RING, header)
+    assert refused.value.code == "unauthorized"
 
 
 def test_a_token_signed_with_another_secret_is_refused() -> None:
-    with pytest.raises(InvalidToken):
-        verify(SECRET, f"Bearer {issue('another-secret-of-at-least-32-bytes!', 'p-1', 'x')}")
+    other = SigningKey.from_secret("another-secret-of-at-least-32-bytes!")
+    assert code_of(RING, issue(other, "p-1", "x")) == "unknown_key"
+    # the same forger, naming our key: the signature does not hold
+    assert code_of(RING, issue(SigningKey(KEY.kid, other.secret), "p-1", "x")) == "unauthorized"
+
+
+@pytest.mark.filterwarnings("ignore:The HMAC key is")  # the defaults are short: the point
+@pytest.mark.parametrize("default", KNOWN_DEFAULTS)
+def test_a_token_forged_with_a_published_default_is_refused(default: str) -> None:
+    claims = {"sub": "p-1", "iss": ISSUER, "exp": int(time.time()) + 60}
+    bare = jwt.encode(claims, default, algorithm="HS256")
+    assert code_of(RING, bare) == "unauthorized"
+    assert code_of(RING, issue(SigningKey.from_secret(default), "p-1", "x")) == "unknown_key"
+    assert code_of(RING, issue(SigningKey(KEY.kid, default), "p-1", "x")) == "unauthorized"
+
+
+def test_while_a_new_key_signs_an_old_one_still_verifies_until_removed() -> None:
+    old, new = (
+        SigningKey("old", secrets.token_urlsafe(48)),
+        SigningKey("new", secrets.token_urlsafe(48)),
+    )
+    before = issue(Keyring((old,)).signing, "p-1", "Ada")
+    rotating = Keyring((new, old))
+    after = issue(rotating.signing, "p-1", "Ada")
+    assert jwt.get_unverified_header(after)["kid"] == "new"
+    assert verify(rotating, f"Bearer {before}").player_id == "p-1"
+    assert verify(rotating, f"Bearer {after}").player_id == "p-1"
+    rotated = Keyring((new,))
+    assert code_of(rotated, before) == "unknown_key"
+    assert verify(rotated, f"Bearer {after}").player_id == "p-1"
+
+
+def test_a_token_from_before_key_ids_is_checked_against_every_key() -> None:
+    old = secrets.token_urlsafe(48)
+    claims = {"sub": "p-4", "name": "Old", "iss": ISSUER, "exp": int(time.time()) + 60}
+    legacy = jwt.encode(claims, old, algorithm="HS256")  # no kid, no serial
+    p = verify(Keyring((KEY, SigningKey.from_secret(old))), f"Bearer {legacy}")
+    assert (p.player_id, p.serial) == ("p-4", 0)
+    assert code_of(RING, legacy) == "unauthorized"
 
 
 def test_an_expired_token_is_refused_even_after_it_was_accepted_once() -> None:
     soon = int(time.time()) + 1
-    token = jwt.encode({"sub": "p-2", "iss": ISSUER, "exp": soon}, SECRET, algorithm="HS256")
-    assert verify(SECRET, f"Bearer {token}").player_id == "p-2"  # now cached
+    token = jwt.encode(
+        {"sub": "p-2", "iss": ISSUER, "exp": soon}, KEY.secret, "HS256", {"kid": KEY.kid}
+    )
+    assert verify(RING, f"Bearer {token}").player_id == "p-2"  # now cached
     time.sleep(max(0.0, soon - time.time()) + 0.05)
-    with pytest.raises(InvalidToken, match="expired"):
-        verify(SECRET, f"Bearer {token}")
+    assert code_of(RING, token) == "token_expired"
 
 
-def test_a_token_without_expiry_is_refused() -> None:
-    token = jwt.encode({"sub": "p-3", "iss": ISSUER}, SECRET, algorithm="HS256")
-    with pytest.raises(InvalidToken):
-        verify(SECRET, f"Bearer {token}")
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {"sub": "p-3", "iss": ISSUER},  # no expiry
+        {"sub": "p-3", "iss": ISSUER, "exp": "soon"},
+        {"sub": "p-3", "iss": ISSUER, "exp": time.time() + 60, "serial": -1},
+        {"sub": "p-3", "iss": ISSUER, "exp": time.time() + 60, "serial": "2"},
+        {"sub": "p-3", "iss": "someone-else", "exp": time.time() + 60},
+    ],
+)
+def test_a_token_with_bad_claims_is_refused(claims: dict[str, object]) -> None:
+    token = jwt.encode(claims, KEY.secret, algorithm="HS256", headers={"kid": KEY.kid})
+    assert code_of(RING, token) == "unauthorized"

@@ -1,0 +1,117 @@
+"""Bounds on what a client may send: body size (413 `payload_too_large`) and JSON nesting
+(400 `too_deep`), checked before any handler or decoder sees the body."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import msgspec
+from litestar.enums import ScopeType
+from litestar.middleware import ASGIMiddleware
+from litestar.types import ASGIApp, HTTPRequestEvent, Receive, ReceiveMessage, Scope, Send
+
+from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
+from infra.settings import Settings
+
+DEFAULTS = Settings()
+# A JSON string (escapes included) or a bracket: brackets inside strings are not nesting.
+_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_OPENERS = frozenset(b"[{")
+
+
+def json_too_deep(raw: bytes, max_depth: int) -> bool:
+    """Whether arrays/objects nest deeper than max_depth (decoders recurse once per level).
+
+    Tokenised like a JSON lexer, so it agrees with the decoder on every valid prefix; where
+    the text stops being JSON the decoder fails there, no deeper than this scan went.
+    """
+    if raw.count(b"[") + raw.count(b"{") <= max_depth:
+        return False  # the common case: too few brackets to nest that deep
+    depth = 0
+    for token in _TOKENS.finditer(raw):
+        first = raw[token.start()]
+        if first in _OPENERS:
+            depth += 1
+            if depth > max_depth:
+                return True
+        elif first != 0x22:  # a closer (a string is skipped whole)
+            depth -= 1
+    return False
+
+
+async def send_problem(
+    scope: Scope, send: Send, error: ProblemError, headers: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
+    """Answer a problem straight from a middleware, as infra.http renders it for handlers."""
+    body = msgspec.json.encode(error.problem(instance=scope["path"]))
+    await send(
+        {
+            "type": "http.response.start",
+            "status": error.status,
+            "headers": [
+                (b"content-type", PROBLEM_CONTENT_TYPE.encode()),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _too_large(limit: int) -> ProblemError:
+    return ProblemError(413, "payload_too_large", f"the body is over {limit} bytes")
+
+
+class BodyGuardMiddleware(ASGIMiddleware):
+    """Reads the body (at most max_body_bytes), checks its nesting, then hands it on."""
+
+    scopes = (ScopeType.HTTP,)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        settings: Settings = scope["litestar_app"].state.get("settings") or DEFAULTS
+        limit = settings.max_body_bytes
+        declared = chunked = None
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                declared = value
+            elif name == b"transfer-encoding":
+                chunked = value
+        if chunked is None and (declared is None or declared.strip() in (b"", b"0")):
+            await next_app(scope, receive, send)  # no body
+            return
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            await send_problem(scope, send, _too_large(limit))
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return  # the client is gone: nobody to answer
+            if message["type"] != "http.request":
+                continue
+            body += message.get("body", b"")
+            if len(body) > limit:
+                await send_problem(scope, send, _too_large(limit))
+                return
+            more = message.get("more_body", False)
+        whole = bytes(body)
+        if json_too_deep(whole, settings.max_json_depth):
+            error = ProblemError(
+                400, "too_deep", f"JSON nested deeper than {settings.max_json_depth} levels"
+            )
+            await send_problem(scope, send, error)
+            return
+
+        replayed = False
+
+        async def replay() -> ReceiveMessage:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # after the body: a disconnect, when it comes
+            replayed = True
+            event: HTTPRequestEvent = {"type": "http.request", "body": whole, "more_body": False}
+            return event
+
+        await next_app(scope, replay, send)

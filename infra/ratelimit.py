@@ -1,0 +1,214 @@
+"""Rate limits per route class and subject, counted in Redis so every replica shares them.
+
+A subject is the player a valid bearer token names, else the client's address; registering
+is always per address, which is also what bounds the tokens one address can hold. Counting
+is infra/rate_counters.py (one atomic script per request).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import math
+import time
+from collections.abc import AsyncIterator
+from typing import Literal, NamedTuple
+
+import redis.asyncio as aioredis
+from litestar import Litestar, Request
+from litestar.enums import ScopeType
+from litestar.middleware import ASGIMiddleware
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from redis.exceptions import RedisError
+
+from contracts.problems import ProblemError
+from infra.guards import send_problem
+from infra.http import principal_from
+from infra.rate_counters import Counter, Limit, MemoryCounter, RedisCounter, parse_limit
+from infra.settings import Settings, from_env
+
+log = logging.getLogger(__name__)
+
+RouteClass = Literal["register", "action", "write", "read"]
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+ACTION_ROUTES = ("/actions", "/resign", "/claim")  # under /v1/games/{id}
+BYPASS_AFTER_FAILURE_S = 2.0  # an unreachable store is not asked again for this long
+
+
+def route_class(method: str, path: str) -> RouteClass:
+    if method in ("GET", "HEAD", "OPTIONS"):
+        return "read"
+    if path.rstrip("/") == "/v1/players":
+        return "register"
+    if path.startswith("/v1/games/") and path.endswith(ACTION_ROUTES):
+        return "action"
+    return "write"
+
+
+def parse_networks(text: str) -> tuple[Network, ...]:
+    return tuple(
+        ipaddress.ip_network(p.strip(), strict=False) for p in text.split(",") if p.strip()
+    )
+
+
+def _trusted(address: str, trusted: tuple[Network, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in trusted)
+
+
+def client_address(scope: Scope, trusted: tuple[Network, ...]) -> str:
+    """The peer, or when the peer is a trusted proxy, the last X-Forwarded-For hop before it."""
+    client = scope.get("client")
+    peer = client[0] if client else "unknown"
+    if not _trusted(peer, trusted):
+        return peer
+    forwarded = b",".join(v for k, v in scope["headers"] if k == b"x-forwarded-for")
+    hops = [h.strip() for h in forwarded.decode("latin-1").split(",") if h.strip()]
+    for hop in reversed(hops):  # each proxy appends the address it saw: trust from the right
+        if not _trusted(hop, trusted):
+            return hop
+    return hops[0] if hops else peer
+
+
+def address_key(address: str) -> str:
+    """IPv6 clients are counted per /64: one host commonly holds the whole prefix."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:64]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class Decision(NamedTuple):
+    allowed: bool
+    limit: Limit
+    remaining: int
+    reset_s: int  # until the whole allowance is back
+    retry_s: int  # until the next request passes (on a refusal)
+
+    def headers(self) -> list[tuple[bytes, bytes]]:
+        """RateLimit-* of draft-ietf-httpapi-ratelimit-headers, and Retry-After on a refusal."""
+        pairs = [
+            (b"ratelimit-limit", str(self.limit.amount)),
+            (b"ratelimit-remaining", str(self.remaining)),
+            (b"ratelimit-reset", str(self.reset_s)),
+            (b"ratelimit-policy", f"{self.limit.amount};w={self.limit.period_s}"),
+        ]
+        if not self.allowed:
+            pairs.append((b"retry-after", str(self.retry_s)))
+        return [(k, v.encode()) for k, v in pairs]
+
+
+class RateLimiter:
+    """Counts requests per (route class, subject); when the store fails, lets them through."""
+
+    def __init__(self, counter: Counter, settings: Settings) -> None:
+        self.settings = settings
+        self._counter = counter
+        self._limits: dict[RouteClass, Limit | None] = {
+            "register": parse_limit(settings.rate_limit_register),
+            "action": parse_limit(settings.rate_limit_action),
+            "write": parse_limit(settings.rate_limit_write),
+            "read": parse_limit(settings.rate_limit_read),
+        }
+        self._trusted = parse_networks(settings.trusted_proxies)
+        self._bypass_until = 0.0
+
+    def subject(self, scope: Scope, kind: RouteClass) -> str:
+        address = address_key(client_address(scope, self._trusted))
+        if kind != "register" and any(k == b"authorization" for k, _ in scope["headers"]):
+            with contextlib.suppress(ProblemError):  # an invalid token is counted by address
+                who = principal_from(Request(scope), self.settings.keyring())
+                return f"player:{who.player_id}"
+        return f"address:{address}"
+
+    async def check(self, kind: RouteClass, scope: Scope) -> Decision | None:
+        """Count one request; None when this class has no limit or the store cannot say."""
+        limit = self._limits[kind]
+        if limit is None or time.monotonic() < self._bypass_until:
+            return None
+        try:
+            count = await self._counter.hit(f"{kind}:{self.subject(scope, kind)}", limit)
+        except (RedisError, OSError, TimeoutError) as exc:
+            self._bypass_until = time.monotonic() + BYPASS_AFTER_FAILURE_S
+            log.warning(
+                "rate limits not enforced for %ss: the store failed: %r",
+                BYPASS_AFTER_FAILURE_S,
+                exc,
+            )
+            return None
+        return Decision(
+            count.allowed,
+            limit,
+            count.remaining,
+            math.ceil(count.reset_ms / 1000),
+            max(1, math.ceil(count.retry_ms / 1000)),
+        )
+
+
+class RateLimitMiddleware(ASGIMiddleware):
+    """Every route but /health: 429 `rate_limited` over the limit, RateLimit-* headers always."""
+
+    scopes = (ScopeType.HTTP,)
+    exclude_path_pattern = ("^/health$",)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        limiter: RateLimiter | None = scope["litestar_app"].state.get("rate_limiter")
+        if limiter is None:
+            await next_app(scope, receive, send)
+            return
+        kind = route_class(
+            str(scope.get("method", "GET")), scope.get("path_template") or scope["path"]
+        )
+        decision = await limiter.check(kind, scope)
+        if decision is None:
+            await next_app(scope, receive, send)
+            return
+        headers = decision.headers()
+        if not decision.allowed:
+            error = ProblemError(
+                429,
+                "rate_limited",
+                f"over the limit of {decision.limit.amount} {kind} requests per"
+                f" {decision.limit.period_s} s; retry after {decision.retry_s} s",
+            )
+            await send_problem(scope, send, error, headers)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *headers]
+            await send(message)
+
+        await next_app(scope, receive, send_with_headers)
+
+
+def _counter(settings: Settings, embedded: bool) -> tuple[Counter, aioredis.Redis | None]:
+    if embedded:
+        return MemoryCounter(), None
+    # Short timeouts and no retries: a slow Redis must not hold requests (they pass instead).
+    client = aioredis.Redis.from_url(
+        settings.redis_url, socket_timeout=0.5, socket_connect_timeout=0.5, retry=None
+    )
+    return RedisCounter(client, f"{settings.stream_prefix}ratelimit:"), client
+
+
+@contextlib.asynccontextmanager
+async def rate_limits(app: Litestar) -> AsyncIterator[None]:
+    """Lifespan: after the service's own (which settles app.state.settings)."""
+    settings: Settings = app.state.get("settings") or from_env()
+    counter, client = _counter(settings, bool(app.state.get("embedded")))
+    app.state.rate_limiter = RateLimiter(counter, settings)
+    try:
+        yield
+    finally:
+        if client is not None:
+            await client.aclose()

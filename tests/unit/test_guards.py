@@ -1,0 +1,105 @@
+"""The pure parts of the guards: JSON depth, route classes, client addresses, limits."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+import pytest
+
+from infra.guards import json_too_deep
+from infra.rate_counters import Limit, parse_limit
+from infra.ratelimit import address_key, client_address, parse_networks, route_class
+
+
+def nested(depth: int, inner: str = "[]") -> bytes:
+    return ("[" * (depth - 1) + inner + "]" * (depth - 1)).encode()
+
+
+@pytest.mark.parametrize("depth", [1, 2, 31, 32])
+def test_depth_up_to_the_limit_passes(depth: int) -> None:
+    assert not json_too_deep(nested(depth), 32)
+
+
+@pytest.mark.parametrize("depth", [33, 100, 10_000, 200_000])
+def test_depth_over_the_limit_is_caught(depth: int) -> None:
+    assert json_too_deep(nested(depth), 32)
+
+
+def test_objects_and_arrays_count_alike() -> None:
+    deep = b'{"a":' * 40 + b"1" + b"}" * 40
+    assert json_too_deep(deep, 32)
+    assert not json_too_deep(deep, 40)
+    assert json_too_deep(b'{"action": ' + nested(10_000) + b', "expected_version": 1}', 32)
+
+
+def test_brackets_inside_strings_are_not_nesting() -> None:
+    text = json.dumps({"name": "[" * 1000 + "{" * 1000, "quote": 'a \\" [[[ "', "x": [[1]]})
+    assert not json_too_deep(text.encode(), 3)
+    escaped = b'["\\\\", [[[1]]]]'  # a string holding one backslash, then real depth 4
+    assert json_too_deep(escaped, 3) and not json_too_deep(escaped, 4)
+
+
+def test_the_scan_agrees_with_the_decoder_where_it_stops() -> None:
+    """Wherever the text stops being JSON, the decoder stops too, no deeper than the scan."""
+    for raw in (b'["' + b"[" * 5000, b"[" * 10 + b'"' + b"[" * 5000, b'"' + b"[" * 5000):
+        with pytest.raises(msgspec.DecodeError):
+            msgspec.json.decode(raw)
+    assert json_too_deep(b"[" * 10 + b"]" * 3 + b"[" * 40, 32)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kind"),
+    [
+        ("POST", "/v1/players", "register"),
+        ("POST", "/v1/games/{game_id:str}/actions", "action"),
+        ("POST", "/v1/games/{game_id:str}/resign", "action"),
+        ("POST", "/v1/games/{game_id:str}/claim", "action"),
+        ("POST", "/v1/rooms", "write"),
+        ("POST", "/v1/rooms/{room_id:str}/join", "write"),
+        ("GET", "/v1/games/{game_id:str}/events", "read"),
+        ("GET", "/v1/players", "read"),
+        ("HEAD", "/v1/catalog", "read"),
+    ],
+)
+def test_route_classes(method: str, path: str, kind: str) -> None:
+    assert route_class(method, path) == kind
+
+
+def scope(peer: str, *forwarded: str) -> Any:
+    headers = [(b"x-forwarded-for", f.encode()) for f in forwarded]
+    return {"client": (peer, 5000), "headers": headers}
+
+
+def test_forwarded_for_counts_only_from_a_trusted_proxy() -> None:
+    gateway = parse_networks("10.0.0.5, 192.168.0.0/16")
+    assert client_address(scope("203.0.113.9", "1.2.3.4"), gateway) == "203.0.113.9"
+    assert client_address(scope("203.0.113.9", "1.2.3.4"), ()) == "203.0.113.9"
+    assert client_address(scope("10.0.0.5", "1.2.3.4"), gateway) == "1.2.3.4"
+    # a client's own X-Forwarded-For is to the left of what the proxies appended
+    assert client_address(scope("10.0.0.5", "6.6.6.6, 1.2.3.4"), gateway) == "1.2.3.4"
+    assert client_address(scope("10.0.0.5", "6.6.6.6", "1.2.3.4, 192.168.1.1"), gateway) == (
+        "1.2.3.4"
+    )
+    assert client_address(scope("10.0.0.5"), gateway) == "10.0.0.5"
+    assert client_address({"client": None, "headers": []}, gateway) == "unknown"
+
+
+def test_addresses_are_counted_per_host_and_per_ipv6_64() -> None:
+    assert address_key("203.0.113.9") == "203.0.113.9"
+    assert address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:bbbb::9")
+    assert address_key("2001:db8:1:2::1") != address_key("2001:db8:1:3::1")
+    assert address_key("::ffff:203.0.113.9") == "203.0.113.9"
+    assert address_key("not-an-address") == "not-an-address"
+
+
+def test_limits_parse_and_switch_off() -> None:
+    assert parse_limit("120/minute") == Limit(120, 60)
+    assert parse_limit("20 per hour") == Limit(20, 3600)
+    assert parse_limit("10/30 seconds") == Limit(10, 30)
+    assert parse_limit(" 5/Day ") == Limit(5, 86400)
+    assert parse_limit("off") is None and parse_limit("") is None
+    for bad in ("lots", "0/minute", "5/0 minutes", "5/fortnight", "-1/minute"):
+        with pytest.raises(ValueError):
+            parse_limit(bad)
