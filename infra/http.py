@@ -8,7 +8,10 @@ from typing import Any
 import asyncpg
 import msgspec
 from litestar import Request, Response
+from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.middleware import ASGIMiddleware
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
 from infra.auth import InvalidToken, Principal, verify
@@ -108,3 +111,34 @@ def check_background(request: Request[Any, Any, Any]) -> dict[str, str]:
     if dead:
         raise ProblemError(503, "degraded", f"background work stopped: {', '.join(dead)}")
     return {"status": "ok"}
+
+
+class AllowMiddleware(ASGIMiddleware):
+    """OPTIONS answers `Allow` with every method of its path. Litestar answers OPTIONS from
+    the first handler registered for a path, so GET and POST /v1/rooms (two handlers)
+    would say only GET; the app's routes know them all."""
+
+    scopes = (ScopeType.HTTP,)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        if scope["type"] != ScopeType.HTTP or scope["method"] != "OPTIONS":
+            await next_app(scope, receive, send)
+            return
+        app = scope["litestar_app"]
+        methods = app.state.get("allow_by_path")
+        if methods is None:
+            methods = {
+                r.path_format: ", ".join(sorted(r.methods))
+                for r in app.routes
+                if hasattr(r, "methods")
+            }
+            app.state["allow_by_path"] = methods
+        allow = methods.get(scope.get("path_template", ""))
+
+        async def with_allow(message: Message) -> None:
+            if allow and message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"allow"]
+                message = {**message, "headers": [*headers, (b"allow", allow.encode())]}
+            await send(message)
+
+        await next_app(scope, receive, with_allow)

@@ -33,7 +33,7 @@ from games.table import TableState
 from infra.auth import Principal
 from infra.eventstore.api import command_uuid
 from infra.guards import BodyGuardMiddleware
-from infra.http import EXCEPTION_HANDLERS, authenticate, check_background
+from infra.http import EXCEPTION_HANDLERS, AllowMiddleware, authenticate, check_background
 from infra.openapi import SECURITY, closed_structs, openapi_config, problems
 from infra.ratelimit import RateLimitMiddleware, rate_limits
 from infra.settings import Settings
@@ -401,7 +401,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
-        middleware=[RateLimitMiddleware(), BodyGuardMiddleware()],
+        middleware=[RateLimitMiddleware(), BodyGuardMiddleware(), AllowMiddleware()],
         openapi_config=openapi_config(
             "Turnpost game service",
             openapi_components(registry().values()),

@@ -35,7 +35,7 @@ from games.registry import registry
 from games.schemas import game_schemas
 from infra.auth import InvalidToken, Principal
 from infra.guards import BodyGuardMiddleware
-from infra.http import EXCEPTION_HANDLERS, authenticate, check_background
+from infra.http import EXCEPTION_HANDLERS, AllowMiddleware, authenticate, check_background
 from infra.openapi import SECURITY, OptionalBody, closed_structs, openapi_config, problems
 from infra.ratelimit import RateLimitMiddleware, rate_limits
 from infra.settings import Settings
@@ -444,7 +444,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
-        middleware=[RateLimitMiddleware(), BodyGuardMiddleware()],
+        middleware=[RateLimitMiddleware(), BodyGuardMiddleware(), AllowMiddleware()],
         openapi_config=openapi_config("Turnpost lobby", closed=closed_structs(contracts.lobby)),
         logging_config=None,  # infra.logging configures the process from LOG_LEVEL
     )

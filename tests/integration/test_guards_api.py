@@ -283,3 +283,17 @@ async def test_nothing_a_client_sends_is_a_500(pool: asyncpg.Pool, settings: Set
                     headers = {**auth, "content-type": content_type}
                     r = await client.post(path, content=body, headers=headers)
                     assert r.status_code < 500, (path, body[:80], r.text)
+
+
+async def test_options_names_every_method_of_a_path_with_several_handlers(
+    settings: Settings,
+) -> None:
+    # GET and POST /v1/rooms are two handlers; Litestar alone would answer "GET, OPTIONS"
+    async with serving(lobby_app(settings)) as lobby:
+        allowed = await lobby.options("/v1/rooms")
+        assert allowed.status_code == 204
+        assert set(allowed.headers["allow"].split(", ")) == {"GET", "OPTIONS", "POST"}
+        tokens = await lobby.options("/v1/players/me/tokens")
+        assert set(tokens.headers["allow"].split(", ")) == {"DELETE", "OPTIONS", "POST"}
+        one = await lobby.options("/v1/catalog")
+        assert set(one.headers["allow"].split(", ")) == {"GET", "OPTIONS"}
