@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -17,6 +18,11 @@ def _component(name: str, description: str, items: bool = False) -> msgspec.Meta
     text = f"{description}: see the `{name}` schema"
     extra = {"items": ref} if items else {"one_of": [ref]}  # Litestar's schema_extra
     return msgspec.Meta(description=text, extra_json_schema={"description": text, "extra": extra})
+
+
+def timestamp(moment: datetime) -> str:
+    """One spelling for every time the API shows (RFC 3339, UTC as `Z`), as events have it."""
+    return msgspec.json.encode(moment.astimezone(UTC)).decode()[1:-1]
 
 
 class SeatInfo(msgspec.Struct, frozen=True, kw_only=True):

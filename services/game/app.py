@@ -24,6 +24,7 @@ from contracts.game import (
     PostAction,
     SeatClock,
     SeatStanding,
+    timestamp,
 )
 from contracts.problems import ProblemError
 from games import table as tables
@@ -104,7 +105,7 @@ def _clock(table: TableState) -> Clock | None:
         seats=[
             SeatClock(
                 seat=i,
-                deadline=s.deadline.isoformat() if s.deadline else None,
+                deadline=timestamp(s.deadline) if s.deadline else None,
                 bank_s=round(s.bank_s, 3) if s.bank_s is not None else None,
                 overdue=s.overdue,
             )
@@ -357,7 +358,7 @@ async def my_games(
                 your_seat=r.seat,
                 to_act=r.to_act,
                 your_turn=r.seat in r.to_act and not r.bot,
-                deadline=r.deadline.isoformat() if r.deadline else None,
+                deadline=timestamp(r.deadline) if r.deadline else None,
             )
             for r in rows
         ],

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from contracts.game import FeedEvent, SeatInfo
+from contracts.game import FeedEvent, SeatInfo, timestamp
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted
 from games import table as tables
@@ -478,7 +478,7 @@ class GameService:
                     type=e.type,
                     data=msgspec.to_builtins(visible),
                     seat=e.metadata.get("seat"),
-                    recorded_at=e.recorded_at.isoformat(),
+                    recorded_at=timestamp(e.recorded_at),
                 )
             )
         return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 
+from contracts.game import timestamp
 from contracts.problems import ProblemError
 from games import table as tables
 from games.table import AnyTableEvent, TableState
@@ -72,7 +73,7 @@ async def claim(svc: GameService, game_id: str, by: int, seat: int) -> Accepted:
             )
         now = svc.now()
         if target.deadline is None or target.deadline > now:
-            when = target.deadline.isoformat() if target.deadline else None
+            when = timestamp(target.deadline) if target.deadline else None
             raise ProblemError(
                 409,
                 "deadline_not_passed",
