@@ -88,6 +88,27 @@ def check_playout(rules: Rules[Any, Any, Any, Any], playout: Playout) -> None:
     check_secrecy(rules, playout)
 
 
+def check_shapes(rules: Rules[Any, Any, Any, Any], playout: Playout, stride: int = 3) -> None:
+    """Views and redacted events are what the JSON Schemas say (games/schemas.py): every
+    `stride`-th state's view and event, as each seat and a spectator see it, is exactly a
+    `view_type` / an `event_type` (a redaction may not blank a field its type requires)."""
+    seats: list[int | None] = [None, *range(playout.seats)]
+
+    def same(value: Any, type_: Any, what: str) -> None:
+        wire = msgspec.json.decode(msgspec.json.encode(value))
+        typed = msgspec.convert(wire, type_)  # raises on a missing or mistyped field
+        again = msgspec.json.decode(msgspec.json.encode(typed))
+        assert again == wire, f"seed {playout.seed}: {what} has fields its type does not name"
+
+    for state in playout.states[::stride]:
+        for seat in seats:
+            same(rules.view(state, seat), rules.view_type, f"seat {seat}'s view")
+    for event in playout.events[::stride]:
+        for seat in seats:
+            if (seen := rules.redact(event, seat)) is not None:
+                same(seen, rules.event_type, f"seat {seat}'s copy of {type(event).__name__}")
+
+
 def check_conservation(rules: Rules[Any, Any, Any, Any], state: Any, seed: int) -> None:
     counts = Counter(c for cards in rules.inventory(state).values() for c in cards)
     doubled = [c for c, n in counts.items() if n > 1]
@@ -178,3 +199,28 @@ def check_listing(
         assert any(same(outcome, o) for o in outcomes), (
             f"seat {seat}: accepted but not listed (nor any move with its result): {candidate}"
         )
+
+
+def check_sample(
+    rules: Rules[Any, Any, Any, Any],
+    state: Any,
+    seat: int,
+    rng: Random,
+    invariants: Callable[[Any], None] | None = None,
+) -> Any:
+    """`sample` guesses only states the rules can reach, which `seat` cannot tell from the
+    real one: every card is somewhere, once; the seat's view, the seats to act and the seat's
+    legal actions are the same; and `invariants`, the game's own checks of a reachable state
+    (raising AssertionError), pass on the guess as they do on the real state. Returns the guess.
+    """
+    guess = rules.sample(state, seat, rng)
+    check_conservation(rules, guess, seed=0)
+    assert rules.view(guess, seat) == rules.view(state, seat), f"seat {seat}: the view differs"
+    assert rules.to_act(guess) == rules.to_act(state), f"seat {seat}: another seat is to act"
+    assert list(rules.legal_actions(guess, seat)) == list(rules.legal_actions(state, seat)), (
+        f"seat {seat}: the sampled state offers other moves"
+    )
+    if invariants is not None:
+        invariants(state)
+        invariants(guess)
+    return guess

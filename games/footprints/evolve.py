@@ -121,6 +121,7 @@ def evolve(content: Content, state: State | None, event: Event) -> State:
             state = _player(state, seat, leader=leader, deck_top=(*p.deck_top, leader))
             return replace(state, pending=pending)
         case StartingFootprints(cards=cards):
+            assert cards is not None, "evolve needs the unredacted event"
             return replace(state, footprint_deck=_without(state.footprint_deck, *cards))
         case FootprintKept(seat=seat, card=card):
             p = state.players[seat]
@@ -130,6 +131,7 @@ def evolve(content: Content, state: State | None, event: Event) -> State:
             state = replace(state, footprint_discard=(*state.footprint_discard, card))
             return _settled_setup(_owed(state, seat, card), seat)
         case FootprintsReturned(cards=cards):
+            assert cards is not None, "evolve needs the unredacted event"
             return replace(state, footprint_deck=tuple(sorted(state.footprint_deck + cards)))
         case ChoicesOpened(pending=pending):
             if isinstance(pending, FootprintChoice) and isinstance(state.pending, FootprintChoice):

@@ -20,7 +20,9 @@ PATHFINDER_PLUS = 2
 GATHER = 3
 
 
-NO_CHOICES = ("fire_and_footprint", "renew_footprints")  # an empty `lead` uses these
+# an empty `lead` uses these: they need no choice (the Fire Keeper's "up to 2" cards may be
+# none: it still takes a fire card)
+NO_CHOICES = ("fire_and_footprint", "renew_footprints", "two_fire_cards")
 
 
 def lead(
@@ -65,14 +67,12 @@ def lead(
             mine = t.player(seat).footprints
             if not set(a.cards) <= set(mine) or len(set(a.cards)) != len(a.cards):
                 raise illegal("not_on_board", "discard footprint cards of your board, once each")
-            if a.cards:
-                t.emit(FootprintsRenewed(seat=seat, discarded=a.cards))
-            t.draw_footprint(seat)
-            t.draw_footprint(seat)
+            if a.cards:  # the discard pile keeps no order
+                t.emit(FootprintsRenewed(seat=seat, discarded=tuple(sorted(a.cards))))
+            t.owed_footprints += 2
         case "fire_and_footprint":
-            t.draw_fire(seat)
-            t.draw_fire(seat)
-            t.draw_footprint(seat)
+            t.owed_fire += 2
+            t.owed_footprints += 1
         case "build_twice":
             start = t.player(seat).position
             if start is not None:
@@ -145,8 +145,8 @@ def two_fire_cards(t: Table, seat: int, a: Lead, any_skill: list[Terrain]) -> No
         raise illegal("fire_not_in_hand", "play up to 2 different fire cards from your hand")
     from games.footprints.model import FireDiscarded
 
-    if a.cards:
-        t.emit(FireDiscarded(seat=seat, cards=a.cards))
+    if a.cards:  # the discard pile keeps no order: either order of two cards is one move
+        t.emit(FireDiscarded(seat=seat, cards=tuple(sorted(a.cards))))
     moved = False
     for card in a.cards:
         move = t.fire_move(card)
@@ -156,7 +156,7 @@ def two_fire_cards(t: Table, seat: int, a: Lead, any_skill: list[Terrain]) -> No
         t.fire_effects(seat, card, any_skill)
     if a.path and not moved:
         raise illegal("fire_has_no_move", "none of these fire cards moves you")
-    t.draw_fire(seat)
+    t.owed_fire += 1
 
 
 def walk_fire(

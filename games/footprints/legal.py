@@ -1,35 +1,38 @@
-"""Every move a seat can make now, each postable as-is.
+"""Every move a seat can make now, each postable as-is: one action for each different
+result (RULES.md, "Legal actions"). Two actions that leave the same state (two paths to the
+same space collecting the same bonuses, the same "any skill" advances named in another
+order) are one move, listed once.
 
-Moves are listed by destination with one default path (shortest); POST accepts any legal
-path. A fire card played with a follower is listed as used after the action (or, for a
-fire move, on its own); any other legal timing is accepted too.
+Where the list could grow very large it is bounded (long walks, many "any skill" choices,
+the Trader, the Dreamer); `listing` says whether a bound cut it short, and `decide` still
+accepts every legal move.
 """
 
 from __future__ import annotations
 
-from itertools import combinations, combinations_with_replacement
+from collections.abc import Hashable, Iterator, Mapping
+from itertools import combinations
+from typing import NamedTuple
 
-from games.footprints.board import (
-    TopMove,
-    bottom_destinations,
-    engraving_spaces,
-    top_destinations,
-)
+from games.footprints.board import engraving_spaces
 from games.footprints.content import (
     RESOURCES,
     SKILL_START,
-    TERRAINS,
+    Bonus,
     Follower,
     Give,
     Leader,
+    Resource,
     SkillBack,
     Terrain,
     clan_card,
 )
+from games.footprints.gains import Ledger, advance
 from games.footprints.goals import complete
+from games.footprints.legal_leads import leads
+from games.footprints.legal_moves import Lister, Outcome, bottom_moves, top_moves, unique
 from games.footprints.model import (
     Action,
-    Bottom,
     BuildCavePainting,
     BuildEngraving,
     ChooseLeader,
@@ -38,20 +41,27 @@ from games.footprints.model import (
     DiscardFire,
     FootprintChoice,
     KeepStartingFootprint,
-    Lead,
     PlaceFigure,
     PlaceNext,
     Play,
     SetupChoices,
     Skip,
-    Top,
     UsePower,
 )
 from games.footprints.table import Table
 from games.footprints.turn import FIRE_HAND_LIMIT, facts
 
 
+class Listing(NamedTuple):
+    actions: list[Action]
+    complete: bool  # False when a bound left some moves out (decide accepts them)
+
+
 def actions(t: Table, seat: int) -> list[Action]:
+    return listing(t, seat).actions
+
+
+def listing(t: Table, seat: int) -> Listing:
     s = t.state
     match s.pending:
         case SetupChoices(leaders=leaders, footprints=footprints):
@@ -61,34 +71,36 @@ def actions(t: Table, seat: int) -> list[Action]:
             for owner, cards in footprints:
                 if owner == seat:
                     out += [KeepStartingFootprint(card=c) for c in cards]
-            return out
+            return Listing(out, True)
         case PlaceNext():
-            taken = {p.position for p in s.players}
-            return [PlaceFigure(row=r) for r in range(len(s.houses)) if (r, -1) not in taken]
-        case FootprintChoice():
-            return [DecideFootprint(keep=True), DecideFootprint(keep=False)]
+            return _places(t, seat)
+        case FootprintChoice():  # "Immediately decide": nothing else until it is answered
+            return Listing([DecideFootprint(keep=True), DecideFootprint(keep=False)], True)
     turn = s.turn
     if turn is None or turn.seat != seat:
-        return []
+        return Listing([], True)
     done: list[Action] = [
         CompleteFootprint(card=c)
         for c in t.player(seat).footprints
         if complete(t.content.footprint_cards[c], facts(t, seat))
     ]
+    ls = Lister(t, seat)
     match turn.phase:
         case "play":
-            return plays(t, seat) + done
+            found: list[Action] = plays(t, seat)
         case "act":
-            return acts(t, seat) + done
+            found = acts(ls)
         case "build":
-            return [*builds(t, seat), Skip(), *done]
+            found = [*_builds(ls), Skip()]
         case "power":
-            return [*powers(t, seat), Skip(), *done]
+            found = _powers(ls)
         case "discard":
             hand = sorted(t.player(seat).fire_hand)
             excess = len(hand) - FIRE_HAND_LIMIT
-            return [*(DiscardFire(cards=c) for c in combinations(hand, excess)), *done]
-    return done
+            found = [DiscardFire(cards=c) for c in combinations(hand, excess)]
+        case _:
+            found = []
+    return Listing([*found, *done], ls.complete)
 
 
 def allowed_leaders(t: Table, seat: int) -> list[str]:
@@ -98,6 +110,20 @@ def allowed_leaders(t: Table, seat: int) -> list[str]:
     return [
         x.id for x in clan.leaders if not (t.state.options.snake and x.ability in MAP_SHAPE_LEADERS)
     ]
+
+
+def _places(t: Table, seat: int) -> Listing:
+    ls = Lister(t, seat)
+    taken = {p.position for p in t.state.players}
+    items: list[tuple[Outcome, Action]] = []
+    for row in range(len(t.state.houses)):
+        if (row, -1) in taken:
+            continue
+        house, side = t.state.houses[row]
+        got = list(t.content.house_tiles[house].sides[side])
+        for picks, led in ls.choose(("house", row), ls.gaining(ls.led, got)):
+            items.append(((row, led), PlaceFigure(row=row, any_skill=picks)))
+    return Listing(unique(items), ls.complete)
 
 
 def plays(t: Table, seat: int) -> list[Action]:
@@ -112,7 +138,7 @@ def plays(t: Table, seat: int) -> list[Action]:
 
 
 def affordable_fire(t: Table, seat: int, fire: str | None) -> bool:
-    """Its costs can be paid: the resource to give, a marker above 2 to move back."""
+    """Its costs can be paid now: the resource to give, a marker above 2 to move back."""
     if fire is None:
         return False
     effects = t.content.fire_cards[fire].effects
@@ -121,169 +147,102 @@ def affordable_fire(t: Table, seat: int, fire: str | None) -> bool:
     )
 
 
-def tops(
-    t: Table, seat: int, terrain: Terrain, plus: int, extra: Terrain | None, fire: str | None
-) -> list[Top]:
-    start = t.player(seat).position
-    if start is None:
-        return [Top(path=())]
-    use = affordable_fire(t, seat, fire)
-    others = t.figures(but=seat)
-    move = TopMove(terrain=terrain, level=t.skill(seat, terrain) + plus, extra=extra)
-    paths = [(), *top_destinations(t.board, start, move, others).values()]
-    out = [Top(path=tuple(p), fire_at=len(p) if use else None) for p in paths]
-    fire_move = t.fire_move(fire) if use else None
-    if fire_move is not None:
-        walk = TopMove(terrain=fire_move.terrain, level=fire_move.spaces)
-        for p in top_destinations(t.board, start, walk, others).values():
-            out.append(Top(path=(), fire_at=0, fire_path=tuple(p)))
-    return out
-
-
-def bottoms(t: Table, seat: int, fire: str | None) -> list[Bottom]:
-    start = t.player(seat).position
-    use = affordable_fire(t, seat, fire)
-    if start is None:
-        return [Bottom(to=None, fire_at=1 if use else None)]
-    ends = bottom_destinations(t.board, start, t.figures(but=seat))
-    return [Bottom(to=end, fire_at=1 if use else None) for end in sorted(ends)]
-
-
-def acts(t: Table, seat: int) -> list[Action]:
-    turn = t.state.turn
+def acts(ls: Lister) -> list[Action]:
+    turn = ls.t.state.turn
     assert turn is not None and turn.card is not None
-    card = clan_card(t.content, turn.card)
+    card = clan_card(ls.t.content, turn.card)
     if isinstance(card, Leader):
-        return leads(t, seat, card, turn.fire)
+        return list(leads(ls, card, turn.fire))
     fire = None if turn.both else turn.fire
-    out: list[Action] = []
+    # with both actions, the first one done is part of the result (the other comes next)
+    first = turn.both and not turn.done_actions
+    items: list[tuple[Outcome, Action]] = []
     if "top" not in turn.done_actions:
-        out += tops(t, seat, card.terrain, 0, card.extra_move, fire)
+        tops = top_moves(ls, card.terrain, 0, card.extra_move, fire)
+        items += [(("top" if first else "", *o), a) for o, a in tops]
     if "bottom" not in turn.done_actions:
-        out += bottoms(t, seat, fire)
-    return out
-
-
-def leads(t: Table, seat: int, card: Leader, fire: str | None) -> list[Action]:
-    """The ability's choices; an empty `lead` (skip an ability that needs choices) always."""
-    options = _leads(t, seat, card, fire)
-    return options if Lead() in options else [*options, Lead()]
-
-
-def _leads(t: Table, seat: int, card: Leader, fire: str | None) -> list[Action]:
-    from games.footprints.leaders import GATHER, SCOUT_SPACES, recluse_targets
-
-    p = t.player(seat)
-    start = p.position
-    others = t.figures(but=seat)
-    match card.ability:
-        case "advance_two_skills":
-            return [Lead(terrains=pair) for pair in combinations(TERRAINS, 2)]
-        case "take_three_resources":
-            return [Lead(resources=r) for r in combinations_with_replacement(RESOURCES, GATHER)]
-        case "scout":
-            out: list[Action] = []
-            if start is not None:
-                for d in range(6):
-                    line = list(t.board.line(start, d))[:SCOUT_SPACES]
-                    for n in range(1, len(line) + 1):
-                        path = tuple(line[:n])
-                        if all(q in t.board.places for q in path) and path[-1] not in others:
-                            out.append(Lead(path=path))
-            return out
-        case "recluse":
-            return [Lead(to=q) for q in recluse_targets(t, seat)]
-        case "shaman" | "top_action_plus_two":
-            plus = 2 if card.ability == "top_action_plus_two" else 0
-            used = fire if card.ability == "shaman" else None
-            return [
-                Lead(terrains=(terrain,), top=top)
-                for terrain in TERRAINS
-                for top in tops(t, seat, terrain, plus, None, used)
-            ]
-        case "renew_footprints":
-            return [Lead(), Lead(cards=p.footprints)] if p.footprints else [Lead()]
-        case "fire_and_footprint":
-            return [Lead()]
-        case "build_twice":
-            if start is None:
-                return [Lead()]
-            return [Lead(to=end) for end in sorted(bottom_destinations(t.board, start, others))]
-        case "trade_resources":
-            out = [Lead(resources=(r,)) for r in RESOURCES]
-            for give in RESOURCES:
-                if t.owned(seat, give):
-                    out += [Lead(give=(give,), resources=(r, r)) for r in RESOURCES if r != give]
-            return out
-        case "two_fire_cards":
-            hand = sorted(set(p.fire_hand))
-            usable = [c for c in hand if affordable_fire(t, seat, c)]
-            out = [Lead(cards=(c,)) for c in usable]
-            out += [
-                Lead(cards=pair)
-                for pair in combinations(usable, 2)
-                if _affordable_together(t, seat, pair)
-            ]
-            return out
-        case "replay_follower":
-            out = []
-            for played in list(dict.fromkeys(p.played))[-3:]:  # the latest three followers
-                c = clan_card(t.content, played)
-                if isinstance(c, Follower):
-                    out += [
-                        Lead(follower=played, top=top)
-                        for top in tops(t, seat, c.terrain, 0, c.extra_move, None)
-                    ]
-                    out += [Lead(follower=played, bottom=b) for b in bottoms(t, seat, None)]
-            return out
-    return []
-
-
-def _affordable_together(t: Table, seat: int, cards: tuple[str, ...]) -> bool:
-    need: dict[str, int] = {}
-    back: dict[Terrain, int] = {}
-    for card in cards:
-        for e in t.content.fire_cards[card].effects:
-            if isinstance(e, Give):
-                need[e.resource] = need.get(e.resource, 0) + 1
-            if isinstance(e, SkillBack):
-                back[e.terrain] = back.get(e.terrain, 0) + 1
-    return all(t.owned(seat, r) >= n for r, n in need.items()) and all(
-        t.skill(seat, terrain) - n >= SKILL_START for terrain, n in back.items()
-    )
+        bottoms = bottom_moves(ls, card.terrain, card.extra_advance, fire)
+        items += [(("bottom" if first else "", *o), a) for o, a in bottoms]
+    return unique(items)
 
 
 def builds(t: Table, seat: int) -> list[Action]:
+    """The creations `seat` can build now (one each; for whether the step is offered)."""
+    return list(dict.fromkeys(a for _, a in _creations(Lister(t, seat), choose=False)))
+
+
+def _builds(ls: Lister) -> list[Action]:
+    return unique(_creations(ls, choose=True))
+
+
+def _creations(ls: Lister, choose: bool) -> Iterator[tuple[Outcome, Action]]:
+    t, seat = ls.t, ls.seat
     p = t.player(seat)
     turn = t.state.turn
     if p.position is None or turn is None or turn.built >= turn.builds_allowed:
-        return []
+        return
     board = t.board_card(seat)
     figures = t.figures()
-    out: list[Action] = []
-    for terrain in TERRAINS:
+    for terrain in board.engravings:
         cost = board.engravings[terrain].cost
         if terrain in p.engravings or any(t.owned(seat, r) < n for r, n in cost.items()):
             continue
         for at in engraving_spaces(t.board, p.position, terrain, figures | t.creations()):
-            out.append(BuildEngraving(terrain=terrain, at=at))
+            near = [q for q in t.board.adjacent(at) if q != at]
+            got = [b for q in near if q not in figures and (b := t.board.places[q].bonus)]
+            paid = _pay(ls.led, cost)
+            for picks, led in _choices(ls, ("near", at, terrain), paid, got, choose):
+                yield ((terrain, at), led), BuildEngraving(terrain=terrain, at=at, any_skill=picks)
     cost = board.cave_painting.cost
     if p.cave_site is None and all(t.owned(seat, r) >= n for r, n in cost.items()):
         painted = {q.cave_site for q in t.state.players}
         for site, _ in t.state.caves:
             cave = t.board.caves.get(site)
             if cave and site not in painted and p.position in cave.touches:
-                out.append(BuildCavePainting(site=site))
-    return out
+                got = [
+                    b
+                    for q in sorted(cave.touches)
+                    if q not in figures and (b := t.board.places[q].bonus)
+                ]
+                paid = _pay(ls.led, cost)
+                for picks, led in _choices(ls, ("cave", site), paid, got, choose):
+                    yield (site, led), BuildCavePainting(site=site, any_skill=picks)
+
+
+def _pay(led: Ledger, cost: Mapping[Resource, int]) -> Ledger:
+    res = list(led.resources)
+    for resource, n in cost.items():
+        res[RESOURCES.index(resource)] -= n
+    return led._replace(resources=(res[0], res[1], res[2], res[3]))
+
+
+def _choices(
+    ls: Lister, key: Hashable, led: Ledger, got: list[Bonus], choose: bool
+) -> list[tuple[tuple[Terrain, ...], Ledger]]:
+    if not choose:
+        return [((), led)]
+    return ls.choose(key, ls.gaining(led, got))
+
+
+def _powers(ls: Lister) -> list[Action]:
+    t, seat = ls.t, ls.seat
+    board = t.board_card(seat)
+    items: list[tuple[Outcome, Action]] = [(ls.led, Skip())]  # a power can change nothing
+    for terrain in t.player(seat).engravings:
+        resource = board.engravings[terrain].power
+        for n in range(1, t.owned(seat, resource) + 1):
+            paid = _pay(ls.led, {resource: n})
+
+            def run(
+                p: list[Terrain], led: Ledger = paid, terrain: Terrain = terrain, n: int = n
+            ) -> Ledger:
+                led, passed = advance(ls.tracks, led, terrain, n)
+                return ls.gain(led, passed, p)
+
+            for picks, led in ls.choose(("power", terrain, n), run):
+                items.append((led, UsePower(terrain=terrain, pay=n, any_skill=picks)))
+    return unique(items)
 
 
 def powers(t: Table, seat: int) -> list[Action]:
-    turn = t.state.turn
-    if turn is None or turn.built == 0:
-        return []
-    board = t.board_card(seat)
-    out: list[Action] = []
-    for terrain in t.player(seat).engravings:
-        owned = t.owned(seat, board.engravings[terrain].power)
-        out += [UsePower(terrain=terrain, pay=n) for n in range(1, owned + 1)]
-    return out
+    return [a for a in _powers(Lister(t, seat)) if isinstance(a, UsePower)]

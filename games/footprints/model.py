@@ -173,11 +173,14 @@ class PlaceNext(Pending, frozen=True, tag="place"):
 
 
 class FootprintChoice(Pending, frozen=True, tag="footprint_choice"):
-    """Footprint cards drawn as bonuses, to keep or discard one by one (first first)."""
+    """A footprint card drawn as a bonus, to keep or discard at once; the cards the same
+    move earned after it are drawn once it is decided."""
 
     seat: int
-    cards: tuple[str, ...]
+    cards: tuple[str, ...]  # the card drawn (one)
     then: AnyPending | None = None  # what the game waited for before (setup placing)
+    footprints: int = 0  # footprint cards still to draw, each decided in turn
+    fire: int = 0  # fire cards to draw after them
 
 
 AnyPending = SetupChoices | PlaceNext | FootprintChoice
@@ -217,8 +220,11 @@ class LeaderChosen(Event, frozen=True, tag="leader_chosen"):
 
 
 class StartingFootprints(Event, frozen=True, tag="starting_footprints"):
+    """The footprint cards dealt to a seat, seen by that seat alone (None in the others'
+    copies); the one kept is placed face up (`FootprintKept`)."""
+
     seat: int
-    cards: tuple[str, ...]  # face up
+    cards: tuple[str, ...] | None
 
 
 class FootprintKept(Event, frozen=True, tag="footprint_kept"):
@@ -232,9 +238,11 @@ class FootprintDiscarded(Event, frozen=True, tag="footprint_discarded"):
 
 
 class FootprintsReturned(Event, frozen=True, tag="footprints_returned"):
-    """Advanced setup: the two cards not kept go back into the deck."""
+    """Advanced setup: the two cards `seat` did not keep go back into the deck unseen (None
+    in the others' copies)."""
 
-    cards: tuple[str, ...]
+    cards: tuple[str, ...] | None
+    seat: int | None = None  # None only in events recorded before it was named
 
 
 class ChoicesOpened(Event, frozen=True, tag="choices_opened"):
@@ -369,6 +377,7 @@ class GameEnded(Event, frozen=True, tag="game_ended"):
     ranks: tuple[int, ...]
     winners: tuple[int, ...]
     solo: tuple[int, bool, str] | None  # final points, won, achievement
+    tie_break: str | None = None  # "skill_total" or "shared" when the most points tied
 
 
 AnyEvent = (

@@ -9,7 +9,7 @@ import msgspec
 from msgspec.structs import replace
 
 from games.api import IllegalAction, Outcome, Rng, View
-from games.footprints import legal, turn
+from games.footprints import legal, turn, views
 from games.footprints.board import cave_sites_in_play, draw_layout
 from games.footprints.content import MAP_SHAPE_LEADERS, Content, load
 from games.footprints.evolve import evolve
@@ -42,6 +42,7 @@ from games.footprints.model import (
     PlaceFigure,
     PlaceNext,
     Play,
+    Player,
     SetupChoices,
     Skip,
     StartingFootprints,
@@ -56,6 +57,11 @@ PANEL = 4
 TOP_FOLLOWERS = {False: 7, True: 9}  # the followers shuffled with the leader(s): 2 Leaders
 
 
+def _leaders(p: Player) -> list[str]:
+    """The seat's leaders, wherever they are (two with "2 Leaders"), in id order."""
+    return sorted(c for c in (*p.deck_top, *p.deck_bottom, *p.panel, *p.played) if "-leader-" in c)
+
+
 class Footprints:
     key = "footprints"
     name = "Footprints"
@@ -65,6 +71,7 @@ class Footprints:
     action_type = AnyAction
     event_type = AnyEvent
     options_type = Options
+    view_type = views.View
     bot_levels: tuple[str, ...] = ("random", "greedy")
 
     def __init__(self, content: Content | None = None) -> None:
@@ -188,7 +195,7 @@ class Footprints:
                 if card not in cards:
                     raise illegal("not_dealt", "keep one of the three cards dealt to you")
                 t.emit(FootprintKept(seat=seat, card=card))
-                t.emit(FootprintsReturned(cards=tuple(c for c in cards if c != card)))
+                t.emit(FootprintsReturned(seat=seat, cards=tuple(c for c in cards if c != card)))
                 self._after_setup_choice(t)
             case PlaceNext(order=order), PlaceFigure(row=row):
                 self._place(t, seat, row, order, list(action.any_skill))
@@ -198,9 +205,9 @@ class Footprints:
                     raise illegal("not_drawn", f"{card} is not a footprint card waiting for you")
                 event = FootprintKept if keep else FootprintDiscarded
                 t.emit(event(seat=seat, card=card))
+                t.owed_footprints, t.owed_fire = pending.footprints, pending.fire
+                t.settle(seat)  # the cards the move earned after this one
                 turn.flow(t)
-            case FootprintChoice(), CompleteFootprint(card=card) if t.state.turn is not None:
-                turn.complete_footprint(t, seat, card)
             case None, CompleteFootprint(card=card):
                 turn.complete_footprint(t, seat, card)
             case None, _:
@@ -231,7 +238,7 @@ class Footprints:
         else:
             t.emit(ChoicesOpened(pending=None))
             t.emit(TurnBegan(seat=t.state.first_seat))
-        t.ask_about_footprints(seat)
+        t.settle(seat)
 
     def _step(self, t: Table, seat: int, action: Action) -> None:
         current = t.state.turn
@@ -281,9 +288,15 @@ class Footprints:
                     "turns": p.turns,
                 }
             )
-            if not hidden_leader or p.leader in p.played or p.leader in p.panel:
-                players[-1]["leader"] = p.leader
-        pending: Any = msgspec.to_builtins(state.pending) if state.pending is not None else None
+            leaders = _leaders(p)
+            if hidden_leader:  # a leader chosen in secret shows once on the panel or played
+                leaders = [x for x in leaders if x in p.panel or x in p.played]
+            players[-1]["leaders"] = leaders
+        shown = state.pending
+        if isinstance(shown, SetupChoices):  # another seat's dealt cards are not shown
+            dealt = tuple((s, cards if s == seat else ()) for s, cards in shown.footprints)
+            shown = replace(shown, footprints=dealt)
+        pending: Any = msgspec.to_builtins(shown) if shown is not None else None
         public = {
             "seats": state.seats,
             "options": msgspec.to_builtins(state.options),
@@ -311,7 +324,7 @@ class Footprints:
         p = state.players[seat]
         private = {
             "fire_hand": list(p.fire_hand),
-            "leader": p.leader,
+            "leaders": _leaders(p),
             "deck": sorted(p.deck_top + p.deck_bottom),
         }
         return View(public=public, private=private)
@@ -324,6 +337,8 @@ class Footprints:
                 return replace(event, card=None)
             case LeaderChosen(seat=owner) if owner != seat:
                 return replace(event, leader=None)
+            case StartingFootprints(seat=owner) | FootprintsReturned(seat=owner) if owner != seat:
+                return replace(event, cards=None)  # dealt face down; only the kept one shows
         return event
 
     def outcome(self, state: State) -> Outcome | None:
@@ -334,12 +349,17 @@ class Footprints:
         if r.solo is not None:
             detail["solo"] = {"points": r.solo[0], "won": r.solo[1], "achievement": r.solo[2]}
         return Outcome(
-            scores=list(r.scores), ranks=list(r.ranks), winners=list(r.winners), detail=detail
+            scores=list(r.scores),
+            ranks=list(r.ranks),
+            winners=list(r.winners),
+            tie_break=r.tie_break,
+            detail=detail,
         )
 
     def sample(self, state: State, seat: int, rng: Rng) -> State:
         """A state consistent with `seat`'s view: other hands of fire cards dealt again from
-        what `seat` cannot see, every clan deck split again, secret leaders drawn again."""
+        what `seat` cannot see, every clan deck split again, secret leaders drawn again, and
+        the footprint cards dealt to the others in the advanced setup dealt again."""
         from games.footprints.legal import allowed_leaders
 
         t = Table(self.content, state, rng)
@@ -369,7 +389,22 @@ class Footprints:
                 leader=leader,
                 fire_hand=hand,
             )
-        return replace(state, players=tuple(players), fire_deck=tuple(sorted(pool)))
+        state = replace(state, players=tuple(players), fire_deck=tuple(sorted(pool)))
+        if isinstance(state.pending, SetupChoices):  # the others' dealt cards, dealt again
+            dealt = state.pending.footprints
+            cards = list(state.footprint_deck) + [c for s, cs in dealt if s != seat for c in cs]
+            rng.shuffle(cards)
+            again = []
+            for s, cs in dealt:
+                if s != seat:
+                    cs, cards = tuple(cards[: len(cs)]), cards[len(cs) :]
+                again.append((s, cs))
+            state = replace(
+                state,
+                pending=replace(state.pending, footprints=tuple(again)),
+                footprint_deck=tuple(sorted(cards)),
+            )
+        return state
 
     # -- for the generic checks and the catalog ----------------------------------------------------
 
@@ -395,7 +430,12 @@ class Footprints:
         return places
 
     def holdings(self, state: State, seat: int) -> frozenset[str]:
-        return frozenset(state.players[seat].fire_hand)
+        """What `seat` holds in secret: its fire cards, and the footprint cards dealt to it
+        in the advanced setup while it chooses."""
+        dealt: tuple[str, ...] = ()
+        if isinstance(state.pending, SetupChoices):
+            dealt = dict(state.pending.footprints).get(seat, ())
+        return frozenset(state.players[seat].fire_hand) | frozenset(dealt)
 
     def all_cards(self) -> frozenset[str]:
         return frozenset(self.content.fire_cards) | frozenset(self.content.footprint_cards)

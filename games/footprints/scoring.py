@@ -28,8 +28,8 @@ SOLO_ACHIEVEMENTS = (
     (60, "Pretty good"),
     (50, "Getting there"),
     (40, "You can do better"),
-    (0, "Try again"),
 )
+SOLO_LOWEST = "Try again"  # "39 or fewer": every total below 40, negative ones too
 
 
 class Tally(msgspec.Struct, frozen=True, kw_only=True):
@@ -98,8 +98,19 @@ def ranks(totals: Sequence[int], skill_totals: Sequence[int]) -> list[int]:
     return [1 + sum(other > key for other in keys) for key in keys]
 
 
+def tie_break(totals: Sequence[int], skill_totals: Sequence[int]) -> str | None:
+    """How a tie on the most points was settled: "skill_total" when the higher combined
+    skill total made one winner, "shared" when that was tied too; None without a tie."""
+    best = max(totals)
+    tied = [s for s, total in enumerate(totals) if total == best]
+    if len(tied) < 2:
+        return None
+    top = max(skill_totals[s] for s in tied)
+    return "skill_total" if sum(skill_totals[s] == top for s in tied) == 1 else "shared"
+
+
 def solo(total: int, unused_clan_cards: int, variants: int = 0) -> tuple[int, bool, str]:
     """Solo mode: +8 per unused clan card, +10 per variant; 80 or more wins."""
     final = total + SOLO_PER_UNUSED_CARD * unused_clan_cards + SOLO_PER_VARIANT * variants
-    title = next(name for floor, name in SOLO_ACHIEVEMENTS if final >= floor)
+    title = next((name for floor, name in SOLO_ACHIEVEMENTS if final >= floor), SOLO_LOWEST)
     return final, final >= SOLO_WIN, title

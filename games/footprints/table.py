@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from games.api import IllegalAction, Rng
+from games.footprints import gains
 from games.footprints.board import (
     IllegalMove,
     Layout,
@@ -19,23 +20,16 @@ from games.footprints.board import (
 )
 from games.footprints.content import (
     RESOURCES,
-    SKILL_START,
     TERRAINS,
-    AnySkillBonus,
     Board,
     Bonus,
     Content,
-    FireBonus,
-    FootprintBonus,
-    Give,
     Move,
     Resource,
-    ResourceBonus,
-    SkillBack,
-    SkillBonus,
     Terrain,
 )
 from games.footprints.evolve import evolve
+from games.footprints.gains import Change, Ledger
 from games.footprints.model import (
     BonusLost,
     ChoicesOpened,
@@ -53,7 +47,6 @@ from games.footprints.model import (
     SkillMovedBack,
     State,
 )
-from games.footprints.skills import advance
 
 MAX_FIRE_SPACES = 3
 
@@ -80,7 +73,9 @@ class Table:
         self._rng = rng  # None when only reading (legal actions): nothing is drawn then
         self.events: list[Event] = []
         self.board = board_of(content, state)
-        self.drawn_footprints: list[str] = []
+        # cards earned but not drawn yet: drawn by `settle` once the move's gains are made
+        self.owed_fire = 0
+        self.owed_footprints = 0
 
     @property
     def rng(self) -> Rng:
@@ -118,34 +113,39 @@ class Table:
 
     # -- gains -----------------------------------------------------------------------------
 
+    def ledger(self, seat: int) -> Ledger:
+        p = self.player(seat)
+        return Ledger(skills=p.skills, resources=p.resources)
+
+    def _book(self, seat: int, led: Ledger, log: list[Change]) -> None:
+        """Emit the changes `gains` worked out, and owe the cards it counted."""
+        for kind, name, value in log:
+            match kind:
+                case "skill":
+                    self.emit(SkillAdvanced(seat=seat, terrain=name, level=value))  # type: ignore[arg-type]
+                case "back":
+                    self.emit(SkillMovedBack(seat=seat, terrain=name, level=value))  # type: ignore[arg-type]
+                case "resource":
+                    self.emit(ResourcesChanged(seat=seat, resource=name, change=value))  # type: ignore[arg-type]
+        self.owed_fire += led.fire
+        self.owed_footprints += led.footprints
+
     def collect(self, seat: int, bonuses: Iterable[Bonus], any_skill: list[Terrain]) -> None:
         """Collect in order; a skill advance's own bonuses come right after it. An "any
-        skill" bonus takes the next of `any_skill` (the lowest skill when none is left)."""
-        queue = list(bonuses)
-        while queue:
-            bonus = queue.pop(0)
-            match bonus:
-                case ResourceBonus(resource=resource):
-                    self.emit(ResourcesChanged(seat=seat, resource=resource, change=1))
-                case SkillBonus(terrain=terrain):
-                    queue[0:0] = self.advance(seat, terrain, 1)
-                case AnySkillBonus():
-                    terrain = any_skill.pop(0) if any_skill else self.lowest_skill(seat)
-                    queue[0:0] = self.advance(seat, terrain, 1)
-                case FireBonus():
-                    self.draw_fire(seat)
-                case FootprintBonus():
-                    self.draw_footprint(seat)
-
-    def lowest_skill(self, seat: int) -> Terrain:
-        return min(TERRAINS, key=lambda t: (self.skill(seat, t), TERRAINS.index(t)))
+        skill" bonus takes the next of `any_skill` (the lowest skill when none is left).
+        Fire and footprint cards are owed, drawn by `settle` when the move is done."""
+        log: list[Change] = []
+        led = gains.gain(self.board_card(seat).tracks, self.ledger(seat), bonuses, any_skill, log)
+        self._book(seat, led, log)
 
     def advance(self, seat: int, terrain: Terrain, steps: int) -> list[Bonus]:
-        track = self.board_card(seat).tracks[terrain]
-        moved = advance(track, self.skill(seat, terrain), steps)
-        if moved.level != self.skill(seat, terrain):
-            self.emit(SkillAdvanced(seat=seat, terrain=terrain, level=moved.level))
-        return list(moved.bonuses)
+        """Move a marker on; the bonuses it passed are returned, to collect."""
+        log: list[Change] = []
+        led, passed = gains.advance(
+            self.board_card(seat).tracks, self.ledger(seat), terrain, steps, log
+        )
+        self._book(seat, led, log)
+        return passed
 
     def pay(self, seat: int, cost: Mapping[Resource, int], what: str) -> None:
         for resource, n in cost.items():
@@ -160,52 +160,52 @@ class Table:
         if self.state.fire_deck:
             self.emit(FireDrawn(seat=seat, card=self.rng.choice(self.state.fire_deck)))
 
-    def draw_footprint(self, seat: int) -> None:
+    def draw_footprint(self, seat: int) -> str | None:
         if not self.state.footprint_deck and self.state.footprint_discard:
             self.emit(FootprintsReshuffled(count=len(self.state.footprint_discard)))
-        if (
-            not self.state.footprint_deck
-        ):  # "If there are no discarded cards, the bonus is cancelled."
+        if not self.state.footprint_deck:
+            # "If there are no discarded cards, the bonus is cancelled."
             self.emit(BonusLost(seat=seat))
-            return
+            return None
         card = self.rng.choice(self.state.footprint_deck)
         self.emit(FootprintDrawn(seat=seat, card=card))
-        self.drawn_footprints.append(card)
+        return card
 
-    def ask_about_footprints(self, seat: int) -> None:
-        """Cards drawn as bonuses wait for their owner's keep-or-discard, one by one."""
-        if self.drawn_footprints:
-            then = self.state.pending
-            cards = tuple(self.drawn_footprints)
-            self.drawn_footprints = []
-            self.emit(ChoicesOpened(pending=FootprintChoice(seat=seat, cards=cards, then=then)))
+    def settle(self, seat: int) -> None:
+        """Draw the cards the move earned: footprint cards first, one at a time, each to be
+        kept or discarded at once (the game waits, and the rest waits with it), then the
+        fire cards."""
+        while self.owed_footprints:
+            self.owed_footprints -= 1
+            card = self.draw_footprint(seat)
+            if card is not None:
+                choice = FootprintChoice(
+                    seat=seat,
+                    cards=(card,),
+                    then=self.state.pending,
+                    footprints=self.owed_footprints,
+                    fire=self.owed_fire,
+                )
+                self.owed_footprints = self.owed_fire = 0
+                self.emit(ChoicesOpened(pending=choice))
+                return
+        while self.owed_fire:
+            self.owed_fire -= 1
+            self.draw_fire(seat)
 
     # -- fire cards ------------------------------------------------------------------------
 
     def fire_effects(self, seat: int, fire: str, any_skill: list[Terrain]) -> None:
         """A fire card's costs and gains (its move is made by the action that uses it)."""
+        log: list[Change] = []
         effects = self.content.fire_cards[fire].effects
-        gains: list[Bonus] = []
-        for effect in effects:
-            match effect:
-                case Give(resource=resource):
-                    if self.owned(seat, resource) < 1:
-                        raise illegal("cannot_afford", f"this fire card costs 1 {resource}")
-                    self.emit(ResourcesChanged(seat=seat, resource=resource, change=-1))
-                case SkillBack(terrain=terrain):
-                    if self.skill(seat, terrain) <= SKILL_START:
-                        raise illegal("cannot_afford", f"your {terrain} marker cannot move back")
-                    level = self.skill(seat, terrain) - 1
-                    self.emit(SkillMovedBack(seat=seat, terrain=terrain, level=level))
-                case (
-                    ResourceBonus()
-                    | SkillBonus()
-                    | AnySkillBonus()
-                    | FireBonus()
-                    | FootprintBonus()
-                ):
-                    gains.append(effect)
-        self.collect(seat, gains, any_skill)
+        try:
+            led = gains.use_fire(
+                self.board_card(seat).tracks, self.ledger(seat), effects, any_skill, log
+            )
+        except gains.Unaffordable as exc:
+            raise illegal("cannot_afford", str(exc)) from exc
+        self._book(seat, led, log)
 
     def fire_move(self, fire: str | None) -> Move | None:
         if fire is None:
@@ -341,12 +341,15 @@ class Table:
                 )
             self.emit(FigureMoved(seat=seat, path=(to,)))
             moved.append(to)
-        if fire is not None and fire_at == 1:
-            moved += self._fire_walk(seat, fire, fire_path, self.player(seat).position)
-            self.fire_effects(seat, fire, any_skill)
-        if moved and moved[-1] in others:
-            raise illegal("occupied", "you may move through figures but not end on one")
+        # the action's bonuses after all its movement; a fire card used after comes next
         self.collect(seat, self._space_bonuses(moved, others), any_skill)
+        if fire is not None and fire_at == 1:
+            self.fire_effects(seat, fire, any_skill)
+            walked = self._fire_walk(seat, fire, fire_path, self.player(seat).position)
+            if walked and walked[-1] in others:
+                raise illegal("occupied", "you may move through figures but not end on one")
+            fresh = [p for p in walked if p not in moved]
+            self.collect(seat, self._space_bonuses(fresh, others), any_skill)
 
     def _fire_walk(self, seat: int, fire: str, path: Sequence[Pos], start: Pos | None) -> list[Pos]:
         if not path:

@@ -72,8 +72,8 @@ def act(t: Table, seat: int, action: Action) -> None:
         raise illegal("action_done", f"the {kind} action is done; now the other one")
     follower_action(t, seat, card, action, fire, any_skill)
     if turn.both and not turn.done_actions:
-        t.ask_about_footprints(seat)
         t.emit(StepDone(seat=seat, phase="act_again", did=kind))
+        t.settle(seat)
         return
     after_action(t, seat)
 
@@ -95,8 +95,8 @@ def follower_action(
 
 
 def after_action(t: Table, seat: int) -> None:
-    t.ask_about_footprints(seat)
     t.emit(StepDone(seat=seat, phase="build"))
+    t.settle(seat)
 
 
 def build(t: Table, seat: int, action: Action) -> None:
@@ -141,11 +141,11 @@ def build(t: Table, seat: int, action: Action) -> None:
         case _:
             raise illegal("not_now", f"{type(action).__name__} is not step 3")
     t.collect(seat, [b for q in near if (b := t.board.places[q].bonus) is not None], any_skill)
-    t.ask_about_footprints(seat)
     built = t.state.turn
     assert built is not None
     if built.built >= built.builds_allowed:
         t.emit(StepDone(seat=seat, phase="power"))
+    t.settle(seat)
 
 
 def power(t: Table, seat: int, action: Action) -> None:
@@ -165,8 +165,8 @@ def power(t: Table, seat: int, action: Action) -> None:
     t.emit(ResourcesChanged(seat=seat, resource=resource, change=-action.pay))
     t.emit(PowerUsed(seat=seat, terrain=action.terrain, paid=action.pay))
     t.collect(seat, t.advance(seat, action.terrain, action.pay), list(action.any_skill))
-    t.ask_about_footprints(seat)
     t.emit(StepDone(seat=seat, phase="discard"))
+    t.settle(seat)
 
 
 def discard(t: Table, seat: int, action: Action) -> None:
@@ -179,7 +179,7 @@ def discard(t: Table, seat: int, action: Action) -> None:
         raise illegal("fire_not_in_hand", "discard fire cards from your hand, once each")
     if len(action.cards) != excess:
         raise illegal("wrong_discard_count", f"discard exactly {excess} fire card(s)")
-    t.emit(FireDiscarded(seat=seat, cards=action.cards))
+    t.emit(FireDiscarded(seat=seat, cards=tuple(sorted(action.cards))))  # no order kept
     finish(t, seat)
 
 
@@ -233,9 +233,8 @@ def can_build(t: Table, seat: int) -> bool:
 
 
 def can_use_power(t: Table, seat: int) -> bool:
-    turn = t.state.turn
-    if turn is None or turn.built == 0:
-        return False
+    """Every turn, built or not (the tip: build early "to activate engraving powers as many
+    times as possible"), when a revealed power has a resource to pay."""
     board = t.board_card(seat)
     return any(t.owned(seat, board.engravings[e].power) for e in t.player(seat).engravings)
 
@@ -284,7 +283,7 @@ def next_turn(t: Table, seat: int) -> None:
 
 
 def game_ended(t: Table) -> GameEnded:
-    from games.footprints.scoring import Tally, ranks, score, solo
+    from games.footprints.scoring import Tally, ranks, score, solo, tie_break
 
     parts = []
     totals = []
@@ -328,4 +327,5 @@ def game_ended(t: Table) -> GameEnded:
             s for s, r in enumerate(order) if r == 1 and (solo_result is None or solo_result[1])
         ),
         solo=solo_result,
+        tie_break=tie_break(totals, skill_totals) if solo_result is None else None,
     )

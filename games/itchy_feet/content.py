@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Literal
 
@@ -41,15 +41,37 @@ class Country(msgspec.Struct, frozen=True, kw_only=True):
     capital: Capital
 
 
-class Content(msgspec.Struct, frozen=True, kw_only=True):
+class Content(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     cards: dict[str, Card]
     countries: dict[str, Country]
 
     def of_type(self, *types: str) -> list[Card]:
         return [c for c in self.cards.values() if c.type in types]
 
+    @cached_property
+    def copies(self) -> Counter[str]:
+        """How many cards there are of each kind."""
+        return Counter(c.kind for c in self.cards.values())
+
+    @cached_property
+    def ids(self) -> dict[str, frozenset[str]]:
+        """The card ids of each type."""
+        types = {c.type for c in self.cards.values()}
+        return {t: frozenset(c.id for c in self.of_type(t)) for t in types}
+
+    @cached_property
+    def kinds(self) -> dict[str, frozenset[str]]:
+        """The card kinds of each type."""
+        types = {c.type for c in self.cards.values()}
+        return {t: frozenset(c.kind for c in self.of_type(t)) for t in types}
+
+    @cached_property
+    def kind_of(self) -> dict[str, str]:
+        """Each card id's kind (a plain dict: looked up on every move)."""
+        return {c.id: c.kind for c in self.cards.values()}
+
     def kind(self, card: str) -> str:
-        return self.cards[card].kind
+        return self.kind_of[card]
 
     def type(self, card: str) -> str:
         return self.cards[card].type

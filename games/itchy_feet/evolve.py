@@ -9,6 +9,9 @@ from msgspec.structs import replace
 from games.itchy_feet.content import EXTENSIONS, Content
 from games.itchy_feet.model import (
     ActionTaken,
+    BonusAnswered,
+    BonusOffer,
+    BonusOffered,
     CardDrawn,
     CardKept,
     CardPassed,
@@ -24,6 +27,7 @@ from games.itchy_feet.model import (
     DiscardRequired,
     DiscardShuffledIn,
     Event,
+    EventResolved,
     EventRevealed,
     ExtensionsShuffledIn,
     ForbiddenDisposed,
@@ -56,14 +60,14 @@ CardIds = tuple[str, ...]
 T = TypeVar("T")
 
 
+def extension_types(options: Options) -> tuple[str, ...]:
+    """The extension card types shuffled in ("some of them or just one")."""
+    chosen = (options.events, options.special_items, options.forbidden_items, options.postcards)
+    return tuple(t for t, on in zip(EXTENSIONS, chosen, strict=True) if on)
+
+
 def extension_cards(content: Content, options: Options) -> CardIds:
-    wanted = {
-        "event": options.events,
-        "special": options.special_items,
-        "forbidden": options.forbidden_items,
-        "postcard": options.postcards,
-    }
-    return tuple(sorted(c.id for c in content.of_type(*EXTENSIONS) if wanted[c.type]))
+    return tuple(sorted(c.id for c in content.of_type(*extension_types(options))))
 
 
 def _without(cards: CardIds, *gone: str) -> CardIds:
@@ -153,7 +157,11 @@ def evolve(content: Content, state: State | None, event: Event) -> State:
             )
         case EventRevealed(card=card):
             return replace(
-                state, draw_pile=_without(state.draw_pile, card), discard=(*state.discard, card)
+                state, draw_pile=_without(state.draw_pile, card), revealed=(*state.revealed, card)
+            )
+        case EventResolved(card=card):
+            return replace(
+                state, revealed=_without(state.revealed, card), discard=(*state.discard, card)
             )
         case CentreChanged(old=old, new=new):
             pile = tuple(sorted((*_without(state.country_pile, new), old)))
@@ -192,6 +200,12 @@ def evolve(content: Content, state: State | None, event: Event) -> State:
             return replace(
                 state, pending=None, actions_left=state.actions_left + 1, trade_declined=True
             )
+        case BonusOffered(seats=seats, declined=declined):
+            return replace(state, pending=BonusOffer(seats=seats, declined=declined))
+        case BonusAnswered():
+            assert isinstance(state.pending, BonusOffer)
+            rest = state.pending.seats[1:]
+            return replace(state, pending=replace(state.pending, seats=rest) if rest else None)
         case StealAttempted(thief=thief, victim=victim, discarded=paid, answer_needed=ask):
             if paid is not None:
                 state = _to_discard(state, thief, (paid,))

@@ -14,6 +14,7 @@ from games.itchy_feet.model import (
     DiscardRequired,
     DiscardShuffledIn,
     Event,
+    EventResolved,
     EventRevealed,
     GameDrawn,
     GameWon,
@@ -40,8 +41,9 @@ class Tx:
         self.state = state
         self.rng = rng
         self.events: list[Event] = []
-        self.resolving = False  # an event card is being resolved
-        self.choosing = False  # the Planner's two cards are drawn but not yet chosen from
+        self.resolving = False  # an event card is being resolved: others drawn now wait
+        self.drawn_by: dict[str, int] = {}  # who drew each event card on the table
+        self.undecided: set[str] = set()  # the Planner's cards drawn, not yet chosen from
 
     def emit(self, event: Event) -> None:
         """Fold one event in; nothing more happens once the game is over."""
@@ -49,7 +51,7 @@ class Tx:
             return
         self.state = evolve(self.content, self.state, event)
         self.events.append(event)
-        if self.state.options.postcards and not self.choosing:
+        if self.state.options.postcards:
             self.check_postcards()
 
     def check_postcards(self) -> None:
@@ -59,14 +61,11 @@ class Tx:
         if s.end is not None:
             return
         for seat in range(s.seats):
-            undecided = (
-                s.pending.cards if isinstance(s.pending, KeepOne) and s.pending.seat == seat else ()
-            )
-            held = [
-                c
-                for c in s.hands[seat]
-                if c not in undecided and self.content.type(c) == "postcard"
-            ]
+            # only the Planner's own cards still to choose from are left out, no one else's
+            undecided = self.undecided if seat == s.current else set()
+            if isinstance(s.pending, KeepOne) and s.pending.seat == seat:
+                undecided = set(s.pending.cards)
+            held = self.content.ids["postcard"].intersection(s.hands[seat]) - undecided
             if len(held) >= POSTCARDS_TO_WIN:
                 self.emit(GameWon(seat=seat, reason="postcards"))
                 return
@@ -86,18 +85,33 @@ class Tx:
                 self.emit(PileReshuffled(count=len(self.state.discard)))
             card = self.rng.choice(self.state.draw_pile)
             if self.content.type(card) == "event":
-                resolve = not self.resolving
-                self.emit(EventRevealed(seat=seat, card=card, resolved=resolve))
+                self.drawn_by[card] = seat
+                self.emit(EventRevealed(seat=seat, card=card))
                 self._reshuffle_if_empty()
-                if resolve:
-                    self.resolving = True
-                    self.play_event(seat, self.content.kind(card))
-                    self.resolving = False
+                self.resolve_events()
                 continue
+            if reason == "planner":
+                self.undecided.add(card)  # not the Planner's to count until one is kept
             self.emit(CardDrawn(seat=seat, reason=reason, card=card))
             self._reshuffle_if_empty()
             return card
         return None
+
+    def resolve_events(self) -> None:
+        """Play the events on the table one after another, each discarded once resolved.
+
+        An event drawn while another resolves (a Duty Free draw) waits for it to finish:
+        events never resolve inside each other, and one on the table is in no pile, so no
+        reshuffle can bring it back to be drawn again before it is over."""
+        if self.resolving:
+            return
+        self.resolving = True
+        while self.state.end is None and self.state.revealed:
+            card = self.state.revealed[0]
+            drawer = self.drawn_by[card]
+            self.play_event(drawer, self.content.kind(card))
+            self.emit(EventResolved(seat=drawer, card=card))
+        self.resolving = False
 
     def _reshuffle_if_empty(self) -> None:
         # "When the final card in the draw pile has been taken, reshuffle the discard pile."
@@ -127,9 +141,9 @@ class Tx:
                 }
                 for seat, card in picks.items():
                     self.emit(CardPassed(from_seat=seat, to_seat=(seat + 1) % s.seats, card=card))
-            case "strike":
-                current = drawer if s.current is None else s.current
-                self.emit(SkipScheduled(seat=(current + 1) % s.seats))
+            case "strike":  # "the next player" after the one whose turn it is
+                assert s.current is not None, "cards are drawn only once play has begun"
+                self.emit(SkipScheduled(seat=(s.current + 1) % s.seats))
             case "currency-crash":
                 for seat in order:
                     cards = sorted(self.state.hands[seat])

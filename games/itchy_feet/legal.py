@@ -1,22 +1,23 @@
-"""The moves a seat can make now, each postable as-is.
+"""The moves a seat can make now, each postable as-is: every move with a different result.
 
-Where a move also names cards to pay with, one sensible payment is listed per choice that
-matters (the card taken, the victim, the partner and kind wanted, the destination); decide
-accepts any payment the rules allow.
+Copies of one kind are interchangeable (RULES.md), so a choice of cards is listed once per
+choice of kinds, paid with the lowest ids. Trade offers are the one place the full list
+would explode (any cards of yours for any cards of a partner's): one card for one card is
+listed, and `decide` accepts every other offer the rules allow (RULES.md, "Legal actions").
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from itertools import combinations
-
-from msgspec.structs import replace
+from collections.abc import Iterable, Iterator
 
 from games.itchy_feet.content import Content
+from games.itchy_feet.evolve import extension_types
 from games.itchy_feet.model import (
     AcceptTrade,
     Action,
     AllowSteal,
+    BonusOffer,
     CancelSteal,
     CharacterPick,
     ChooseCharacter,
@@ -25,19 +26,21 @@ from games.itchy_feet.model import (
     DiscardDown,
     DisposeForbidden,
     Draw,
+    DrawBonus,
     KeepCard,
     KeepOne,
     OfferTrade,
     PassTurn,
     PlaySpecial,
     Recycle,
+    SkipBonus,
     State,
     Steal,
     StealAnswer,
     TradeOffer,
     Travel,
 )
-from games.itchy_feet.travel import missing_kinds, needed_items, payment, spare
+from games.itchy_feet.travel import needed_items, payment
 
 PLAYABLE = ("espresso", "lucky-find", "change-of-plans")
 
@@ -50,73 +53,133 @@ def actions(c: Content, state: State, seat: int) -> list[Action]:
             have = Counter(c.kind(x) for x in hand)
             ok = all(have[k] >= n for k, n in Counter(want).items())
             return [AcceptTrade(), DeclineTrade()] if ok else [DeclineTrade()]
+        case BonusOffer():
+            return [DrawBonus(), SkipBonus()] if can_draw(c, state) else [SkipBonus()]
         case StealAnswer():
             insurance = sorted(x for x in hand if c.kind(x) == "travel-insurance")
             return [AllowSteal()] + [CancelSteal(card=x) for x in insurance[:1]]
         case DiscardDown(counts=counts):
-            # every choice among the cards best spared, plus three (any other is accepted)
-            owed = dict(counts)[seat]
-            ranked = spare(c, state, seat, min(len(hand), owed + 3), usable=False) or ()
-            return [Discard(cards=tuple(sorted(x))) for x in combinations(ranked, owed)]
+            return [Discard(cards=x) for x in choices(c, hand, dict(counts)[seat])]
         case KeepOne(cards=cards):
-            return [KeepCard(card=x) for x in cards]
+            return [KeepCard(card=x) for x in by_kind(c, cards).values()]
         case CharacterPick(options=options):
             return [ChooseCharacter(character=x) for x in options]
     return turn_actions(c, state, seat) or [PassTurn()]
 
 
-def playable(c: Content, state: State, seat: int, card: str) -> bool:
-    kind = c.kind(card)
-    if kind == "change-of-plans":
-        return not state.visited_home[seat] and bool(state.country_pile)
-    return kind in PLAYABLE
+def by_kind(c: Content, cards: Iterable[str]) -> dict[str, str]:
+    """The lowest id of each kind among `cards`, by kind."""
+    lowest: dict[str, str] = {}
+    kind_of = c.kind_of
+    for card in sorted(cards):
+        lowest.setdefault(kind_of[card], card)
+    return dict(sorted(lowest.items()))
+
+
+def choices(c: Content, cards: Iterable[str], n: int) -> list[tuple[str, ...]]:
+    """Every way to pick `n` of `cards` that differs in kinds (lowest ids of each kind)."""
+    groups: dict[str, list[str]] = {}
+    kind_of = c.kind_of
+    for card in sorted(cards):
+        groups.setdefault(kind_of[card], []).append(card)
+    piles = sorted(groups.values())
+
+    def pick(i: int, left: int) -> Iterator[tuple[str, ...]]:
+        if left == 0:
+            yield ()
+            return
+        if i == len(piles):
+            return
+        for k in range(min(left, len(piles[i])), -1, -1):
+            for rest in pick(i + 1, left - k):
+                yield (*piles[i][:k], *rest)
+
+    return list(pick(0, n))
+
+
+def playable(c: Content, card: str) -> bool:
+    return c.kind(card) in PLAYABLE
 
 
 def can_draw(c: Content, state: State) -> bool:
     return any(c.type(x) != "event" for x in state.draw_pile + state.discard)
 
 
+def tradeable_kinds(c: Content, state: State) -> frozenset[str]:
+    """Kinds of hand cards in this game: no events, characters or action cards."""
+    types = {"item", "passport", *extension_types(state.options)} - {"event"}
+    return frozenset().union(*(c.kinds[t] for t in types))
+
+
+def unseen_copies(c: Content, state: State, seat: int, kind: str) -> int:
+    """Copies of `kind` the seat cannot see: in play but not in its hand or face up."""
+    seen = (*state.hands[seat], *state.discard, *state.revealed, *state.box)
+    return c.copies[kind] - [c.kind_of[x] for x in seen].count(kind)
+
+
 def turn_actions(c: Content, state: State, seat: int) -> list[Action]:
     hand = state.hands[seat]
-    out: list[Action] = []
-    for card in sorted({c.kind(x): x for x in sorted(hand, reverse=True)}.values()):
-        if playable(c, state, seat, card):
-            out.append(PlaySpecial(card=card))
-        if c.type(card) == "forbidden":
-            rest = tuple(
-                tuple(x for x in h if x != card) if i == seat else h
-                for i, h in enumerate(state.hands)
-            )
-            other = spare(c, replace(state, hands=rest), seat, 1)
-            if other:
-                out.append(DisposeForbidden(card=card, with_card=other[0]))
+    kinds = by_kind(c, hand)
+    usable = [x for x in hand if c.type(x) != "forbidden"]  # what may pay (RULES.md)
+    out: list[Action] = [PlaySpecial(card=x) for x in kinds.values() if playable(c, x)]
+    out += [
+        DisposeForbidden(card=bad, with_card=other)
+        for bad in kinds.values()
+        if c.type(bad) == "forbidden"
+        for other in by_kind(c, usable).values()
+    ]
     if can_draw(c, state):
         out.append(Draw())
-    paid = spare(c, state, seat, 1 if state.characters[seat] == "backpacker" else 2)
-    if paid:
-        takes = {c.kind(x): x for x in sorted(state.discard, reverse=True)}
-        out += [
-            Recycle(discard=paid, take=x) for x in sorted(takes.values()) if c.type(x) != "event"
-        ]
-    give = spare(c, state, seat, 1, usable=False)
-    if not state.trade_declined and give:
-        for kind in missing_kinds(c, state, seat):
-            out += [
-                OfferTrade(to=partner, give=give, want=(kind,))
-                for partner in range(state.seats)
-                if partner != seat
-            ]
+    out += recycles(c, state, seat, usable)
+    if not state.trade_declined:
+        out += offers(c, state, seat, list(kinds.values()))
     pickpocket = state.characters[seat] == "pickpocket"
-    cost = None if pickpocket else spare(c, state, seat, 1)
-    if pickpocket or cost:
-        out += [
-            Steal(victim=victim, discard=cost[0] if cost else None)
-            for victim in range(state.seats)
-            if victim != seat and state.hands[victim]
-        ]
-    has_passport = any(c.kind(x) == "passport" for x in hand)
+    costs: list[str | None] = [None] if pickpocket else list(by_kind(c, usable).values())
+    out += [
+        Steal(victim=victim, discard=cost)
+        for victim in range(state.seats)
+        if victim != seat and state.hands[victim]
+        for cost in costs
+    ]
+    has_passport = "passport" in kinds
     clean = not any(c.type(x) == "forbidden" for x in hand)
     pay = payment(c, hand, needed_items(c, state, seat))
     if has_passport and clean and pay is not None:
         out.append(Travel(pay=pay))
     return out
+
+
+def recycles(c: Content, state: State, seat: int, usable: list[str]) -> list[Action]:
+    """Every payment with every kind to take; two that leave the same cards are one."""
+    cost = 1 if state.characters[seat] == "backpacker" else 2
+    takes = by_kind(c, (x for x in state.discard if c.type(x) != "event"))
+    out: list[Action] = []
+    seen: set[tuple[tuple[str, ...], str | None]] = set()
+    for paid in choices(c, usable, cost):
+        kinds = [c.kind_of[x] for x in paid]
+        for kind, take in takes.items():
+            # what the hand gives up for what it gains: paying a kind and taking one back
+            # is the same as not paying it
+            key: tuple[tuple[str, ...], str | None] = (tuple(kinds), kind)
+            if kind in kinds:
+                net = list(kinds)
+                net.remove(kind)
+                key = (tuple(net), None)
+            if key not in seen:
+                seen.add(key)
+                out.append(Recycle(discard=paid, take=take))
+    return out
+
+
+def offers(c: Content, state: State, seat: int, gives: list[str]) -> list[Action]:
+    """One card of each kind held for one card of each kind the partner could hold."""
+    seen = (*state.hands[seat], *state.discard, *state.revealed, *state.box)
+    unseen = c.copies - Counter(c.kind(x) for x in seen)
+    wants = sorted(k for k in tradeable_kinds(c, state) if unseen[k] > 0)
+    return [
+        OfferTrade(to=partner, give=(give,), want=(want,))
+        for partner in range(state.seats)
+        if partner != seat and state.hands[partner]
+        for give in gives
+        for want in wants
+    ]

@@ -55,6 +55,14 @@ class DeclineTrade(Action, frozen=True, tag="decline_trade"):
     pass
 
 
+class DrawBonus(Action, frozen=True, tag="draw_bonus"):
+    """Draw the bonus card a trade earned you ("both players can draw one bonus card")."""
+
+
+class SkipBonus(Action, frozen=True, tag="skip_bonus"):
+    """Leave the bonus card (the Haggler, after a declined trade: take a new action instead)."""
+
+
 class Steal(Action, frozen=True, tag="steal"):
     """Discard one card (the Pickpocket none) and take a random card from a player."""
 
@@ -117,6 +125,8 @@ AnyAction = (
     | OfferTrade
     | AcceptTrade
     | DeclineTrade
+    | DrawBonus
+    | SkipBonus
     | Steal
     | AllowSteal
     | CancelSteal
@@ -144,6 +154,14 @@ class TradeOffer(Pending, frozen=True, tag="trade"):
     want: tuple[str, ...]
 
 
+class BonusOffer(Pending, frozen=True, tag="bonus"):
+    """Each seat in turn may draw a bonus card; `declined`: the Haggler's card after a declined
+    trade, drawn instead of taking a new action."""
+
+    seats: tuple[int, ...]  # still to answer, the first answers now
+    declined: bool = False
+
+
 class StealAnswer(Pending, frozen=True, tag="steal"):
     thief: int
     victim: int
@@ -163,7 +181,7 @@ class CharacterPick(Pending, frozen=True, tag="character"):
     options: tuple[str, ...]
 
 
-AnyPending = TradeOffer | StealAnswer | DiscardDown | KeepOne | CharacterPick
+AnyPending = TradeOffer | BonusOffer | StealAnswer | DiscardDown | KeepOne | CharacterPick
 
 
 # -- events --------------------------------------------------------------------------------
@@ -236,12 +254,18 @@ class PileReshuffled(Event, frozen=True, tag="pile_reshuffled"):
 
 
 class EventRevealed(Event, frozen=True, tag="event_revealed"):
-    """A drawn event card, played at once (face up); `resolved` is False when it was
-    drawn while another event was being resolved (our ruling: it is discarded unplayed)."""
+    """A drawn event card, face up on the table until it is resolved (events drawn while
+    another resolves wait their turn, in the order drawn)."""
 
     seat: int
     card: CardId
-    resolved: bool
+
+
+class EventResolved(Event, frozen=True, tag="event_resolved"):
+    """The event's effects are over: the card goes to the discard."""
+
+    seat: int  # who drew it
+    card: CardId
 
 
 class CentreChanged(Event, frozen=True, tag="centre_changed"):
@@ -294,6 +318,16 @@ class TradeAccepted(Event, frozen=True, tag="trade_accepted"):
 class TradeDeclined(Event, frozen=True, tag="trade_declined"):
     asker: int
     responder: int
+
+
+class BonusOffered(Event, frozen=True, tag="bonus_offered"):
+    seats: tuple[int, ...]  # who may draw a bonus card, in order
+    declined: bool  # the Haggler's card after a declined trade (instead of a new action)
+
+
+class BonusAnswered(Event, frozen=True, tag="bonus_answered"):
+    seat: int
+    draw: bool
 
 
 class StealAttempted(Event, frozen=True, tag="steal_attempted"):
@@ -381,6 +415,7 @@ AnyEvent = (
     | CardDrawn
     | PileReshuffled
     | EventRevealed
+    | EventResolved
     | CentreChanged
     | SkipScheduled
     | CardsDiscarded
@@ -390,6 +425,8 @@ AnyEvent = (
     | TradeOffered
     | TradeAccepted
     | TradeDeclined
+    | BonusOffered
+    | BonusAnswered
     | StealAttempted
     | StealCancelled
     | CardStolen
@@ -421,6 +458,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     hands: tuple[tuple[CardId, ...], ...]
     draw_pile: tuple[CardId, ...]  # sorted: the order is drawn at random in decide
     discard: tuple[CardId, ...] = ()  # face up, newest last
+    revealed: tuple[CardId, ...] = ()  # events drawn, face up, resolved in this order
     box: tuple[CardId, ...] = ()  # not in play: spare passports, extensions not chosen
     current: int | None = None
     turn: int = 0

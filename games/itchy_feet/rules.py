@@ -10,7 +10,7 @@ import msgspec
 from msgspec.structs import replace
 
 from games.api import IllegalAction, Outcome, Rng, View
-from games.itchy_feet import legal
+from games.itchy_feet import legal, sampling, views
 from games.itchy_feet.content import EXTENSIONS, Content, load
 from games.itchy_feet.evolve import evolve, extension_cards
 from games.itchy_feet.flow import Tx
@@ -21,6 +21,9 @@ from games.itchy_feet.model import (
     AllowSteal,
     AnyAction,
     AnyEvent,
+    BonusAnswered,
+    BonusOffer,
+    BonusOffered,
     CancelSteal,
     CardDrawn,
     CardKept,
@@ -37,6 +40,7 @@ from games.itchy_feet.model import (
     DiscardDown,
     DisposeForbidden,
     Draw,
+    DrawBonus,
     Event,
     ExtensionsShuffledIn,
     ForbiddenDisposed,
@@ -54,6 +58,7 @@ from games.itchy_feet.model import (
     PlaySpecial,
     Recycle,
     Recycled,
+    SkipBonus,
     SpecialPlayed,
     State,
     Steal,
@@ -82,11 +87,12 @@ class ItchyFeet:
     key = "itchy-feet"
     name = "Itchy Feet: The Travel Game"
     seats = range(2, 7)
-    schema_version = 1
+    schema_version = 2
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent
     options_type = Options
+    view_type = views.View
     bot_levels: tuple[str, ...] = ("random", "greedy")
 
     def __init__(self, content: Content | None = None) -> None:
@@ -130,6 +136,8 @@ class ItchyFeet:
         if state.end is not None:
             return frozenset()
         match state.pending:
+            case BonusOffer(seats=seats):
+                return frozenset(seats[:1])
             case (
                 TradeOffer(responder=seat)
                 | StealAnswer(victim=seat)
@@ -155,8 +163,19 @@ class ItchyFeet:
                 self._accept(tx, pending, action)
             case TradeOffer(), DeclineTrade():
                 tx.emit(TradeDeclined(asker=pending.asker, responder=pending.responder))
-                if state.characters[pending.asker] == "haggler":
-                    tx.draw(pending.asker, "haggler")
+                if state.characters[pending.asker] == "haggler" and tx.can_draw():
+                    # "If the trade is declined, perform a new action instead": the bonus card
+                    # or the new action, the Haggler chooses (our ruling: not both)
+                    tx.emit(BonusOffered(seats=(pending.asker,), declined=True))
+            case BonusOffer(), DrawBonus():
+                if not tx.can_draw():
+                    raise _illegal("nothing_to_draw", "no card is left to draw: skip the bonus")
+                tx.emit(BonusAnswered(seat=seat, draw=True))
+                if pending.declined:  # the card takes the place of the new action
+                    tx.emit(ActionTaken(seat=seat, action="bonus"))
+                tx.draw(seat, "haggler" if pending.declined else "bonus")
+            case BonusOffer(), SkipBonus():
+                tx.emit(BonusAnswered(seat=seat, draw=False))
             case StealAnswer(), AllowSteal():
                 self._take_random(tx, pending.thief, pending.victim)
             case StealAnswer(), CancelSteal(card=card):
@@ -215,9 +234,8 @@ class ItchyFeet:
                     )
                 tx.emit(ActionTaken(seat=seat, action="draw"))
                 if state.characters[seat] == "planner":
-                    tx.choosing = True  # neither card counts as held until one is kept
                     first, second = tx.draw(seat, "planner"), tx.draw(seat, "planner")
-                    tx.choosing = False
+                    tx.undecided.clear()
                     # an event between the two draws may have taken the first away again
                     # and a reshuffle in between may even bring the same card back
                     held = tx.state.hands[seat]
@@ -289,14 +307,16 @@ class ItchyFeet:
         if not give or not want:
             raise _illegal("empty_trade", "offer at least one card and ask for at least one")
         self._own(state, seat, give)
-        known = self._tradeable_kinds(state)
+        known = legal.tradeable_kinds(self.content, state)
         if unknown := [k for k in want if k not in known]:
             raise _illegal("unknown_kind", f"no card kind {unknown[0]!r} in this game")
-
-    def _tradeable_kinds(self, state: State) -> set[str]:
-        """Kinds of hand cards in this game: no events, characters or action cards."""
-        in_play = set(self.all_cards()) - set(state.box)
-        return {self.content.kind(c) for c in in_play if self.content.type(c) != "event"}
+        # "asking for a specific card or cards from another player": no more than they hold,
+        # and no kind more often than copies could be out of sight (our ruling)
+        unseen = {k: legal.unseen_copies(self.content, state, seat, k) for k in set(want)}
+        if len(want) > len(state.hands[to]) or any(n > unseen[k] for k, n in Counter(want).items()):
+            raise _illegal(
+                "impossible_trade", f"seat {to} cannot hold the cards you ask for: ask for less"
+            )
 
     def _accept(self, tx: Tx, offer: TradeOffer, action: AcceptTrade) -> None:
         hand = tx.state.hands[offer.responder]
@@ -319,8 +339,8 @@ class ItchyFeet:
                 asker=offer.asker, responder=offer.responder, given=offer.give, received=received
             )
         )
-        tx.draw(offer.asker, "bonus")  # "both players can draw one bonus card"
-        tx.draw(offer.responder, "bonus")
+        if tx.can_draw():  # "both players can draw one bonus card": each says if they will
+            tx.emit(BonusOffered(seats=(offer.asker, offer.responder), declined=False))
 
     def _check_steal(self, state: State, seat: int, victim: int, paid: str | None) -> None:
         if victim == seat or not 0 <= victim < state.seats:
@@ -350,17 +370,16 @@ class ItchyFeet:
             )
         self._own(state, seat, paid)
         dest, country = destination(state, seat)
-        needed = list(needed_items(self.content, state, seat))
+        needed = needed_items(self.content, state, seat)
+        held = {self.content.kind(c) for c in hand} & set(needed)
         kinds = [self.content.kind(c) for c in paid]
         items = [k for k in kinds if k != MAP]
-        if (
-            len(paid) != len(needed)
-            or len(set(items)) != len(items)
-            or not set(items) <= set(needed)
-        ):
+        # a map "counts as any one item you are missing": never one you hold
+        if sorted(items) != sorted(held) or len(paid) != len(needed):
             raise _illegal(
                 "wrong_items",
-                f"travel to {country} takes one each of {', '.join(needed)} (a map counts as any one)",
+                f"travel to {country} takes one each of {', '.join(needed)}"
+                " (a map for each one you are missing)",
             )
         tx.emit(ActionTaken(seat=seat, action="travel"))
         tx.emit(Travelled(seat=seat, destination=dest, country=country, paid=tuple(paid)))
@@ -377,19 +396,16 @@ class ItchyFeet:
             raise _illegal(
                 "not_playable_now", f"{self.content.cards[card].name} is not played this way"
             )
-        if kind == "change-of-plans" and (state.visited_home[seat] or not state.country_pile):
-            raise _illegal(
-                "home_already_visited", "Change of Plans only swaps a home not yet visited"
-            )
         tx.emit(SpecialPlayed(seat=seat, card=card))
         if kind == "lucky-find":
             tx.draw(seat, "lucky_find")
             tx.draw(seat, "lucky_find")
-        elif kind == "change-of-plans":
+        # "discard this; if you have not visited home yet, swap your home country"
+        elif kind == "change-of-plans" and not state.visited_home[seat] and state.country_pile:
             new = tx.rng.choice(tx.state.country_pile)
             tx.emit(HomeChanged(seat=seat, old=state.homes[seat], new=new))
 
-    # -- legal actions (one canonical payment per choice that matters) ---------------------------
+    # -- legal actions (every move with a result of its own: legal.py) ----------------------------
 
     def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
         if seat not in self.to_act(state):
@@ -421,6 +437,7 @@ class ItchyFeet:
             "hand_sizes": [len(h) for h in state.hands],
             "draw_pile": len(state.draw_pile),
             "discard": list(state.discard),
+            "revealed": list(state.revealed),
             "skips": list(state.skips),
             "pending": pending,
             "winner": state.winner,
@@ -468,21 +485,7 @@ class ItchyFeet:
         )
 
     def sample(self, state: State, seat: int, rng: Rng) -> State:
-        """Deal every card `seat` cannot see at random, keeping each hand's size; cards
-        everyone knows the place of (offered in an open trade) stay where they are."""
-        others = [s for s in range(state.seats) if s != seat]
-        shown = set(state.pending.give) if isinstance(state.pending, TradeOffer) else set()
-        pool = list(state.draw_pile) + [c for s in others for c in state.hands[s] if c not in shown]
-        rng.shuffle(pool)
-        hands = list(state.hands)
-        for s in others:
-            kept = tuple(c for c in hands[s] if c in shown)
-            n = len(hands[s]) - len(kept)
-            hands[s], pool = (*kept, *pool[:n]), pool[n:]
-        pending = state.pending
-        if isinstance(pending, KeepOne) and pending.seat != seat:  # its two cards, re-dealt
-            pending = KeepOne(seat=pending.seat, cards=hands[pending.seat][-len(pending.cards) :])
-        return replace(state, hands=tuple(hands), draw_pile=tuple(sorted(pool)), pending=pending)
+        return sampling.sample(self.content, state, seat, rng)
 
     # -- for the generic checks and the catalog ----------------------------------------------------
 

@@ -85,6 +85,10 @@ def validate(content: Content, n_bits: int, n_cols: int) -> None:
         raise ContentError("ittybit ids are not unique")
     if len(content.collectors) != n_cols:
         raise ContentError("collector ids are not unique")
+    looks = Counter(b.all_traits for b in content.ittybits.values())
+    twins = sorted(b.id for b in content.ittybits.values() if looks[b.all_traits] > 1)
+    if twins:  # "each with their own unique set of traits" (the punk's type counts as one)
+        raise ContentError(f"ittybits share a set of traits: {twins}")
     supply = Counter(t for b in content.ittybits.values() for t in b.all_traits)
     for col in content.collectors.values():
         if not 1 <= len(col.grails) <= 4:

@@ -45,7 +45,8 @@ class CompleteCollector(Action, frozen=True, tag="complete_collector"):
 
 
 class PassTurn(Action, frozen=True, tag="pass_turn"):
-    """Only legal when no other action is (our ruling: the rulebook forbids skipping)."""
+    """End the turn doing nothing more: in the last turn at any time; otherwise only when no
+    other action is legal (our rulings: the rulebook forbids skipping)."""
 
 
 AnyAction = TakeIttybit | DrawCollectors | KeepCollector | CompleteCollector | PassTurn
@@ -100,9 +101,13 @@ class CollectorKept(Event, frozen=True, tag="collector_kept"):
 
 
 class CollectorCompleted(Event, frozen=True, tag="collector_completed"):
+    """The card is flipped face down: another seat's copy shows only what the table sees,
+    the ittybits laid down and the coins taken, not the collector nor which grails were paid."""
+
     seat: int
-    collector: CardId
-    payments: tuple[Payment, ...]
+    collector: CardId | None  # None in another seat's copy
+    payments: tuple[Payment, ...] | None  # None in another seat's copy
+    ittybits: tuple[CardId, ...]  # every ittybit paid, sorted
     coins: int
 
 
@@ -148,10 +153,18 @@ AnyEvent = (
 # -- state ---------------------------------------------------------------------------------
 
 
+class Completed(msgspec.Struct, frozen=True, kw_only=True):
+    """A completed collector, face down in front of its seat, with what the table saw paid."""
+
+    collector: CardId
+    ittybits: tuple[CardId, ...]  # sorted
+    coins: int
+
+
 class Hand(msgspec.Struct, frozen=True, kw_only=True):
     ittybits: tuple[CardId, ...] = ()
     collectors: tuple[CardId, ...] = ()
-    completed: tuple[CardId, ...] = ()
+    completed: tuple[Completed, ...] = ()
     coins: int = 0
     choice: tuple[CardId, ...] = ()  # collectors offered, one to keep
 
@@ -159,7 +172,9 @@ class Hand(msgspec.Struct, frozen=True, kw_only=True):
 class State(msgspec.Struct, frozen=True, kw_only=True):
     seats: int
     first_seat: int
-    ittybit_supply: tuple[CardId, ...]  # kept sorted: the order is drawn at random in decide
+    # Kept sorted: the order is drawn at random in decide. A supply is empty only while its
+    # discard is empty too (it is restocked the moment it runs out: supply.py).
+    ittybit_supply: tuple[CardId, ...]
     collector_supply: tuple[CardId, ...]
     ittybit_discard: tuple[CardId, ...] = ()
     collector_discard: tuple[CardId, ...] = ()

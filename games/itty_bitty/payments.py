@@ -1,19 +1,34 @@
-"""Which ittybits can pay which grails: a small bipartite matching, deterministic."""
+"""Which ittybits can pay which grails: every distinct way to pay a collector, up to a bound.
+
+Two payments are the same move when they discard the same ittybits for the same coins: the
+card is flipped face down, so which grail each punk paid for is forgotten.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from itertools import combinations
+from collections.abc import Callable, Iterator, Sequence
+from itertools import chain, combinations
 
 from games.itty_bitty.content import Collector
 from games.itty_bitty.model import CardId, Payment
 
+Traits = Callable[[CardId], frozenset[str]]
+
+# A hand has no size limit, so the ways to pay one collector grow combinatorially (a
+# "Male x3" grail with 15 males in hand alone has 455). Most collectors have fewer than 10;
+# past this many, only the first are listed (RULES.md), and decide still accepts the rest.
+MAX_PAYMENTS_LISTED = 64
+
+
+def _least_versatile_first(
+    collector: Collector, grails: Sequence[int], hand: Sequence[CardId], traits: Traits
+) -> list[CardId]:
+    wanted = {collector.grails[g].trait for g in grails}
+    return sorted(hand, key=lambda c: (len(traits(c)), len(traits(c) & wanted), c))
+
 
 def find_payment(
-    collector: Collector,
-    grails: Sequence[int],
-    hand: Sequence[CardId],
-    traits: Callable[[CardId], frozenset[str]],
+    collector: Collector, grails: Sequence[int], hand: Sequence[CardId], traits: Traits
 ) -> tuple[Payment, ...] | None:
     """One way to pay exactly the given grails from `hand`, or None if there is none.
 
@@ -23,8 +38,7 @@ def find_payment(
     slots = [g for g in grails for _ in range(collector.grails[g].qty)]
     if len(slots) > len(hand):
         return None
-    wanted = {collector.grails[g].trait for g in grails}
-    order = sorted(hand, key=lambda c: (len(traits(c)), len(traits(c) & wanted), c))
+    order = _least_versatile_first(collector, grails, hand, traits)
     fits = [[c for c in order if collector.grails[g].trait in traits(c)] for g in slots]
     owner: dict[CardId, int] = {}
 
@@ -47,21 +61,65 @@ def find_payment(
     return tuple(Payment(grail=g, ittybits=tuple(sorted(paid[g]))) for g in sorted(grails))
 
 
-def payable_subsets(
+def every_payment(
+    collector: Collector, grails: Sequence[int], hand: Sequence[CardId], traits: Traits
+) -> Iterator[tuple[Payment, ...]]:
+    """Every assignment of cards from `hand` to exactly the given grails, least-versatile
+    cards first (repeats: the same cards may fill the grails in several ways)."""
+
+    def fill(i: int, left: list[CardId]) -> Iterator[tuple[Payment, ...]]:
+        if i == len(grails):
+            yield ()
+            return
+        grail = collector.grails[grails[i]]
+        fits = [c for c in left if grail.trait in traits(c)]
+        for cards in combinations(fits, grail.qty):
+            rest = [c for c in left if c not in cards]
+            for tail in fill(i + 1, rest):
+                yield (Payment(grail=grails[i], ittybits=tuple(sorted(cards))), *tail)
+
+    yield from fill(0, _least_versatile_first(collector, grails, hand, traits))
+
+
+def payments(
     collector: Collector,
     hand: Sequence[CardId],
-    traits: Callable[[CardId], frozenset[str]],
+    traits: Traits,
+    limit: int = MAX_PAYMENTS_LISTED,
 ) -> list[tuple[Payment, ...]]:
-    """A canonical payment for every non-empty set of grails the hand can pay at once."""
+    """Every distinct payment of the collector from `hand`, at most `limit` of them.
+
+    First the canonical payment (`find_payment`) of every payable set of grails, most grails
+    first, so that each set stays on offer; then every other way, in the same order.
+    """
     n = len(collector.grails)
-    found: list[tuple[Payment, ...]] = []
-    for size in range(n, 0, -1):
-        for subset in combinations(range(n), size):
-            payment = find_payment(collector, subset, hand, traits)
-            if payment is not None:
-                found.append(payment)
-    return found
+    subsets = [s for size in range(n, 0, -1) for s in combinations(range(n), size)]
+    canonical = [p for s in subsets if (p := find_payment(collector, s, hand, traits))]
+    others = (
+        payment
+        for first in canonical
+        for payment in every_payment(collector, [p.grail for p in first], hand, traits)
+    )
+    found: dict[tuple[frozenset[CardId], int], tuple[Payment, ...]] = {}
+    for payment in chain(canonical, others):
+        if len(found) == limit:
+            break
+        found.setdefault(_result(collector, payment), payment)
+    return list(found.values())
+
+
+def can_pay(collector: Collector, hand: Sequence[CardId], traits: Traits) -> bool:
+    """Whether some grail of the collector can be paid (then it can be completed)."""
+    return any(sum(g.trait in traits(c) for c in hand) >= g.qty for g in collector.grails)
+
+
+def paid_ittybits(payments: Sequence[Payment]) -> tuple[CardId, ...]:
+    return tuple(sorted(c for p in payments for c in p.ittybits))
 
 
 def coins_for(collector: Collector, payments: Sequence[Payment]) -> int:
     return sum(collector.grails[p.grail].coins for p in payments)
+
+
+def _result(collector: Collector, payment: Sequence[Payment]) -> tuple[frozenset[CardId], int]:
+    return frozenset(paid_ittybits(payment)), coins_for(collector, payment)

@@ -1,4 +1,4 @@
-"""The itty bitty card game as a decider: setup / decide / evolve, views and redaction."""
+"""The itty bitty card game as a decider: setup / decide / evolve (views: secrecy.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import msgspec
 from msgspec.structs import replace
 
 from games.api import IllegalAction, Outcome, Rng, View, fold
+from games.itty_bitty import secrecy, views
 from games.itty_bitty.content import Content, load
 from games.itty_bitty.model import (
     Action,
@@ -19,6 +20,7 @@ from games.itty_bitty.model import (
     CollectorKept,
     CollectorsOffered,
     CompleteCollector,
+    Completed,
     DrawCollectors,
     EndTriggered,
     Event,
@@ -37,8 +39,9 @@ from games.itty_bitty.model import (
     TurnBegan,
     TurnPassed,
 )
-from games.itty_bitty.payments import coins_for, payable_subsets
+from games.itty_bitty.payments import can_pay, coins_for, paid_ittybits, payments
 from games.itty_bitty.scoring import final_result
+from games.itty_bitty.supply import Supply, restock
 
 MARKET_SLOTS = 4
 STARTING_ITTYBITS = 3
@@ -57,66 +60,40 @@ def _set_hand(state: State, seat: int, hand: Hand) -> tuple[Hand, ...]:
     return tuple(hand if i == seat else h for i, h in enumerate(state.hands))
 
 
-class _Draws:
-    """Draws cards in decide, emitting reshuffle events; tracks the supply as it shrinks."""
-
-    def __init__(self, state: State, rng: Rng, events: list[Event]) -> None:
-        self.supply = {
-            "ittybits": list(state.ittybit_supply),
-            "collectors": list(state.collector_supply),
-        }
-        self.discard = {
-            "ittybits": list(state.ittybit_discard),
-            "collectors": list(state.collector_discard),
-        }
-        self.rng = rng
-        self.events = events
-
-    def available(self, deck: str) -> int:
-        return len(self.supply[deck]) + len(self.discard[deck])
-
-    def draw(self, deck: str) -> CardId | None:
-        if not self.supply[deck] and self.discard[deck]:
-            self.events.append(SupplyReshuffled(deck=deck, count=len(self.discard[deck])))  # type: ignore[arg-type]
-            self.supply[deck] = sorted(self.discard[deck])
-            self.discard[deck] = []
-        if not self.supply[deck]:
-            return None
-        card = self.rng.choice(self.supply[deck])
-        self.supply[deck].remove(card)
-        return card
-
-
 class IttyBitty:
     key = "itty-bitty"
     name = "The itty bitty card game"
     seats = range(2, 5)
-    schema_version = 1
+    schema_version = 2
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent
     options_type = Options
+    view_type = views.View
     bot_levels: tuple[str, ...] = ("random", "greedy")
 
     def __init__(self, content: Content | None = None) -> None:
         self.content = content or load()
+        # Each punk's traits, built once: listing payments asks for them very often.
+        self.traits = {b.id: b.all_traits for b in self.content.ittybits.values()}.__getitem__
 
     # -- setup -----------------------------------------------------------------------------
 
     def setup(self, options: Options, seats: int, rng: Rng) -> list[Event]:
         if seats not in self.seats:
             raise IllegalAction("bad_seat_count", f"{self.name} seats 2 to 4 players")
-        events: list[Event] = [GameSetUp(seats=seats, first_seat=rng.randrange(seats))]
-        state = self.evolve(None, events[0])
-        draws = _Draws(state, rng, events)
+        set_up = GameSetUp(seats=seats, first_seat=rng.randrange(seats))
+        supply = Supply(self.evolve(None, set_up), rng)
+        events = supply.events
+        events.append(set_up)
         for seat in range(seats):
-            cards = tuple(self._must(draws.draw("ittybits")) for _ in range(STARTING_ITTYBITS))
+            cards = tuple(self._must(supply.draw("ittybits")) for _ in range(STARTING_ITTYBITS))
             events.append(IttybitsDealt(seat=seat, count=len(cards), cards=cards))
         for seat in range(seats):
-            offer = tuple(self._must(draws.draw("collectors")) for _ in range(COLLECTORS_OFFERED))
+            offer = tuple(self._must(supply.draw("collectors")) for _ in range(COLLECTORS_OFFERED))
             events.append(CollectorsOffered(seat=seat, count=len(offer), cards=offer))
         for slot in range(MARKET_SLOTS):
-            events.append(MarketFilled(slot=slot, card=self._must(draws.draw("ittybits"))))
+            events.append(MarketFilled(slot=slot, card=self._must(supply.draw("ittybits"))))
         return events
 
     @staticmethod
@@ -192,16 +169,17 @@ class IttyBitty:
                     state,
                     hands=_set_hand(state, seat, hand),
                     collector_discard=discard,
-                    passes_in_row=0 if state.current is not None else state.passes_in_row,
+                    passes_in_row=0,
                 )
-            case CollectorCompleted(seat=seat, collector=col, payments=payments, coins=coins):
+            case CollectorCompleted(seat=seat, collector=col, ittybits=paid, coins=coins):
+                assert col is not None, "evolve needs the unredacted event"
                 hand = state.hands[seat]
-                paid = tuple(c for p in payments for c in p.ittybits)
+                done = Completed(collector=col, ittybits=paid, coins=coins)
                 hand = replace(
                     hand,
                     ittybits=_without(hand.ittybits, *paid),
                     collectors=_without(hand.collectors, col),
-                    completed=(*hand.completed, col),
+                    completed=(*hand.completed, done),
                     coins=hand.coins + coins,
                 )
                 return replace(
@@ -236,16 +214,31 @@ class IttyBitty:
         hand = state.hands[seat]
         if hand.choice:
             return [KeepCollector(card=c) for c in dict.fromkeys(hand.choice)]
+        completes: list[Action] = [
+            CompleteCollector(collector=c, payments=p)
+            for c in dict.fromkeys(hand.collectors)
+            for p in payments(self.content.collectors[c], hand.ittybits, self.traits)
+        ]
+        if state.end_triggered_by is not None:  # the last turn: complete, then pass to end it
+            return [*completes, PassTurn()]
         actions: list[Action] = [TakeIttybit(card=c) for c in state.market if c is not None]
-        if state.ittybit_supply or state.ittybit_discard:
+        if state.ittybit_supply:
             actions.append(TakeIttybit())
-        if state.collector_supply or state.collector_discard:
+        if state.collector_supply:
             actions.append(DrawCollectors())
-        for col_id in hand.collectors:
-            collector = self.content.collectors[col_id]
-            for payments in payable_subsets(collector, hand.ittybits, self.content.traits):
-                actions.append(CompleteCollector(collector=col_id, payments=payments))
-        return actions or [PassTurn()]
+        return actions + completes or [PassTurn()]
+
+    def _can_act(self, state: State, seat: int) -> bool:
+        """Whether any action but `pass_turn` is legal (`legal_actions` without listing)."""
+        hand = state.hands[seat]
+        return (
+            any(c is not None for c in state.market)
+            or bool(state.ittybit_supply or state.collector_supply)
+            or any(
+                can_pay(self.content.collectors[c], hand.ittybits, self.traits)
+                for c in hand.collectors
+            )
+        )
 
     # -- decide ----------------------------------------------------------------------------
 
@@ -261,63 +254,62 @@ class IttyBitty:
             raise IllegalAction(
                 "choose_collector_first", "keep one of the offered collectors first"
             )
-        events: list[Event] = []
-        draws = _Draws(state, rng, events)
+        last_turn = state.end_triggered_by is not None
+        if last_turn and not isinstance(action, CompleteCollector | PassTurn):
+            raise IllegalAction(
+                "last_turn_completes_only",
+                "the last turn is for completing collectors; pass to end it",
+            )
+        supply = Supply(state, rng)
+        events = supply.events
         match action:
             case KeepCollector(card=card):
-                return self._keep(state, seat, card, rng)
+                events.append(self._keep(state, seat, card))
             case TakeIttybit(card=None):
-                card = draws.draw("ittybits")
+                card = supply.draw("ittybits")
                 if card is None:
-                    raise IllegalAction(
-                        "supply_empty", "no ittybits are left in the deck or discard"
-                    )
+                    raise IllegalAction("supply_empty", "no ittybits are left to take")
                 events.append(IttybitTaken(seat=seat, from_market=False, card=card))
             case TakeIttybit(card=card):
                 if card not in state.market:
                     raise IllegalAction("not_in_marketplace", f"{card} is not in the marketplace")
+                # The slot is refilled at once, as the action ends (_end_turn).
                 events.append(IttybitTaken(seat=seat, from_market=True, card=card))
-                refill = draws.draw("ittybits")
-                if refill is not None:
-                    events.append(MarketFilled(slot=state.market.index(card), card=refill))
             case DrawCollectors():
-                offer = [c for c in (draws.draw("collectors"), draws.draw("collectors")) if c]
+                offer = [c for c in (supply.draw("collectors"), supply.draw("collectors")) if c]
                 if not offer:
-                    raise IllegalAction(
-                        "no_collectors_left", "the collector deck and discard are empty"
-                    )
+                    raise IllegalAction("no_collectors_left", "no collectors are left to draw")
                 events.append(CollectorsOffered(seat=seat, count=len(offer), cards=tuple(offer)))
-                return events  # the turn goes on: the seat now keeps one
             case CompleteCollector():
                 events.append(self._complete(state, seat, action))
-                if len(hand.completed) + 1 >= COLLECTORS_TO_END and state.end_triggered_by is None:
+                if len(hand.completed) + 1 >= COLLECTORS_TO_END and not last_turn:
                     events.append(EndTriggered(seat=seat))
             case PassTurn():
-                if self.legal_actions(state, seat) != [PassTurn()]:
+                if not last_turn and self._can_act(state, seat):
                     raise IllegalAction(
                         "cannot_pass", "you cannot skip your turn while you can act"
                     )
                 events.append(TurnPassed(seat=seat))
             case _:
                 raise IllegalAction("unknown_action", f"{type(action).__name__} is not a move here")
-        return events + self._end_turn(fold(self, events, state), rng)
+        after = fold(self, events, state)
+        restocked = restock(after)  # a discard made while its supply was out restocks it
+        events += restocked
+        after = fold(self, restocked, after)
+        if after.hands[seat].choice or (last_turn and isinstance(action, CompleteCollector)):
+            return events  # the turn goes on: keep one of two; or complete another, or pass
+        if state.current is None:  # starting hands: play begins once every seat has kept one
+            return events + ([] if self.to_act(after) else [TurnBegan(seat=state.first_seat)])
+        return events + self._end_turn(after, rng)
 
-    def _keep(self, state: State, seat: int, card: CardId, rng: Rng) -> list[Event]:
+    def _keep(self, state: State, seat: int, card: CardId) -> CollectorKept:
         choice = state.hands[seat].choice
         if card not in choice:
             raise IllegalAction(
                 "not_offered", f"{card} is not one of the collectors offered to you"
             )
         rest = _without(choice, card)
-        events: list[Event] = [
-            CollectorKept(seat=seat, kept=card, discarded=rest[0] if rest else None)
-        ]
-        after = fold(self, events, state)
-        if state.current is None:  # starting hands: play begins once every seat has kept one
-            if not self.to_act(after):
-                events.append(TurnBegan(seat=state.first_seat))
-            return events
-        return events + self._end_turn(after, rng)
+        return CollectorKept(seat=seat, kept=card, discarded=rest[0] if rest else None)
 
     def _complete(self, state: State, seat: int, action: CompleteCollector) -> CollectorCompleted:
         hand = state.hands[seat]
@@ -346,14 +338,15 @@ class IttyBitty:
             for card in payment.ittybits:
                 if card not in hand.ittybits:
                     raise IllegalAction("ittybit_not_in_hand", f"{card} is not in your hand")
-                if grail.trait not in self.content.traits(card):
+                if grail.trait not in self.traits(card):
                     raise IllegalAction("trait_missing", f"{card} has no {grail.trait}")
-        payments = tuple(sorted(action.payments, key=lambda p: p.grail))
+        paid = tuple(sorted(action.payments, key=lambda p: p.grail))
         return CollectorCompleted(
             seat=seat,
             collector=action.collector,
-            payments=payments,
-            coins=coins_for(collector, payments),
+            payments=paid,
+            ittybits=paid_ittybits(paid),
+            coins=coins_for(collector, paid),
         )
 
     def _end_turn(self, state: State, rng: Rng) -> list[Event]:
@@ -364,65 +357,23 @@ class IttyBitty:
         nxt = (current + 1) % state.seats
         if state.end_triggered_by is not None and nxt == state.end_triggered_by:
             return [final_result(state, "eight_collectors")]
-        # Our ruling: a slot left empty when no ittybit was left is refilled at the end of a
-        # turn once paid ittybits have reached the discard again.
-        events: list[Event] = []
-        draws = _Draws(state, rng, events)
+        # Every empty marketplace slot is refilled as the action ends: the one just taken
+        # from, and (our ruling) one left empty when no ittybit was left, once paid
+        # ittybits have restocked the supply.
+        supply = Supply(state, rng)
+        events = supply.events
         for slot, card in enumerate(state.market):
-            if card is None and (refill := draws.draw("ittybits")) is not None:
+            if card is None and (refill := supply.draw("ittybits")) is not None:
                 events.append(MarketFilled(slot=slot, card=refill))
         return [*events, TurnBegan(seat=nxt, last_round=state.end_triggered_by is not None)]
 
     # -- what each seat sees -----------------------------------------------------------------
 
     def view(self, state: State, seat: int | None) -> View:
-        public = {
-            "seats": state.seats,
-            "first_seat": state.first_seat,
-            "current": state.current,
-            "turn": state.turn,
-            "market": list(state.market),
-            "supply": {
-                "ittybits": len(state.ittybit_supply),
-                "collectors": len(state.collector_supply),
-            },
-            "discard": {
-                "ittybits": list(state.ittybit_discard),
-                "collectors": list(state.collector_discard),
-            },
-            "players": [
-                {
-                    "seat": s,
-                    "ittybits": len(h.ittybits),
-                    "collectors": len(h.collectors),
-                    "completed": list(h.completed),
-                    "coins": h.coins,
-                    "choosing": len(h.choice),
-                }
-                for s, h in enumerate(state.hands)
-            ],
-            "end_triggered_by": state.end_triggered_by,
-            "result": msgspec.to_builtins(state.result) if state.result else None,
-        }
-        if seat is None or not 0 <= seat < state.seats:
-            return View(public=public)
-        hand = state.hands[seat]
-        private = {
-            "ittybits": list(hand.ittybits),
-            "collectors": list(hand.collectors),
-            "choice": list(hand.choice),
-        }
-        return View(public=public, private=private)
+        return secrecy.view(state, seat)
 
     def redact(self, event: Event, seat: int | None) -> Event | None:
-        match event:
-            case IttybitsDealt(seat=owner) | CollectorsOffered(seat=owner) if owner != seat:
-                return replace(event, cards=None)
-            case CollectorKept(seat=owner) if owner != seat:
-                return replace(event, kept=None)
-            case IttybitTaken(seat=owner, from_market=False) if owner != seat:
-                return replace(event, card=None)
-        return event
+        return secrecy.redact(event, seat)
 
     def outcome(self, state: State) -> Outcome | None:
         r = state.result
@@ -437,31 +388,7 @@ class IttyBitty:
         )
 
     def sample(self, state: State, seat: int, rng: Rng) -> State:
-        """Deal every card `seat` cannot see at random, keeping each pile's size."""
-        others = [s for s in range(state.seats) if s != seat]
-        bits = list(state.ittybit_supply) + [c for s in others for c in state.hands[s].ittybits]
-        cols = list(state.collector_supply) + [
-            c for s in others for c in state.hands[s].collectors + state.hands[s].choice
-        ]
-        rng.shuffle(bits)
-        rng.shuffle(cols)
-        hands = list(state.hands)
-        for s in others:
-            h = hands[s]
-            nb, nc, nch = len(h.ittybits), len(h.collectors), len(h.choice)
-            hands[s] = replace(
-                h,
-                ittybits=tuple(bits[:nb]),
-                collectors=tuple(cols[:nc]),
-                choice=tuple(cols[nc : nc + nch]),
-            )
-            bits, cols = bits[nb:], cols[nc + nch :]
-        return replace(
-            state,
-            hands=tuple(hands),
-            ittybit_supply=tuple(sorted(bits)),
-            collector_supply=tuple(sorted(cols)),
-        )
+        return secrecy.sample(state, seat, rng)
 
     # -- for the generic checks ----------------------------------------------------------------
 
@@ -477,12 +404,15 @@ class IttyBitty:
             places[f"hand.{s}.ittybits"] = h.ittybits
             places[f"hand.{s}.collectors"] = h.collectors
             places[f"hand.{s}.choice"] = h.choice
-            places[f"hand.{s}.completed"] = h.completed
+            places[f"hand.{s}.completed"] = [d.collector for d in h.completed]
         return places
 
     def holdings(self, state: State, seat: int) -> frozenset[str]:
+        """The cards only `seat` may know: its hand and its face-down collectors."""
         h = state.hands[seat]
-        return frozenset(h.ittybits + h.collectors + h.choice)
+        return frozenset(
+            (*h.ittybits, *h.collectors, *h.choice, *(d.collector for d in h.completed))
+        )
 
     def all_cards(self) -> frozenset[str]:
         return frozenset(self.content.ittybits) | frozenset(self.content.collectors)

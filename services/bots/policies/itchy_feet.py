@@ -14,10 +14,12 @@ from games.itchy_feet.model import (
     Discard,
     DisposeForbidden,
     Draw,
+    DrawBonus,
     KeepCard,
     OfferTrade,
     PlaySpecial,
     Recycle,
+    SkipBonus,
     Steal,
     Travel,
 )
@@ -57,10 +59,16 @@ class _Seat:
 
 
 KEEP = 80  # never pay with a card worth this much: the only passport or needed item
+HAND_LIMIT = 7
 
 
 def _affordable(me: _Seat, cards: tuple[str, ...] | list[str]) -> bool:
     return all(me.worth(c) < KEEP for c in cards)
+
+
+def _cost(me: _Seat, cards: tuple[str | None, ...]) -> int:
+    """What paying these cards loses (the list offers every payment: pay the cheapest)."""
+    return sum(me.worth(c) for c in cards if c is not None)
 
 
 def greedy(obs: Observation, rng: Random) -> Any:
@@ -78,6 +86,16 @@ def greedy(obs: Observation, rng: Random) -> Any:
         return max(keeps, key=lambda a: (me.worth(a.card), a.card))
     if cancel := by_type.get(CancelSteal):
         return cancel[0]
+    if SkipBonus in by_type:
+        # a bonus card after a declined trade costs the new action, which is worth as much
+        # as a draw or more; after an accepted one it is free unless the hand is full
+        bonus = me.public["pending"]
+        full = len(me.hand) >= HAND_LIMIT
+        return (
+            DrawBonus()
+            if DrawBonus in by_type and not bonus["declined"] and not full
+            else SkipBonus()
+        )
     if DeclineTrade in by_type:
         offer = me.public["pending"]
         kinds = [me.content.kind(c) for c in me.hand]
@@ -90,17 +108,21 @@ def greedy(obs: Observation, rng: Random) -> Any:
             return AcceptTrade()
         return DeclineTrade()
 
-    for dispose in by_type.get(DisposeForbidden, []):
-        if me.worth(dispose.with_card) < KEEP:
-            return dispose
+    disposals = [a for a in by_type.get(DisposeForbidden, []) if me.worth(a.with_card) < KEEP]
+    if disposals:
+        return min(disposals, key=lambda a: (me.worth(a.with_card), a.card, a.with_card))
     if travel := by_type.get(Travel):
         return travel[0]
     for play in by_type.get(PlaySpecial, []):
         if me.content.kind(play.card) in ("espresso", "lucky-find"):
             return play
-    for recycle in by_type.get(Recycle, []):
-        if me.content.kind(recycle.take) in me.missing and _affordable(me, recycle.discard):
-            return recycle
+    recycles = [
+        a
+        for a in by_type.get(Recycle, [])
+        if me.content.kind(a.take) in me.missing and _affordable(me, a.discard)
+    ]
+    if recycles:
+        return min(recycles, key=lambda a: (_cost(me, a.discard), a.take, a.discard))
     sizes = me.public["hand_sizes"]
     # a declined offer costs nothing (another action follows), so always ask first
     offers = [
@@ -109,14 +131,15 @@ def greedy(obs: Observation, rng: Random) -> Any:
         if a.want[0] in me.missing and sizes[a.to] and _affordable(me, a.give)
     ]
     if offers:
-        return rng.choice(offers)
+        cheapest = min(_cost(me, a.give) for a in offers)
+        return rng.choice([a for a in offers if _cost(me, a.give) == cheapest])
     steals = [
         a
         for a in by_type.get(Steal, [])
         if sizes[a.victim] >= STEAL_FROM and (a.discard is None or _affordable(me, [a.discard]))
     ]
     if steals and me.missing:
-        return max(steals, key=lambda a: (sizes[a.victim], -a.victim))
+        return max(steals, key=lambda a: (sizes[a.victim], -a.victim, -_cost(me, (a.discard,))))
     if Draw in by_type:
         return Draw()
     return rng.choice(legal)

@@ -152,7 +152,9 @@ def test_leras_cave_painting_for_one_of_each_resource_and_the_bonus_next_to_it()
     state = play(played(state, 0, F06), 0, Top(path=()))[1]
     assert BuildCavePainting(site="tile-3-cave-a") in REAL.legal_actions(state, 0)
     events, after = play(state, 0, BuildCavePainting(site="tile-3-cave-a"))
-    assert [type(e) for e in events[:6]] == [ResourcesChanged] * 4 + [CavePaintingBuilt, FireDrawn]
+    # the step ends, and the fire card earned is drawn as the build's last gain
+    kinds = [ResourcesChanged] * 4 + [CavePaintingBuilt, StepDone, FireDrawn]
+    assert [type(e) for e in events[:7]] == kinds
     assert after.players[0].resources == goods() and after.players[0].cave_site == "tile-3-cave-a"
     not_in_play = BuildCavePainting(site="tile-1-cave-a")
     assert refused(state, 0, not_in_play) == "no_cave_token"
@@ -195,13 +197,26 @@ def test_leras_power_3_stone_for_3_grey_advances_berries_past_11() -> None:
     ]
 
 
-def test_the_engraving_power_only_in_a_turn_you_built() -> None:
+def test_the_engraving_power_every_turn_even_without_building() -> None:
+    # "to activate engraving powers as many times as possible": step 4 comes every turn
     state = roman(resources=goods(mammoth=3, stone=3), engravings=("mountain",))
     state = play(played(state, 0, F03), 0, Top(path=()))[1]
-    events, after = play(state, 0, Skip())  # not building: no power step
+    events, state = play(state, 0, Skip())  # not building: the power step still comes
+    assert [e.phase for e in of(StepDone, events)] == ["power"]
+    assert state.turn is not None and state.turn.phase == "power"
+    assert UsePower(terrain="mountain", pay=3) in REAL.legal_actions(state, 0)
+    events, state = play(state, 0, UsePower(terrain="mountain", pay=2))
+    assert PowerUsed(seat=0, terrain="mountain", paid=2) in events
+    assert (
+        gained(0, "stone", -2) in events
+        and SkillAdvanced(seat=0, terrain="mountain", level=4) in events
+    )
+    # with nothing to pay for a revealed power, the step passes by itself
+    poor = roman(resources=goods(mammoth=3), engravings=("mountain",))
+    poor = play(played(poor, 0, F03), 0, Top(path=()))[1]
+    events, poor = play(poor, 0, Skip())
     assert [e.phase for e in of(StepDone, events)][:2] == ["power", "discard"]
-    assert after.turn is not None and after.turn.seat == 1
-    assert refused(after, 0, UsePower(terrain="mountain", pay=1)) == "not_your_turn"
+    assert poor.turn is not None and poor.turn.seat == 1
 
 
 # -- the end of the game and the cairns -------------------------------------------------------
@@ -369,9 +384,9 @@ def test_cave_token_scoring(token: str, points: int) -> None:
 
 def test_a_tie_goes_to_the_higher_skill_total_then_the_win_is_shared() -> None:
     plain = {"position": (5, 0), "turns": 1, "resources": goods(), "fire_hand": ()}
-    for seat0, ranks, winners in [
-        ({}, (1, 1), (0, 1)),
-        ({"skills": terrains(ice=3)}, (1, 2), (0,)),
+    for seat0, ranks, winners, tie_break in [
+        ({}, (1, 1), (0, 1), "shared"),
+        ({"skills": terrains(ice=3)}, (1, 2), (0,), "skill_total"),
     ]:
         state = table(
             players=[{**plain, **seat0}, {"position": (5, 20)}], current=1, end_triggered=True
@@ -379,6 +394,8 @@ def test_a_tie_goes_to_the_higher_skill_total_then_the_win_is_shared() -> None:
         ended = run(state, 1, Play(card=state.players[1].panel[0]), Top(path=()))[0][-1]
         assert isinstance(ended, GameEnded)
         assert ended.scores == (0, 0) and ended.ranks == ranks and ended.winners == winners
+        outcome = REAL.outcome(REAL.evolve(state, ended))
+        assert outcome is not None and outcome.tie_break == tie_break
 
 
 def solo(options: Options = NONE, **me: Any) -> GameEnded:
@@ -399,6 +416,11 @@ def test_solo_mode_8_points_per_unused_clan_card_and_80_to_win() -> None:
     events = run(played(state, 0, F03), 0, Top(path=(CAIRN_MI,)))[0]
     assert isinstance(events[-1], GameEnded) and events[-1].solo == (15 + 8 * 13, True, "Excellent")
     assert events[-1].winners == (0,)
+    # a negative total (four open footprint cards, nothing else) still ends the game, lost
+    open_cards = ("footprint-01", "footprint-02", "footprint-03", "footprint-04")
+    below = solo(**last, footprints=open_cards)
+    assert below.solo == (-12, False, "Try again") and below.scores == (-12,)
+    assert below.winners == () and below.ranks == (1,)
     # each solo variant adds 10 points
     two = solo(Options(two_leaders=True), **last, resources=goods(stone=140))
     assert two.solo == (80, True, "Very good")

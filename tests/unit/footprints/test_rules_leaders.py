@@ -148,18 +148,30 @@ def test_dreamer_discards_footprint_cards_without_penalty_then_takes_two() -> No
     state = chief("clan-3", "b", footprints=("footprint-02", "footprint-03"))
     events, after = play(state, 0, Lead(cards=("footprint-02",)))
     assert events[0] == FootprintsRenewed(seat=0, discarded=("footprint-02",))
-    drawn = tuple(e.card for e in of(FootprintDrawn, events))
-    assert len(drawn) == 2 and after.pending == FootprintChoice(seat=0, cards=drawn, then=None)
+    # "Immediately decide": the first card is decided before the second is drawn
+    [first] = [e.card for e in of(FootprintDrawn, events)]
+    waiting = FootprintChoice(seat=0, cards=(first,), then=None, footprints=1)
+    assert after.pending == waiting
     assert after.footprint_discard == ("footprint-02",)
     assert after.players[0].footprints == ("footprint-03",)
+    events, after = play(after, 0, DecideFootprint(keep=False))
+    [second] = [e.card for e in of(FootprintDrawn, events)]
+    assert after.pending == FootprintChoice(seat=0, cards=(second,), then=None)
+    assert after.footprint_discard == ("footprint-02", first)
     assert refused(state, 0, Lead(cards=("footprint-04",))) == "not_on_board"
-    assert len(of(FootprintDrawn, play(state, 0, Lead())[0])) == 2  # nothing discarded
+    assert len(of(FootprintDrawn, play(state, 0, Lead())[0])) == 1  # nothing discarded
 
 
 def test_storyteller_takes_two_fire_cards_and_a_footprint_card() -> None:
     events, after = play(chief("clan-4"), 0, Lead())
-    assert len(of(FireDrawn, events)) == 2 and len(of(FootprintDrawn, events)) == 1
-    assert len(after.players[0].fire_hand) == 2 and after.pending is not None
+    # the footprint card first, decided at once; then the two fire cards
+    assert len(of(FireDrawn, events)) == 0 and len(of(FootprintDrawn, events)) == 1
+    assert after.pending == FootprintChoice(
+        seat=0, cards=(of(FootprintDrawn, events)[0].card,), fire=2
+    )
+    events, after = play(after, 0, DecideFootprint(keep=True))
+    assert len(of(FireDrawn, events)) == 2 and len(after.players[0].fire_hand) == 2
+    assert after.pending is None
 
 
 def test_carver_moves_to_the_next_space_then_builds_two_creations_one_power() -> None:
@@ -289,12 +301,39 @@ def test_a_footprint_bonus_is_kept_or_discarded_at_once() -> None:
     assert state.pending == FootprintChoice(seat=0, cards=(drawn.card,), then=None)
     assert REAL.to_act(state) == {0}
     assert refused(state, 0, Skip()) == "answer_first"
+    assert refused(state, 0, CompleteFootprint(card=drawn.card)) == "answer_first"
     kept, after = play(state, 0, DecideFootprint(keep=True))
     assert kept[0] == FootprintKept(seat=0, card=drawn.card)
     assert after.players[0].footprints == (drawn.card,) and after.pending is None
     gone, after = play(state, 0, DecideFootprint(keep=False))
     assert gone[0] == FootprintDiscarded(seat=0, card=drawn.card)
     assert after.footprint_discard == (drawn.card,) and after.players[0].footprints == ()
+
+
+def test_each_footprint_card_is_decided_at_once_before_anything_else() -> None:
+    # "Immediately decide": the next card is drawn only once this one is kept or discarded,
+    # and nothing else may be done meanwhile, not even completing a footprint card
+    me = {"skills": terrains(ice=8), "resources": goods(stone=2), "footprints": ("footprint-14",)}
+    state = chief("clan-3", "b", **me)
+    _, state = play(state, 0, Lead())
+    assert isinstance(state.pending, FootprintChoice) and state.pending.footprints == 1
+    assert REAL.legal_actions(state, 0) == [DecideFootprint(keep=True), DecideFootprint(keep=False)]
+    assert refused(state, 0, CompleteFootprint(card="footprint-14")) == "answer_first"
+    # the last card of the deck, discarded at once, comes back with the next draw
+    last = ALL_FOOTPRINTS[0]
+    dry = chief(
+        "clan-3",
+        "b",
+        footprints=ALL_FOOTPRINTS[1:16],
+        others=[{"footprints": ALL_FOOTPRINTS[16:]}],
+    )
+    events, dry = play(dry, 0, Lead())
+    assert of(FootprintDrawn, events) == [FootprintDrawn(seat=0, card=last)]
+    assert dry.footprint_deck == ()
+    events, dry = play(dry, 0, DecideFootprint(keep=False))
+    assert of(FootprintsReshuffled, events) == [FootprintsReshuffled(count=1)]
+    assert of(FootprintDrawn, events) == [FootprintDrawn(seat=0, card=last)]
+    assert dry.pending == FootprintChoice(seat=0, cards=(last,))
 
 
 def test_an_empty_footprint_deck_reshuffles_the_discard() -> None:

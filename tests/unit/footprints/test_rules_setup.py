@@ -190,7 +190,7 @@ def test_advanced_setup_a_leader_chosen_in_secret_and_three_footprint_cards_keep
     keep = dealt[0][1]
     kept, state = play(state, 0, KeepStartingFootprint(card=keep))
     back = tuple(c for c in dealt[0] if c != keep)
-    assert kept == [FootprintKept(seat=0, card=keep), FootprintsReturned(cards=back)]
+    assert kept == [FootprintKept(seat=0, card=keep), FootprintsReturned(seat=0, cards=back)]
     assert state.players[0].footprints == (keep,) and set(back) <= set(state.footprint_deck)
     assert REAL.to_act(state) == {1, 2}
     assert refused(state, 0, KeepStartingFootprint(card=back[0])) == "not_your_turn"
@@ -203,6 +203,39 @@ def test_advanced_setup_a_leader_chosen_in_secret_and_three_footprint_cards_keep
         last, state = play(state, seat, KeepStartingFootprint(card=dealt[seat][0]))
     assert len(of(PanelFilled, last)) == 12 and isinstance(state.pending, PlaceNext)
     assert len(state.footprint_deck) == 28 - 3
+
+
+def test_the_dealt_footprint_cards_are_seen_by_their_owner_alone_and_only_the_kept_one_shows() -> (
+    None
+):
+    # only the chosen card is placed face up; the two returned go back unseen
+    events, state = set_up(3, 1, ADVANCED)
+    dealt = dict(state.pending.footprints)  # type: ignore[union-attr]
+    for event in of(StartingFootprints, events):
+        assert REAL.redact(event, event.seat) == event and event.cards == dealt[event.seat]
+        for other in (None, *(s for s in range(3) if s != event.seat)):
+            assert REAL.redact(event, other) == StartingFootprints(seat=event.seat, cards=None)
+    for seat in range(3):
+        view = REAL.view(state, seat)
+        shown = {s: tuple(cards) for s, cards in view.public["pending"]["footprints"]}
+        assert shown == {s: (dealt[s] if s == seat else ()) for s in range(3)}
+        for other in range(3):
+            if other != seat:
+                assert not set(dealt[other]) & set(str(view).split("'"))
+    assert REAL.holdings(state, 0) == frozenset(dealt[0])
+    keep = dealt[0][2]
+    kept, state = play(state, 0, KeepStartingFootprint(card=keep))
+    back = kept[-1]
+    assert isinstance(back, FootprintsReturned) and REAL.redact(back, 0) == back
+    assert REAL.redact(back, 1) == REAL.redact(back, None) == FootprintsReturned(seat=0, cards=None)
+    assert REAL.view(state, 1).public["players"][0]["footprints"] == [keep]
+    assert REAL.holdings(state, 0) == frozenset()
+    # a sampled state deals the others' cards again and keeps one's own
+    for seed in range(5):
+        guess = REAL.sample(state, 1, Random(seed))
+        mine = dict(guess.pending.footprints)  # type: ignore[union-attr]
+        assert mine[1] == dealt[1] and len(mine[2]) == 3
+        check_conservation(REAL, guess, seed)
 
 
 def test_two_leaders_nine_followers_and_both_leaders_over_four() -> None:
@@ -290,7 +323,9 @@ def test_figures_are_placed_from_the_right_of_the_first_player_counterclockwise(
             assert refused(state, other, PlaceFigure(row=n)) == "not_your_turn"
         events, state = play(state, seat, PlaceFigure(row=n))
         assert events[0] == FigurePlaced(seat=seat, at=(n, -1))
-    assert events[-2:] == [ChoicesOpened(pending=None), TurnBegan(seat=first)]
+    # the first player's turn begins; the last placer's house cards are drawn last
+    last = [type(e) for e in events if not isinstance(e, FireDrawn)][-2:]
+    assert last == [ChoicesOpened, TurnBegan] and TurnBegan(seat=first) in events
     assert state.turn is not None and state.turn.seat == first and state.turn.phase == "play"
 
 
@@ -300,12 +335,13 @@ def test_a_figure_goes_on_an_unoccupied_house_and_takes_its_bonuses_at_once() ->
     # to the right", collecting the Horse board's level-3 bonuses: a stone, a fire card
     events, state = play(state, 2, PlaceFigure(row=0))
     drawn = of(FireDrawn, events)
-    assert events[:5] == [
+    assert events == [
         FigurePlaced(seat=2, at=(0, -1)),
         SkillAdvanced(seat=2, terrain="mountain", level=3),
         ResourcesChanged(seat=2, resource="stone", change=1),
         SkillAdvanced(seat=2, terrain="swamp", level=3),
-        *drawn,
+        ChoicesOpened(pending=PlaceNext(order=(1, 0))),
+        *drawn,  # the card comes last, once the placing is done
     ]
     assert state.players[2].fire_hand == (drawn[0].card,)
     assert REAL.redact(drawn[0], 1) == replace(drawn[0], card=None)  # drawn in secret
@@ -334,9 +370,9 @@ def test_fire_cards_drawn_and_leaders_chosen_are_hidden_from_the_others() -> Non
     playout = random_playout(REAL, 3, 3, Options(advanced=True), keep_states=False)
     secret = 0
     for event in playout.events:
-        if isinstance(event, FireDrawn | LeaderChosen):
+        if isinstance(event, FireDrawn | LeaderChosen | StartingFootprints | FootprintsReturned):
             secret += 1
-            field = "card" if isinstance(event, FireDrawn) else "leader"
+            field = {FireDrawn: "card", LeaderChosen: "leader"}.get(type(event), "cards")
             assert REAL.redact(event, event.seat) == event
             for other in (None, *(s for s in range(3) if s != event.seat)):
                 assert getattr(REAL.redact(event, other), field) is None
@@ -370,11 +406,11 @@ def test_the_advanced_leader_is_hidden_until_it_is_on_the_panel() -> None:
         state = play(state, seat, KeepStartingFootprint(card=dealt[0]))[1]
     for seat, p in enumerate(state.players):
         public = REAL.view(state, 1 - seat).public["players"][seat]
-        assert REAL.view(state, seat).private["leader"] == p.leader
+        assert REAL.view(state, seat).private["leaders"] == [p.leader]
         if p.leader in p.panel:
-            assert public["leader"] == p.leader
+            assert public["leaders"] == [p.leader]
         else:
-            assert "leader" not in public and p.leader not in str(REAL.view(state, 1 - seat))
+            assert public["leaders"] == [] and p.leader not in str(REAL.view(state, 1 - seat))
 
 
 def test_sample_keeps_the_own_hand_and_every_hand_size() -> None:
@@ -395,6 +431,21 @@ def test_the_leader_in_a_basic_deck_is_public_and_a_chosen_one_secret() -> None:
     for seat, p in enumerate(basic.players):
         assert p.leader is not None and "-leader-" in p.leader
         shown = RULES.view(basic, 1 - seat).public["players"][seat]
-        assert shown["leader"] == p.leader  # leader A is no secret
+        assert shown["leaders"] == [p.leader]  # leader A is no secret
     _, advanced = setup_game(2, 3, Opts(advanced=True))
     assert all(p.leader is None for p in advanced.players)  # not chosen yet
+
+
+def test_with_two_leaders_the_view_names_both_leaders() -> None:
+    state = set_up(3, 4, Options(two_leaders=True))[1]
+    for seat, p in enumerate(state.players):
+        both = [leader(p.clan, "a"), leader(p.clan, "b")]
+        assert REAL.view(state, (seat + 1) % 3).public["players"][seat]["leaders"] == both
+        assert REAL.view(state, seat).private["leaders"] == both
+    # with the Snake too, the Horse and Mammoth clans have one leader each
+    snake = set_up(6, 4, Options(two_leaders=True, snake=True))[1]
+    shown = {
+        p.clan: REAL.view(snake, None).public["players"][s]["leaders"]
+        for s, p in enumerate(snake.players)
+    }
+    assert shown["clan-1"] == [leader("clan-1", "a")] and shown["clan-2"] == [leader("clan-2", "a")]

@@ -73,12 +73,12 @@ def test_a_turn_runs_the_six_steps_in_order() -> None:
     assert state.turn is not None and state.turn.phase == "act"
     events, state = play(state, 0, Top(path=ICE_ROW, fire_at=3))
     assert [type(e).__name__ for e in events] == [
-        "FigureMoved",  # 2. the action
-        "FireDrawn",  # the bonuses of the spaces passed, after all movement
+        "FigureMoved",  # 2. the action (its fire card space pays last, as a card drawn)
         "ResourcesChanged",  # then the fire card, used after the action: a stone and a wood
         "ResourcesChanged",
-        "StepDone",  # 3. build: nothing affordable, passed
-        "StepDone",  # 4. no engraving power
+        "StepDone",  # the action is done: 3. build
+        "FireDrawn",  # the card the space passed gives, drawn as the action's last gain
+        "StepDone",  # 3. build: nothing affordable, passed; 4. no engraving power, passed
         "StepDone",  # 5. discard
         "FireDiscarded",
         "PanelFilled",  # 6. draw a clan card
@@ -177,15 +177,12 @@ def test_each_bonus_once_in_path_order_after_all_movement() -> None:
     events, after = play(state, 0, Top(path=((0, 3), (0, 4), (0, 3))))  # back and forth
     assert len(of(FireDrawn, events)) == 1 and len(after.players[0].fire_hand) == 1
     assert isinstance(events[0], FigureMoved)  # the bonuses come after the movement
-    # path order (our ruling): mammoth then fire card; the other way round
+    # path order (our ruling), and the cards drawn last, once the action is done
     there = play(state, 0, Top(path=((1, 2), (0, 3), (0, 4))))[0]
-    assert [type(e) for e in there[1:3]] == [ResourcesChanged, FireDrawn]
-    back = played(horse(position=(0, 5)), 0, F03)
-    back_events = play(back, 0, Top(path=((0, 4), (0, 3), (0, 2))))[0]
-    assert [type(e) for e in back_events[1:2]] == [FireDrawn]
+    assert [type(e) for e in there[1:4]] == [ResourcesChanged, StepDone, FireDrawn]
     back = played(table(players=[{"position": (0, 4), "skills": terrains(ice=3)}]), 0, F03)
     back_events = play(back, 0, Top(path=((0, 3), (0, 2), (1, 2))))[0]
-    assert [type(e) for e in back_events[1:3]] == [FireDrawn, ResourcesChanged]
+    assert [type(e) for e in back_events[1:4]] == [ResourcesChanged, StepDone, FireDrawn]
 
 
 @pytest.mark.parametrize(
@@ -328,6 +325,25 @@ def test_fire_card_costs_give_up_a_resource_you_own() -> None:
     assert skills(rich, 0)["forest"] == 3 and skills(rich, 0)["ice"] == 4  # ice 3: ice +1 more
 
 
+def test_a_fire_card_used_after_an_action_comes_after_its_bonuses_and_is_listed() -> None:
+    # fire-18: give 1 stone (then advance ice and forest). A bottom action to the stone space
+    # (0, 1) pays for it, as the top action's path does: the destination's bonus first.
+    state = played(horse(fire_hand=("fire-18",)), 0, F06, "fire-18")
+    events, _ = play(state, 0, Bottom(to=(0, 1), fire_at=1))
+    stone = [e.change for e in of(ResourcesChanged, events) if e.resource == "stone"]
+    assert stone == [1, -1]
+    assert refused(state, 0, Bottom(to=(0, 1), fire_at=0)) == "cannot_afford"
+    assert refused(state, 0, Bottom(to=(1, 1), fire_at=1)) == "cannot_afford"
+    listed = REAL.legal_actions(state, 0)
+    after = [a for a in listed if isinstance(a, Bottom) and a.fire_at is not None]
+    assert [a.to for a in after] == [(0, 1)]
+    # fire-19: give 1 mammoth; the ice space (1, 2) gives one to a top action
+    ice = played(horse(fire_hand=("fire-19",)), 0, F03, "fire-19")
+    listed = REAL.legal_actions(ice, 0)
+    used = [a for a in listed if isinstance(a, Top) and a.fire_at is not None]
+    assert used and all(a.fire_at == len(a.path) and (1, 2) in a.path for a in used)
+
+
 def test_a_fire_card_moves_3_spaces_of_its_terrain_before_or_after_a_bottom_action() -> None:
     state = played(horse(position=(1, 5), fire_hand=("fire-01",)), 0, F06, "fire-01")
     mountains = ((2, 6), (3, 6), (4, 6))
@@ -345,7 +361,7 @@ def test_a_fire_card_moves_3_spaces_of_its_terrain_before_or_after_a_bottom_acti
 def test_both_actions_of_a_follower_of_either_terrain_top_then_bottom() -> None:
     state = played(horse(fire_hand=("fire-05",)), 0, F03, "fire-05")  # mountain or ice
     events, state = play(state, 0, Top(path=((0, 3),)))
-    assert events[-1] == StepDone(seat=0, phase="act_again", did="top")
+    assert StepDone(seat=0, phase="act_again", did="top") in events
     assert state.turn is not None and state.turn.phase == "act"
     assert refused(state, 0, Top(path=((0, 4),))) == "action_done"
     assert all(isinstance(a, Bottom) for a in REAL.legal_actions(state, 0))

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from games.footprints.content import CaveToken, FireBonus, ResourceBonus, SkillBonus, Track, load
-from games.footprints.scoring import Tally, cave_points, ranks, score, solo
+from games.footprints.scoring import Tally, cave_points, ranks, score, solo, tie_break
 from games.footprints.skills import advance, back
 
 CONTENT = load()
@@ -118,8 +118,23 @@ def test_ties_go_to_the_higher_skill_total_then_are_shared() -> None:
     assert ranks([50, 50, 40], [30, 30, 40]) == [1, 1, 3]
 
 
+def test_the_tie_break_names_how_a_tie_on_the_most_points_was_settled() -> None:
+    assert tie_break([50, 48, 40], [30, 31, 40]) is None
+    assert tie_break([50, 50, 40], [30, 28, 40]) == "skill_total"
+    assert tie_break([50, 50, 40], [30, 30, 40]) == "shared"
+    assert tie_break([40, 50, 50], [99, 30, 30]) == "shared"  # only the tied players count
+    assert tie_break([50, 40, 40], [30, 28, 20]) is None  # a tie below the top is no tie-break
+
+
 def test_solo_adds_eight_per_unused_clan_card_and_wins_at_80() -> None:
     assert solo(60, 2) == (76, False, "Good")
     assert solo(60, 3) == (84, True, "Very good")
     assert solo(39, 0) == (39, False, "Try again")
     assert solo(100, 0, variants=2) == (120, True, "You're from another era")
+
+
+def test_a_negative_solo_total_is_a_lost_game_to_try_again() -> None:
+    # "39 or fewer: Try again" covers every total below 40: -3 per open footprint card can
+    # take a solo total below zero, and the game must still end with a result
+    assert solo(-12, 0) == (-12, False, "Try again")
+    assert solo(-8, 1) == (0, False, "Try again")

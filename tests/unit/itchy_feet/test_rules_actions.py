@@ -8,10 +8,14 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
+from games.api import Outcome
 from games.itchy_feet.model import (
     AcceptTrade,
     ActionTaken,
     AllowSteal,
+    BonusAnswered,
+    BonusOffer,
+    BonusOffered,
     CancelSteal,
     CardDrawn,
     CardStolen,
@@ -20,6 +24,7 @@ from games.itchy_feet.model import (
     DiscardDown,
     DiscardRequired,
     Draw,
+    DrawBonus,
     GameWon,
     HandLimitMet,
     OfferTrade,
@@ -27,6 +32,7 @@ from games.itchy_feet.model import (
     PileReshuffled,
     Recycle,
     Recycled,
+    SkipBonus,
     State,
     Steal,
     StealAnswer,
@@ -49,6 +55,7 @@ from tests.unit.itchy_feet.test_rules_setup import (
     MAP2,
     REAL,
     TRAP,
+    C,
     Picks,
     event,
     item,
@@ -147,13 +154,31 @@ def test_a_forbidden_item_cannot_pay_for_a_recycle() -> None:
     )
 
 
-def test_legal_recycles_list_one_payment_per_kind_taken_but_any_payment_is_accepted() -> None:
-    state = table(hands=[[*GERMANY, CAM, SUN], [BOOTS]], discard=[GUIDE, CAM2, item("camera", 3)])
+def test_legal_recycles_list_every_payment_with_every_kind_to_take() -> None:
+    hand = [*GERMANY, CAM, item("guidebook", 2)]
+    state = table(hands=[hand, [BOOTS]], discard=[GUIDE, CAM2, item("camera", 3)])
     listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Recycle)]
-    assert sorted(a.take for a in listed) == [CAM2, GUIDE]  # one per kind, the lowest id
-    assert len({a.discard for a in listed}) == 1 and set(listed[0].discard) == {CAM, SUN}
+    assert {a.take for a in listed} == {GUIDE, CAM2}  # one copy of a kind stands for all
+    # ten pairs for each kind taken, but paying a camera and taking a camera back leaves
+    # the same hand as paying a guidebook and taking a guidebook back: 20 - 3 moves
+    assert len(listed) == 17
+    for spent in GERMANY:  # paid with a camera taken back, or with a guidebook: one move
+        back = [a for a in listed if spent in a.discard and C.kind(a.take) in kinds(a.discard)]
+        assert len(back) == 1
     after = play(state, 0, Recycle(discard=GERMANY[:2], take=item("camera", 3)))[1]
-    assert item("camera", 3) in after.hands[0]
+    assert item("camera", 3) in after.hands[0]  # any copy is accepted
+
+
+def test_a_recycle_that_pays_a_kind_and_takes_it_back_is_listed_once() -> None:
+    state = table(hands=[[CAM, SUN], [BOOTS]], discard=[CAM2], characters=["backpacker", None])
+    listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Recycle)]
+    assert listed == [Recycle(discard=(CAM,), take=CAM2), Recycle(discard=(SUN,), take=CAM2)]
+    after = play(state, 0, Recycle(discard=(CAM,), take=CAM2))[1]  # changes nothing
+    assert after.hands[0] == (SUN, CAM2) and after.discard == (CAM,) and after.current == 1
+
+
+def kinds(cards: tuple[str, ...]) -> set[str]:
+    return {C.kind(c) for c in cards}
 
 
 # -- trade ------------------------------------------------------------------------------------
@@ -179,16 +204,55 @@ def test_a_trade_offer_is_public_and_the_responder_answers() -> None:
     assert refused(offered, 1, Draw()) == "answer_first"
 
 
-def test_an_accepted_trade_hands_over_exactly_the_kinds_asked_then_both_draw_asker_first() -> None:
+def test_an_accepted_trade_hands_over_exactly_the_kinds_asked_then_each_may_draw() -> None:
     state = trade_table()
     _, offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("umbrella", "guidebook")))
-    events, after = play(offered, 1, AcceptTrade(), Picks(item("hiking-boots", 2), CAM2))
-    assert events[0] == TradeAccepted(asker=0, responder=1, given=(CAM,), received=(UMB2, GUIDE))
-    bonus = [(d.seat, d.reason) for d in of(CardDrawn, events)]
-    assert bonus == [(0, "bonus"), (1, "bonus")]  # "both players can draw one bonus card"
-    assert after.hands[0] == (*GERMANY, SUN, UMB2, GUIDE, item("hiking-boots", 2))
-    assert after.hands[1] == (BOOTS, CAM, CAM2)  # one card for two: uneven trades are fine
-    assert after.pending is None and events[-1] == TurnBegan(seat=1)
+    events, accepted = play(offered, 1, AcceptTrade())
+    assert events == [
+        TradeAccepted(asker=0, responder=1, given=(CAM,), received=(UMB2, GUIDE)),
+        BonusOffered(seats=(0, 1), declined=False),
+    ]
+    assert accepted.hands[0] == (*GERMANY, SUN, UMB2, GUIDE)
+    assert accepted.hands[1] == (BOOTS, CAM)  # one card for two: uneven trades are fine
+    # "both players can draw one bonus card": each says whether, the asker first
+    assert accepted.pending == BonusOffer(seats=(0, 1)) and REAL.to_act(accepted) == {0}
+    assert REAL.legal_actions(accepted, 0) == [DrawBonus(), SkipBonus()]
+    assert refused(accepted, 1, DrawBonus()) == "not_your_turn"
+    events, half = play(accepted, 0, DrawBonus(), Picks(item("hiking-boots", 2)))
+    assert events == [
+        BonusAnswered(seat=0, draw=True),
+        CardDrawn(seat=0, reason="bonus", card=item("hiking-boots", 2)),
+    ]
+    assert half.pending == BonusOffer(seats=(1,)) and REAL.to_act(half) == {1}
+    events, after = play(half, 1, SkipBonus())
+    assert events == [BonusAnswered(seat=1, draw=False), TurnBegan(seat=1)]
+    assert after.hands[1] == (BOOTS, CAM) and after.pending is None
+
+
+def test_a_bonus_draw_can_be_left_when_it_would_hurt() -> None:
+    # a forced draw could bring a Mouse Trap or Lost Luggage: a player may leave it
+    state = table(
+        hands=[[*GERMANY, CAM, "passport-1"], [UMB2]],
+        draw=[TRAP, event("lost-luggage")],
+        options=ALL,
+    )
+    _, offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("umbrella",)))
+    accepted = play(offered, 1, AcceptTrade())[1]
+    after = play(play(accepted, 0, SkipBonus())[1], 1, SkipBonus())[1]
+    assert after.draw_pile == tuple(sorted([TRAP, event("lost-luggage")]))
+    assert sorted(after.hands[0]) == sorted([*GERMANY, UMB2, "passport-1"])
+    assert Travel(pay=GERMANY) in REAL.legal_actions(replace(after, current=0, actions_left=1), 0)
+
+
+def test_no_bonus_is_offered_when_nothing_can_be_drawn() -> None:
+    state = table(hands=[[CAM, SUN], [UMB2]], draw=[])
+    _, offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("umbrella",)))
+    events, after = play(offered, 1, AcceptTrade())
+    assert not of(BonusOffered, events) and events[-1] == TurnBegan(seat=1)
+    # and one that was offered cannot be drawn once the last card has gone
+    asked = replace(after, pending=BonusOffer(seats=(0,)), current=0)
+    assert REAL.legal_actions(asked, 0) == [SkipBonus()]
+    assert refused(asked, 0, DrawBonus()) == "nothing_to_draw"
 
 
 def test_the_responder_may_pick_the_copies_but_not_other_kinds() -> None:
@@ -236,21 +300,57 @@ def test_a_trade_names_a_partner_cards_of_yours_and_kinds_in_play() -> None:
         assert refused(state, 0, OfferTrade(to=1, give=(CAM,), want=(kind,))) == "unknown_kind"
 
 
+def test_a_trade_cannot_ask_for_the_impossible() -> None:
+    # "asking for a specific card or cards from another player": never more than they hold,
+    # nor a kind of which the asker sees every copy (in hand, on the discard, out of play)
+    state = trade_table(discard=[item("umbrella", 3)])  # seat 0 holds umbrella-1
+    five = OfferTrade(to=1, give=(CAM,), want=("umbrella",) * 5)
+    assert refused(state, 0, five) == "impossible_trade"
+    assert refused(state, 0, OfferTrade(to=2, give=(CAM,), want=("sunscreen",) * 2)) == (
+        "impossible_trade"  # seat 2 holds one card
+    )
+    three = OfferTrade(to=1, give=(CAM,), want=("umbrella",) * 3)
+    assert refused(state, 0, three) == "impossible_trade"  # two umbrellas are out of sight
+    assert play(state, 0, replace(three, want=("umbrella",) * 2))[1].pending is not None
+    empty = table(3, hands=[[CAM, SUN], [BOOTS], []])
+    assert refused(empty, 0, OfferTrade(to=2, give=(CAM,), want=("umbrella",))) == (
+        "impossible_trade"  # a partner with no cards
+    )
+    assert not [a for a in REAL.legal_actions(empty, 0) if isinstance(a, OfferTrade) and a.to == 2]
+    seen = table(hands=[[CAM, CAM2], [BOOTS]], discard=[item("camera", 3), item("camera", 4)])
+    assert refused(seen, 0, OfferTrade(to=1, give=(CAM,), want=("camera",))) == (
+        "impossible_trade"  # every camera is in sight
+    )
+
+
+def test_offers_beyond_the_listed_one_for_one_are_accepted() -> None:
+    state = trade_table()
+    listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, OfferTrade)]
+    assert all(len(a.give) == len(a.want) == 1 for a in listed)
+    for offer in (
+        OfferTrade(to=1, give=(CAM, SUN), want=("umbrella",)),
+        OfferTrade(to=1, give=(CAM,), want=("umbrella", "guidebook", "hiking-boots")),
+    ):
+        assert offer not in listed
+        assert play(state, 0, offer)[1].pending == TradeOffer(
+            asker=0, responder=1, give=offer.give, want=offer.want
+        )
+
+
 @pytest.mark.parametrize("kind", ["actions", "hoarder"])
 def test_a_trade_cannot_ask_for_an_actions_card_or_a_character(kind: str) -> None:
     state = trade_table()
     assert refused(state, 0, OfferTrade(to=1, give=(CAM,), want=(kind,))) == "unknown_kind"
 
 
-def test_legal_trades_ask_each_partner_for_each_missing_kind() -> None:
-    state = table(
-        3, hands=[[GERMANY[0], CAM], [BOOTS], [SUN]]
-    )  # lacks phrasebook, jacket, passport
+def test_legal_trades_offer_each_kind_held_for_each_kind_a_partner_could_hold() -> None:
+    state = table(3, hands=[[GERMANY[0], CAM, item("camera", 2)], [BOOTS], []], options=ALL)
     listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, OfferTrade)]
-    assert {(a.to, a.want) for a in listed} == {
-        (p, (k,)) for p in (1, 2) for k in ("phrasebook", "warm-jacket", "passport")
-    }
-    assert {a.give for a in listed} == {(CAM,)}  # the card the seat can best spare
+    kinds = {C.kind(c) for c in REAL.all_cards() if C.type(c) != "event"} - {"passport"}
+    assert {(a.to, a.give, a.want) for a in listed} == {  # (every passport is out of play)
+        (1, (give,), (kind,)) for give in (GERMANY[0], CAM) for kind in kinds
+    }  # the partner with no cards is not asked; one camera offered stands for the other
+    assert ("postcard",) in {a.want for a in listed}  # asking for a postcard, too
 
 
 # -- steal ------------------------------------------------------------------------------------
@@ -280,7 +380,14 @@ def test_steal_needs_a_card_to_pay_and_a_victim_holding_cards() -> None:
     assert refused(state, 0, Steal(victim=3, discard=GERMANY[0])) == "bad_victim"
     assert refused(state, 0, Steal(victim=2, discard=GERMANY[0])) == "nothing_to_steal"
     steals = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Steal)]
-    assert [(a.victim, a.discard != TRAP) for a in steals] == [(1, True)]
+    assert {(a.victim, a.discard) for a in steals} == {(1, x) for x in GERMANY}
+
+
+def test_legal_steals_list_every_victim_and_every_kind_to_pay_with() -> None:
+    state = table(3, hands=[[GERMANY[0], UMB2, CAM], [BOOTS], [SUN]])
+    steals = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Steal)]
+    assert steals == [Steal(victim=v, discard=x) for v in (1, 2) for x in (CAM, GERMANY[0])]
+    # (the two umbrellas are one choice: the lowest id pays)
 
 
 def test_with_special_items_the_victim_always_answers_and_may_allow() -> None:
@@ -329,7 +436,9 @@ def test_home_first_then_the_centre_wins_at_once() -> None:
         Travelled(seat=0, destination="centre", country="japan", paid=JAPAN),
         GameWon(seat=0, reason="centre"),
     ]
-    assert after.winner == 0 and REAL.outcome(after).winners == [0]  # type: ignore[union-attr]
+    assert after.winner == 0 and REAL.outcome(after) == Outcome(
+        scores=[1, 0], ranks=[1, 2], winners=[0], detail={"reason": "centre"}
+    )
 
 
 def test_travel_needs_a_passport_the_exact_items_and_no_forbidden_item() -> None:
@@ -355,6 +464,18 @@ def test_a_poorly_drawn_map_counts_as_any_one_missing_item() -> None:
     assert refused(two, 0, Travel(pay=(MAP, MAP2))) == "wrong_items"  # one item each
 
 
+def test_a_map_stands_only_for_an_item_you_are_missing() -> None:
+    # as printed: "this counts as any one item you are missing"
+    state = table(hands=[[*GERMANY, MAP, "passport-1"], [BOOTS]], options=ALL)
+    assert refused(state, 0, Travel(pay=(*GERMANY[:2], MAP))) == "wrong_items"
+    assert [a for a in REAL.legal_actions(state, 0) if isinstance(a, Travel)] == [
+        Travel(pay=GERMANY)
+    ]
+    two = table(hands=[[GERMANY[0], GERMANY[1], MAP, MAP2, "passport-1"], [BOOTS]], options=ALL)
+    assert refused(two, 0, Travel(pay=(GERMANY[0], MAP, MAP2))) == "wrong_items"
+    assert play(two, 0, Travel(pay=(*GERMANY[:2], MAP2)))[1].visited_home[0]
+
+
 # -- the hand limit ---------------------------------------------------------------------------
 
 
@@ -365,10 +486,8 @@ def test_more_than_seven_cards_discard_down_at_once() -> None:
     assert events[-1] == DiscardRequired(counts=((0, 1),))
     assert over.pending == DiscardDown(counts=((0, 1),)) and REAL.to_act(over) == {0}
     listed = REAL.legal_actions(over, 0)
-    # the choices among the four cards best spared are listed; any card may be discarded
-    assert len(listed) == 4 and Discard(cards=(SUN,)) in listed
-    assert all(isinstance(a, Discard) and set(a.cards) <= set(over.hands[0]) for a in listed)
-    assert Discard(cards=("passport-1",)) not in listed
+    # every card may go; the two cameras are one choice
+    assert listed == [Discard(cards=(c,)) for c in sorted(set(over.hands[0]) - {CAM2})]
     assert play(over, 0, Discard(cards=("passport-1",)))[1].pending is None
     assert refused(over, 0, Discard(cards=(CAM, SUN))) == "wrong_discard_count"
     assert refused(over, 0, Draw()) == "answer_first"
@@ -386,10 +505,11 @@ def test_several_seats_over_the_limit_discard_in_any_order() -> None:
         ],
     )
     offer = OfferTrade(to=1, give=(CAM,), want=("umbrella",))
-    over = play(play(state, 0, offer)[1], 1, AcceptTrade())[1]
+    accepted = play(play(state, 0, offer)[1], 1, AcceptTrade())[1]
+    over = play(play(accepted, 0, DrawBonus())[1], 1, DrawBonus())[1]
     assert over.pending == DiscardDown(counts=((0, 1), (1, 1)))
     assert REAL.to_act(over) == frozenset({0, 1})
-    assert len(list(REAL.legal_actions(over, 1))) == 4  # one card of the four best spared
+    assert len(list(REAL.legal_actions(over, 1))) == 5  # any card: eight of five kinds
     events, half = play(over, 1, Discard(cards=(SUN2,)))
     assert events == [HandLimitMet(seat=1, cards=(SUN2,))] and REAL.to_act(half) == {0}
     events, after = play(half, 0, Discard(cards=(SUN,)))

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from random import Random
 from typing import Any
 
+import pytest
 from msgspec.structs import replace
 
+from games.itchy_feet.flow import Tx
 from games.itchy_feet.model import (
     AcceptTrade,
     ActionTaken,
+    BonusAnswered,
+    BonusOffered,
     CardDrawn,
     CardKept,
     CardPassed,
@@ -21,7 +26,9 @@ from games.itchy_feet.model import (
     DiscardShuffledIn,
     DisposeForbidden,
     Draw,
+    DrawBonus,
     Event,
+    EventResolved,
     EventRevealed,
     ForbiddenDisposed,
     GameWon,
@@ -35,11 +42,13 @@ from games.itchy_feet.model import (
     PlaySpecial,
     Recycle,
     Recycled,
+    SkipBonus,
     SkipScheduled,
     SpecialPlayed,
     State,
     Steal,
     TradeAccepted,
+    TradeDeclined,
     Travel,
     TurnBegan,
     TurnSkipped,
@@ -81,8 +90,9 @@ def draw_event(
     events, after = play(state, 0, Draw(), Picks(event(kind), *picks))
     assert events[:2] == [
         ActionTaken(seat=0, action="draw"),
-        EventRevealed(seat=0, card=event(kind), resolved=True),  # played at once, face up
+        EventRevealed(seat=0, card=event(kind)),  # played at once, face up
     ]
+    assert EventResolved(seat=0, card=event(kind)) in events  # then discarded
     assert event(kind) in after.discard + after.draw_pile and event(kind) not in after.hands[0]
     return events, after
 
@@ -92,8 +102,9 @@ def draw_event(
 
 def test_civil_unrest_replaces_the_centre_then_the_drawer_draws_again() -> None:
     events, after = draw_event("civil-unrest", [[CAM], [SUN]], "brazil", BOOTS)
-    assert events[2:4] == [
+    assert events[2:5] == [
         CentreChanged(old="japan", new="brazil"),
+        EventResolved(seat=0, card=event("civil-unrest")),
         CardDrawn(seat=0, reason="draw", card=BOOTS),  # the event is replaced by another draw
     ]
     assert after.centre == "brazil" and "japan" in after.country_pile
@@ -139,11 +150,21 @@ def test_an_air_traffic_strike_makes_the_next_player_skip_their_next_turn() -> N
 
 def test_a_currency_crash_cuts_every_hand_above_four_cards_to_four() -> None:
     six = [CAM, CAM2, SUN, SUN2, BOOTS, GUIDE]
-    events, after = draw_event("currency-crash", [[CUR], six, [item("umbrella")]])
+    four = [item("umbrella", n) for n in range(1, 5)]
+    five = [item("phrasebook", n) for n in range(1, 5)] + [CUR]
+    events, after = draw_event("currency-crash", [[item("camera", 3)], six, four, five])
     crash = of(CardsDiscarded, events)
-    assert len(crash) == 1 and crash[0].seat == 1 and crash[0].reason == "currency_crash"
-    assert len(crash[0].cards) == 2 and set(crash[0].cards) <= set(six)
-    assert [len(h) for h in after.hands] == [2, 4, 1]  # the drawer's replacement card too
+    assert [(c.seat, len(c.cards), c.reason) for c in crash] == [
+        (1, 2, "currency_crash"),
+        (3, 1, "currency_crash"),  # a hand of four keeps its four
+    ]
+    assert set(crash[0].cards) <= set(six) and set(crash[1].cards) <= set(five)
+    assert [len(h) for h in after.hands] == [2, 4, 4, 4]  # the drawer's replacement card too
+
+
+def test_an_event_kind_without_an_effect_is_a_content_error() -> None:
+    with pytest.raises(ValueError, match=r"^no effect for event 'snorkel'$"):
+        Tx(C, table(), Random(0)).play_event(0, "snorkel")
 
 
 def test_a_customs_sweep_discards_every_forbidden_item() -> None:
@@ -157,27 +178,67 @@ def test_a_customs_sweep_discards_every_forbidden_item() -> None:
 
 def test_tourist_season_shuffles_the_discard_into_the_draw_pile() -> None:
     events, after = draw_event("tourist-season", [[CAM], [SUN]], BOOTS, discard=[GUIDE, CUR])
-    assert events[2] == DiscardShuffledIn(count=3)  # the event itself is in the discard
-    assert {GUIDE, CUR, event("tourist-season")} <= set(after.draw_pile) and after.discard == ()
-
-
-def test_an_event_drawn_while_another_resolves_is_discarded_unresolved() -> None:
-    events, after = draw_event("duty-free", [[CAM], [SUN]], event("strike"), BOOTS)
-    assert events[2] == EventRevealed(seat=1, card=event("strike"), resolved=False)
-    assert not of(SkipScheduled, events) and after.skips == (0, 0)
-    assert [(d.seat, d.reason) for d in of(CardDrawn, events)] == [
-        (1, "duty_free"),  # seat 1 still gets a card for its duty-free draw
-        (0, "duty_free"),
-        (0, "draw"),
+    assert events[2:4] == [  # the event is on the table, not in the discard it shuffles in
+        DiscardShuffledIn(count=2),
+        EventResolved(seat=0, card=event("tourist-season")),
     ]
-    assert event("strike") in after.discard and events[-1] == TurnBegan(seat=1)
+    assert {GUIDE, CUR} <= set(after.draw_pile) and after.discard == (event("tourist-season"),)
+
+
+@pytest.mark.parametrize("kind", ["tourist-season", "lost-luggage"])
+def test_an_event_that_was_the_last_card_resolves_once_then_is_discarded(kind: str) -> None:
+    # the pile empties as the event is drawn: the reshuffle must not take it back in, or it
+    # could be drawn and resolved a second time for the one draw
+    state = table(
+        hands=[[CAM, SUN], [BOOTS, CUR]], draw=[event(kind)], discard=[GUIDE], options=ALL
+    )
+    events, after = play(state, 0, Draw(), Picks(event(kind), event(kind), event(kind)))
+    # the reshuffle, as the pile empties, takes in the discard without the event
+    assert events[1:3] == [EventRevealed(seat=0, card=event(kind)), PileReshuffled(count=1)]
+    assert len(of(EventRevealed, events)) == len(of(EventResolved, events)) == 1
+    assert of(CardDrawn, events)[-1] == CardDrawn(seat=0, reason="draw", card=GUIDE)
+    check_conservation(REAL, after, seed=0)
+
+
+def test_an_event_drawn_while_another_resolves_waits_and_is_resolved_after() -> None:
+    events, after = draw_event("duty-free", [[CAM], [SUN]], event("strike"), BOOTS)
+    assert events[1:] == [
+        EventRevealed(seat=0, card=event("duty-free")),
+        EventRevealed(seat=1, card=event("strike")),  # seat 1's duty-free draw
+        CardDrawn(seat=1, reason="duty_free", card=BOOTS),  # still gets a card
+        CardDrawn(seat=0, reason="duty_free", card=events[4].card),  # type: ignore[attr-defined]
+        EventResolved(seat=0, card=event("duty-free")),
+        SkipScheduled(seat=1),  # then the strike, which seat 1 drew, is played
+        EventResolved(seat=1, card=event("strike")),
+        CardDrawn(seat=0, reason="draw", card=events[8].card),  # type: ignore[attr-defined]
+        TurnSkipped(seat=1),
+        TurnBegan(seat=0),
+    ]
+    assert after.discard == (event("duty-free"), event("strike")) and not after.revealed
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_chain_of_events_resolves_each_in_the_order_drawn_and_ends(seed: int) -> None:
+    events_only = [c for c in REAL.all_cards() if C.type(c) == "event"]
+    state = table(
+        3,
+        hands=[[CAM, SUN], [BOOTS], [GUIDE, CUR]],
+        draw=[*events_only, item("umbrella", 2)],
+        discard=[CAM2],
+        options=ALL,
+    )
+    events, after = play(state, 0, Draw(), Random(seed))
+    revealed = [e.card for e in of(EventRevealed, events)]
+    assert revealed and [e.card for e in of(EventResolved, events)] == revealed
+    assert not after.revealed and set(revealed) <= set(after.discard + after.draw_pile)
+    check_conservation(REAL, after, seed)
 
 
 def test_events_return_on_a_reshuffle_but_are_never_recycled() -> None:
     events, after = draw_event(
         "strike", [[CAM, SUN, BOOTS], [GUIDE]], CAM2, draw=[event("strike"), CAM2], discard=[SUN2]
     )
-    assert events[3:5] == [CardDrawn(seat=0, reason="draw", card=CAM2), PileReshuffled(count=2)]
+    assert events[4:6] == [CardDrawn(seat=0, reason="draw", card=CAM2), PileReshuffled(count=2)]
     assert after.draw_pile == (event("strike"), SUN2) and after.discard == ()
 
 
@@ -222,9 +283,17 @@ def test_a_change_of_plans_swaps_a_home_not_yet_visited() -> None:
         HomeChanged(seat=0, old="germany", new="nepal"),
     ]
     assert after.homes == ("nepal", "france") and "germany" in after.country_pile
-    visited = replace(state, visited_home=(True, False))
-    assert PlaySpecial(card=PLANS) not in REAL.legal_actions(visited, 0)
-    assert refused(visited, 0, PlaySpecial(card=PLANS)) == "home_already_visited"
+
+
+def test_a_change_of_plans_is_discarded_even_once_home_is_visited() -> None:
+    # as printed: "discard this; if you have not visited home yet, swap your home country"
+    state = table(hands=[[PLANS, CAM], [SUN]], options=ALL, visited_home=(True, False))
+    assert PlaySpecial(card=PLANS) in REAL.legal_actions(state, 0)
+    events, after = play(state, 0, PlaySpecial(card=PLANS))
+    assert events == [SpecialPlayed(seat=0, card=PLANS)] and after.homes == state.homes
+    assert after.discard == (PLANS,) and after.actions_left == 1  # a free move, no swap
+    no_pile = table(hands=[[PLANS, CAM], [SUN]], options=ALL, country_pile=())
+    assert play(no_pile, 0, PlaySpecial(card=PLANS))[1].homes == no_pile.homes
 
 
 def test_maps_insurance_and_other_cards_are_not_played_on_their_own() -> None:
@@ -251,11 +320,10 @@ def test_a_forbidden_item_is_got_rid_of_with_one_other_card_as_a_free_move() -> 
     assert refused(two, 0, DisposeForbidden(card=TRAP, with_card=CONTRABAND)) == (
         "forbidden_cannot_pay"
     )
-    assert all(
-        C.type(a.with_card) != "forbidden"
-        for a in REAL.legal_actions(two, 0)
-        if isinstance(a, DisposeForbidden)
-    )
+    disposals = [a for a in REAL.legal_actions(two, 0) if isinstance(a, DisposeForbidden)]
+    assert {(a.card, a.with_card) for a in disposals} == {
+        (bad, other) for bad in (TRAP, CONTRABAND) for other in GERMANY
+    }  # each forbidden item with each card that is not one
     events, clean = play(state, 0, DisposeForbidden(card=TRAP, with_card=CAM))
     assert events == [ForbiddenDisposed(seat=0, card=TRAP, with_card=CAM)]
     assert clean.actions_left == 1 and clean.discard == (TRAP, CAM)
@@ -320,6 +388,39 @@ def test_the_fourth_postcard_wins_before_anything_else_happens() -> None:
     assert events[1] == GameWon(seat=0, reason="postcards")
 
 
+def test_the_planners_draw_leaves_every_other_seats_postcards_counted() -> None:
+    # Pickpockets, between the Planner's two draws, hands seat 1 its fourth postcard: it
+    # wins at once, before Lost Luggage (drawn next) could take one away
+    state = table(
+        hands=[[P4, CAM], [P1, P2, P3, SUN]],
+        draw=[BOOTS, event("pickpockets"), event("lost-luggage"), GUIDE],
+        options=ALL,
+        characters=["planner", None],
+    )
+    script = Picks(BOOTS, event("pickpockets"), P4, SUN, event("lost-luggage"), CAM, P1)
+    events, after = play(state, 0, Draw(), script)
+    assert events[-2:] == [
+        CardPassed(from_seat=0, to_seat=1, card=P4),
+        GameWon(seat=1, reason="postcards"),
+    ]
+    assert after.winner == 1 and not of(CardsDiscarded, events)
+
+
+def test_the_planners_own_first_card_does_not_count_until_kept() -> None:
+    # four postcards in the Planner's hand, one of them drawn and undecided: no win while an
+    # event resolves between the draws, and none if the postcard is let go
+    state = table(
+        hands=[[P1, P2, P3, CAM], [SUN]],
+        draw=[P4, event("lost-luggage"), BOOTS],
+        options=ALL,
+        characters=["planner", None],
+    )
+    events, choosing = play(state, 0, Draw(), Picks(P4, event("lost-luggage"), CAM, SUN, BOOTS))
+    assert not of(GameWon, events) and choosing.pending == KeepOne(seat=0, cards=(P4, BOOTS))
+    assert play(choosing, 0, KeepCard(card=BOOTS))[1].end is None
+    assert play(choosing, 0, KeepCard(card=P4))[0][-1] == GameWon(seat=0, reason="postcards")
+
+
 def test_the_planner_does_not_hold_both_drawn_cards_before_choosing() -> None:
     state = table(hands=[[P1, P2, CAM], [SUN]], options=ALL, characters=["planner", None])
     events, choosing = play(state, 0, Draw(), Picks(P3, P4))
@@ -339,7 +440,7 @@ def test_the_planner_draws_two_and_keeps_one() -> None:
     ]
     assert events[-1] == PlannerChoice(seat=0, cards=(BOOTS, GUIDE))
     assert choosing.pending == KeepOne(seat=0, cards=(BOOTS, GUIDE))
-    assert REAL.legal_actions(choosing, 0) == [KeepCard(card=BOOTS), KeepCard(card=GUIDE)]
+    assert set(REAL.legal_actions(choosing, 0)) == {KeepCard(card=BOOTS), KeepCard(card=GUIDE)}
     assert refused(choosing, 0, KeepCard(card=CAM)) == "not_drawn"
     events, after = play(choosing, 0, KeepCard(card=GUIDE))
     assert events == [CardKept(seat=0, kept=GUIDE, discarded=BOOTS), TurnBegan(seat=1)]
@@ -391,12 +492,37 @@ def test_the_hoarder_holds_eight_cards() -> None:
     assert play(eight, 0, Draw())[0][-1] == DiscardRequired(counts=((0, 1),))
 
 
-def test_the_haggler_draws_a_bonus_card_even_when_the_trade_is_declined() -> None:
+def test_the_haggler_draws_a_bonus_card_when_declined_instead_of_a_new_action() -> None:
+    # "If the trade is declined, perform a new action instead": the bonus card, which the
+    # Haggler still gets, takes the new action's place (our ruling: not both)
     state = table(hands=[[CAM], [SUN]], characters=["haggler", None])
     offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("sunscreen",)))[1]
-    events, after = play(offered, 1, DeclineTrade(), Picks(BOOTS))
-    assert of(CardDrawn, events) == [CardDrawn(seat=0, reason="haggler", card=BOOTS)]
-    assert after.current == 0 and after.actions_left == 1
+    events, declined = play(offered, 1, DeclineTrade())
+    assert events == [
+        TradeDeclined(asker=0, responder=1),
+        BonusOffered(seats=(0,), declined=True),
+    ]
+    assert REAL.legal_actions(declined, 0) == [DrawBonus(), SkipBonus()]
+    events, after = play(declined, 0, DrawBonus(), Picks(BOOTS))
+    assert events == [
+        BonusAnswered(seat=0, draw=True),
+        ActionTaken(seat=0, action="bonus"),
+        CardDrawn(seat=0, reason="haggler", card=BOOTS),
+        TurnBegan(seat=1),
+    ]
+    assert after.hands[0] == (CAM, BOOTS)
+    events, after = play(declined, 0, SkipBonus())  # or no card, and the new action
+    assert events == [BonusAnswered(seat=0, draw=False)]
+    assert after.current == 0 and after.actions_left == 1 and after.hands == state.hands
+
+
+def test_only_the_haggler_is_offered_a_card_for_a_declined_trade() -> None:
+    state = table(hands=[[CAM], [SUN]])
+    offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("sunscreen",)))[1]
+    assert play(offered, 1, DeclineTrade())[0] == [TradeDeclined(asker=0, responder=1)]
+    haggler = table(hands=[[CAM], [SUN]], characters=["haggler", None], draw=[])
+    offered = play(haggler, 0, OfferTrade(to=1, give=(CAM,), want=("sunscreen",)))[1]
+    assert play(offered, 1, DeclineTrade())[1].pending is None  # nothing to draw
 
 
 def test_the_globetrotter_draws_a_card_after_travelling_home() -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
-from games.api import IllegalAction, fold
+from games.api import IllegalAction, Outcome, fold
 from games.itchy_feet.model import (
     AcceptTrade,
     ActionTaken,
@@ -305,7 +305,8 @@ def test_an_empty_hand_at_the_start_of_a_turn_draws_three_cards_for_free() -> No
 
 
 def test_pass_turn_only_when_no_other_action_is_possible() -> None:
-    stuck = table(hands=[[], [item("camera")]], draw=[])  # every other card out of play
+    # every other card out of play; seat 1 can still play its espresso
+    stuck = table(hands=[[], ["special-espresso-1"]], draw=[], options=Options(special_items=True))
     assert REAL.legal_actions(stuck, 0) == [PassTurn()]
     events = play(stuck, 0, PassTurn())[0]
     assert events[:2] == [ActionTaken(seat=0, action="pass"), TurnBegan(seat=1)]
@@ -328,8 +329,9 @@ def test_the_game_is_drawn_once_turn_300_is_over() -> None:
     state = table(hands=[GERMANY, [item("camera")]], turn=300)
     events, after = play(state, 0, Draw())
     assert events[-1] == GameDrawn(reason="turn_limit") and after.end == "turn_limit"
-    result = REAL.outcome(after)
-    assert result is not None and result.winners == [] and result.ranks == [1, 1]
+    assert REAL.outcome(after) == Outcome(
+        scores=[0, 0], ranks=[1, 1], winners=[], tie_break="draw", detail={"reason": "turn_limit"}
+    )
     assert REAL.to_act(after) == frozenset() and refused(after, 1, Draw()) == "game_over"
     events, after = play(replace(state, turn=299), 0, Draw())
     assert events[-1] == TurnBegan(seat=1) and after.turn == 300 and REAL.outcome(after) is None

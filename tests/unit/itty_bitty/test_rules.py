@@ -20,11 +20,12 @@ import pytest
 from msgspec.structs import replace
 
 from games.api import IllegalAction, fold
-from games.itty_bitty.content import collector_id, ittybit_id, parse
+from games.itty_bitty.content import collector_id, ittybit_id, load, parse
 from games.itty_bitty.model import (
     CollectorKept,
     CollectorsOffered,
     CompleteCollector,
+    Completed,
     DrawCollectors,
     Event,
     GameSetUp,
@@ -52,17 +53,24 @@ ZOMBIES = [ittybit_id(n) for n in range(1, 7)]  # type Zombie, trait Pipe
 HOODIES = [ittybit_id(n) for n in range(7, 15)]  # type Male, trait Hoodie
 EARRINGS = [ittybit_id(n) for n in range(15, 23)]  # type Female, trait Earring
 BOTH = [ittybit_id(n) for n in range(23, 31)]  # type Male, traits Hoodie and Earring
-EX, E2, H1, P1, HE = (collector_id(c) for c in ("EX", "E2", "H1", "P1", "HE"))
+PIPES = [ittybit_id(n) for n in range(31, 33)]  # type Female, trait Pipe
+EX, E2, H1, P1, HE, EH = (collector_id(c) for c in ("EX", "E2", "H1", "P1", "HE", "EH"))
 FILLERS = [collector_id(f"F{i:02d}") for i in range(1, 13)]
 
 
 def _small_content() -> Any:
-    bits = (
-        [{"id": n, "type": "Zombie", "traits": ["Pipe"]} for n in range(1, 7)]
-        + [{"id": n, "type": "Male", "traits": ["Hoodie"]} for n in range(7, 15)]
-        + [{"id": n, "type": "Female", "traits": ["Earring"]} for n in range(15, 23)]
-        + [{"id": n, "type": "Male", "traits": ["Hoodie", "Earring"]} for n in range(23, 31)]
-    )
+    kinds = [(range(1, 7), "Zombie", ["Pipe"]), (range(7, 15), "Male", ["Hoodie"])]
+    kinds += [
+        (range(15, 23), "Female", ["Earring"]),
+        (range(23, 31), "Male", ["Hoodie", "Earring"]),
+    ]
+    kinds += [(range(31, 33), "Female", ["Pipe"])]
+    # "Mark n", asked for by no grail, gives each punk its own unique set of traits (rulebook).
+    bits = [
+        {"id": n, "type": kind, "traits": [*traits, f"Mark {n}"]}
+        for numbers, kind, traits in kinds
+        for n in numbers
+    ]
     cols = [
         # The rulebook's example: x4 ittybits for 3 coins, plus x3 ittybits for 4 coins.
         {
@@ -80,6 +88,13 @@ def _small_content() -> Any:
             "grails": [
                 {"trait": "Hoodie", "qty": 1, "coins": 1},
                 {"trait": "Earring", "qty": 1, "coins": 2},
+            ],
+        },
+        {
+            "id": "EH",
+            "grails": [
+                {"trait": "Earring", "qty": 1, "coins": 1},
+                {"trait": "Hoodie", "qty": 1, "coins": 1},
             ],
         },
     ] + [
@@ -143,7 +158,8 @@ def table(
     market = tuple(market) + (None,) * (4 - len(market))
     if ittybit_supply is None:
         ittybit_supply = [b for b in free if b not in market]
-    placed = {c for h in all_hands for c in h.collectors + h.completed + h.choice}
+    placed = {c for h in all_hands for c in h.collectors + h.choice}
+    placed |= {d.collector for h in all_hands for d in h.completed}
     placed |= set(collector_discard)
     if collector_supply is None:
         collector_supply = [c for c in sorted(rules.content.collectors) if c not in placed]
@@ -159,7 +175,19 @@ def table(
         **fields,
     )
     check_conservation(rules, state, seed=0)  # the crafted position is a real one
+    assert_restocked(state)
     return state
+
+
+def assert_restocked(state: State) -> None:
+    """A supply is empty only if its discard is too: it is restocked the moment it runs out."""
+    assert state.ittybit_supply or not state.ittybit_discard, "ittybit supply not restocked"
+    assert state.collector_supply or not state.collector_discard, "collector supply not restocked"
+
+
+def face_down(*collectors: str) -> tuple[Completed, ...]:
+    """Collectors completed earlier (crafted: their paid ittybits have left the game's view)."""
+    return tuple(Completed(collector=c, ittybits=(), coins=1) for c in collectors)
 
 
 def complete(collector: str, *payments: tuple[int, Sequence[str]]) -> CompleteCollector:
@@ -429,14 +457,9 @@ def test_pass_turn_is_illegal_while_any_other_action_exists() -> None:
     state = ready(2)
     assert PassTurn() not in REAL.legal_actions(state, state.current)
     assert refused(state, state.current, PassTurn(), REAL) == "cannot_pass"
-    # Even with only the deck's discard to draw from, the seat must take it.
+    # Even with only the top of the deck to take, the seat must take it.
     everything = tuple(sorted(SMALL.content.collectors))
-    stuck = table(
-        hands=[Hand(), Hand(ittybits=tuple(BOTH), collectors=everything)],
-        market=[],
-        ittybit_supply=[],
-        ittybit_discard=ZOMBIES + HOODIES + EARRINGS,
-    )
+    stuck = table(hands=[Hand(), Hand(ittybits=(*BOTH, *PIPES), collectors=everything)], market=[])
     assert SMALL.legal_actions(stuck, 0) == [TakeIttybit()]
     assert refused(stuck, 0, PassTurn()) == "cannot_pass"
 
@@ -456,3 +479,57 @@ def test_pass_turn_is_the_only_legal_action_when_nothing_else_is() -> None:
     assert events == [TurnPassed(seat=0), TurnBegan(seat=1)]
     assert after.passes_in_row == 1
     assert SMALL.legal_actions(after, 1) == [PassTurn()]
+
+
+# -- bookkeeping ----------------------------------------------------------------------------------
+
+
+def test_the_turn_counter_counts_every_turn_begun() -> None:
+    state = ready(2)
+    assert state.turn == 1 and REAL.view(state, None).public["turn"] == 1
+    state = play(state, state.current, TakeIttybit())[1]
+    assert state.turn == 2
+
+
+@pytest.mark.parametrize("move", ["market", "deck", "keep"])
+def test_any_move_but_a_pass_ends_a_run_of_passes(move: str) -> None:
+    state = table(passes_in_row=1)
+    action: Any = TakeIttybit(card=state.market[0]) if move == "market" else TakeIttybit()
+    if move == "keep":
+        state = play(state, 0, DrawCollectors(), SMALL)[1]
+        assert state.passes_in_row == 1  # the turn goes on
+        action = KeepCollector(card=state.hands[0].choice[0])
+    assert play(state, 0, action, SMALL)[1].passes_in_row == 0
+
+
+def test_the_default_deck_is_the_shipped_content() -> None:
+    rules = IttyBitty()
+    assert rules.content is load()
+    assert rules.traits("ittybit-1731") == frozenset({"Male", "Cap Forward", "Eye Patch"})
+
+
+def test_every_card_has_a_named_place() -> None:
+    state = ready(3)
+    places = REAL.inventory(state)
+    assert set(places) == {
+        "supply.ittybits",
+        "supply.collectors",
+        "discard.ittybits",
+        "discard.collectors",
+        "market",
+        *(f"hand.{s}.{pile}" for s in range(3) for pile in PILES),
+    }
+    assert places["supply.ittybits"] == state.ittybit_supply
+    assert places["supply.collectors"] == state.collector_supply
+    assert places["hand.1.collectors"] == state.hands[1].collectors
+
+
+PILES = ("ittybits", "collectors", "choice", "completed")
+
+
+def test_the_catalog_describes_every_card() -> None:
+    described = REAL.describe()
+    assert described["ittybits"] == [msgspec.to_builtins(b) for b in REAL.content.ittybits.values()]
+    assert described["collectors"] == [
+        msgspec.to_builtins(c) for c in REAL.content.collectors.values()
+    ]

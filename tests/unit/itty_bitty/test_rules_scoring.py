@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from random import Random
 
 import pytest
@@ -10,8 +11,9 @@ from msgspec.structs import replace
 from games.api import IllegalAction
 from games.itty_bitty.model import (
     CollectorCompleted,
-    CollectorsOffered,
+    CollectorKept,
     CompleteCollector,
+    Completed,
     DrawCollectors,
     EndTriggered,
     GameEnded,
@@ -27,6 +29,7 @@ from games.itty_bitty.model import (
     TurnPassed,
 )
 from games.itty_bitty.scoring import final_result
+from games.testing import random_playout
 from tests.unit.itty_bitty.test_rules import (
     BOTH,
     E2,
@@ -40,7 +43,9 @@ from tests.unit.itty_bitty.test_rules import (
     REAL,
     SMALL,
     ZOMBIES,
+    assert_restocked,
     complete,
+    face_down,
     of,
     play,
     refused,
@@ -60,9 +65,12 @@ def test_the_rulebook_example_pays_three_plus_four_coins() -> None:
     state = example_table()
     action = complete(EX, (0, HOODIES[:4]), (1, ZOMBIES[:3]))
     events, after = play(state, 0, action, SMALL)
-    assert events[0] == CollectorCompleted(seat=0, collector=EX, payments=action.payments, coins=7)
+    paid = tuple(sorted((*HOODIES[:4], *ZOMBIES[:3])))
+    assert events[0] == CollectorCompleted(
+        seat=0, collector=EX, payments=action.payments, ittybits=paid, coins=7
+    )
     assert after.hands[0].coins == 7
-    assert after.hands[0].completed == (EX,)
+    assert after.hands[0].completed == (Completed(collector=EX, ittybits=paid, coins=7),)
     assert after.hands[0].collectors == ()
     assert after.hands[0].ittybits == (EARRINGS[0],)  # the unused ittybit stays in hand
 
@@ -78,7 +86,9 @@ def test_completing_some_of_the_grails_pays_those_and_forfeits_the_rest() -> Non
     state = example_table()
     events, after = play(state, 0, complete(EX, (1, ZOMBIES[:3])), SMALL)
     assert events[0].coins == 4  # type: ignore[attr-defined]
-    assert after.hands[0].completed == (EX,)
+    assert after.hands[0].completed == (
+        Completed(collector=EX, ittybits=tuple(ZOMBIES[:3]), coins=4),
+    )
     assert set(after.hands[0].ittybits) == {*HOODIES[:4], EARRINGS[0]}
     back = replace(after, current=0)
     assert refused(back, 0, complete(EX, (0, HOODIES[:4]))) == "collector_not_in_hand"
@@ -154,7 +164,7 @@ def test_at_least_one_grail_must_be_paid() -> None:
 def test_the_collector_must_be_in_your_hand() -> None:
     state = table(
         hands=[
-            Hand(ittybits=(HOODIES[0],), collectors=(E2,), completed=(P1,)),
+            Hand(ittybits=(HOODIES[0],), collectors=(E2,), completed=face_down(P1)),
             Hand(collectors=(HE,)),
         ]
     )
@@ -186,38 +196,52 @@ def test_only_one_collector_per_turn_completing_ends_the_turn() -> None:
 # -- reshuffling the discards ---------------------------------------------------------------------
 
 
-def test_an_empty_ittybit_supply_reshuffles_the_discard_to_take_from_the_deck() -> None:
-    discard = ZOMBIES + EARRINGS[:2]
+def last_ittybit_table(discard: Sequence[str]) -> State:
+    """Seat 0 to play; one ittybit left in the supply, `discard` face up beside it."""
     rest = tuple(b for b in sorted(SMALL.content.ittybits) if b not in discard)
-    state = table(
-        hands=[Hand(), Hand(ittybits=rest[4:])],
+    return table(
+        hands=[Hand(), Hand(ittybits=rest[5:], collectors=(E2,))],
         market=rest[:4],
-        ittybit_supply=[],
+        ittybit_supply=[rest[4]],
         ittybit_discard=discard,
     )
+
+
+def test_taking_the_last_ittybit_of_the_deck_restocks_it_from_the_discard_at_once() -> None:
+    discard = (*ZOMBIES, *HOODIES[:2])
+    state = last_ittybit_table(discard)
+    last = state.ittybit_supply[0]
     events, after = play(state, 0, TakeIttybit(), SMALL)
-    assert events[0] == SupplyReshuffled(deck="ittybits", count=len(discard))
-    assert isinstance(events[1], IttybitTaken) and events[1].card in discard
-    assert after.ittybit_discard == ()
-    assert sorted(after.ittybit_supply) == sorted(set(discard) - {events[1].card})
+    assert events[:2] == [
+        SupplyReshuffled(deck="ittybits", count=len(discard)),
+        IttybitTaken(seat=0, from_market=False, card=last),
+    ]
+    assert after.ittybit_supply == tuple(sorted(discard)) and after.ittybit_discard == ()
 
 
-def test_a_marketplace_refill_reshuffles_the_discard_when_the_supply_is_empty() -> None:
-    discard = EARRINGS[:3]
-    rest = tuple(b for b in sorted(SMALL.content.ittybits) if b not in discard)
-    state = table(
-        hands=[Hand(), Hand(ittybits=rest[4:])],
-        market=rest[:4],
-        ittybit_supply=[],
-        ittybit_discard=discard,
-    )
-    card = state.market[1]
+def test_ittybits_paid_after_the_deck_ran_out_wait_for_the_next_restock() -> None:
+    # "If the supply deck runs out, shuffle the discard pile and restock the deck": the
+    # restock is made with the discard of that moment; cards paid later are not in it.
+    older = (*ZOMBIES[:2],)
+    state = last_ittybit_table(older)
+    state = play(state, 0, TakeIttybit(), SMALL)[1]  # the deck runs out: restocked
+    state = play(state, 1, complete(E2, (0, EARRINGS[:2])), SMALL)[1]
+    assert state.ittybit_discard == tuple(EARRINGS[:2])  # face up, waiting
+    drawn = {play(state, 0, TakeIttybit(), SMALL, seed=s)[0][0].card for s in range(20)}
+    assert drawn == set(older)
+
+
+def test_a_marketplace_refill_that_empties_the_deck_restocks_it_at_once() -> None:
+    discard = tuple(EARRINGS[:3])
+    state = last_ittybit_table(discard)
+    last, card = state.ittybit_supply[0], state.market[1]
     events, after = play(state, 0, TakeIttybit(card=card), SMALL)
-    assert events[0] == IttybitTaken(seat=0, from_market=True, card=card)
-    assert events[1] == SupplyReshuffled(deck="ittybits", count=3)
-    assert isinstance(events[2], MarketFilled) and events[2].slot == 1
-    assert events[2].card in discard
-    assert after.market[1] == events[2].card and None not in after.market
+    assert events[:3] == [
+        IttybitTaken(seat=0, from_market=True, card=card),
+        SupplyReshuffled(deck="ittybits", count=3),
+        MarketFilled(slot=1, card=last),
+    ]
+    assert after.market[1] == last and after.ittybit_supply == discard
 
 
 def test_a_taken_marketplace_card_with_nothing_left_to_refill_leaves_the_slot_empty() -> None:
@@ -243,23 +267,32 @@ def test_an_emptied_marketplace_slot_is_refilled_at_the_end_of_a_turn_once_ittyb
     assert state.market[0] is None  # nothing could refill it
     events, state = play(state, 1, complete(E2, (0, EARRINGS[:2])), SMALL)
     # the two paid ittybits reach the discard, are reshuffled, and one fills the slot
-    assert of(SupplyReshuffled, events) and of(MarketFilled, events)[0].slot == 0
+    assert of(SupplyReshuffled, events) == [SupplyReshuffled(deck="ittybits", count=2)]
+    assert of(MarketFilled, events)[0].slot == 0
     assert state.market[0] in EARRINGS[:2] and None not in state.market
     assert len(state.ittybit_supply) == 1 and state.ittybit_discard == ()
     assert [type(e) for e in events][-1] is TurnBegan
 
 
-def test_an_empty_collector_supply_reshuffles_the_collector_discard() -> None:
-    discard = FILLERS[:3]
-    rest = tuple(c for c in sorted(SMALL.content.collectors) if c not in discard)
-    state = table(
-        hands=[Hand(), Hand(collectors=rest)], collector_supply=[], collector_discard=discard
-    )
-    events, after = play(state, 0, DrawCollectors(), SMALL)
-    assert events[0] == SupplyReshuffled(deck="collectors", count=3)
-    assert isinstance(events[1], CollectorsOffered) and set(events[1].cards) < set(discard)
-    assert after.collector_discard == ()
-    assert len(after.collector_supply) == 1
+def test_a_collector_discarded_while_the_deck_is_out_restocks_it_at_once() -> None:
+    rest = tuple(c for c in sorted(SMALL.content.collectors) if c not in FILLERS[:2])
+    state = table(hands=[Hand(), Hand(collectors=rest)], collector_supply=FILLERS[:2])
+    events, offered = play(state, 0, DrawCollectors(), SMALL)
+    assert not of(SupplyReshuffled, events)  # nothing was discarded to restock it with
+    assert offered.collector_supply == offered.collector_discard == ()
+    keep, other = offered.hands[0].choice
+    events, after = play(offered, 0, KeepCollector(card=keep), SMALL)
+    assert events[:2] == [
+        CollectorKept(seat=0, kept=keep, discarded=other),
+        SupplyReshuffled(deck="collectors", count=1),
+    ]
+    assert after.collector_supply == (other,) and after.collector_discard == ()
+
+
+def test_a_supply_is_never_left_empty_beside_its_discard() -> None:
+    for seed in range(12):
+        for state in random_playout(SMALL, seed, 2 + seed % 3).states:
+            assert_restocked(state)
 
 
 def test_drawing_past_the_last_collector_reshuffles_midway() -> None:
@@ -279,14 +312,13 @@ def test_drawing_past_the_last_collector_reshuffles_midway() -> None:
 
 
 def trigger_table(seats: int, trigger: int) -> State:
-    """Seat `trigger` has 7 collectors done and can complete H1; the others hold E2."""
+    """Seat `trigger` has 7 collectors done and can complete H1; each other seat can complete
+    one Earring collector with the Earring ittybit it holds."""
     hands = [Hand(ittybits=(EARRINGS[s],), collectors=(FILLERS[8 + s],)) for s in range(seats)]
-    hands[trigger] = Hand(ittybits=(HOODIES[0],), collectors=(H1,), completed=tuple(FILLERS[:7]))
+    hands[trigger] = Hand(
+        ittybits=(HOODIES[0],), collectors=(H1,), completed=face_down(*FILLERS[:7])
+    )
     return table(seats, hands=hands, current=trigger)
-
-
-def take(state: State, seat: int) -> list:
-    return play(state, seat, TakeIttybit(), SMALL)[0]
 
 
 @pytest.mark.parametrize(("seats", "trigger"), [(2, 0), (2, 1), (3, 0), (3, 2), (4, 1)])
@@ -302,7 +334,7 @@ def test_completing_the_eighth_collector_gives_each_other_player_one_more_turn(
         began = of(TurnBegan, events)
         assert len(began) == 1 and began[0].last_round
         turns.append(began[0].seat)
-        events, state = play(state, began[0].seat, TakeIttybit(), SMALL)
+        events, state = play(state, began[0].seat, PassTurn(), SMALL)
     assert turns == [(trigger + i) % seats for i in range(1, seats)]  # not the trigger's
     assert of(GameEnded, events)[0].reason == "eight_collectors"
     assert SMALL.to_act(state) == frozenset()
@@ -312,7 +344,7 @@ def test_the_seventh_collector_does_not_end_the_game() -> None:
     state = trigger_table(2, 0)
     state = replace(
         state,
-        hands=(replace(state.hands[0], completed=FILLERS[:6]), state.hands[1]),
+        hands=(replace(state.hands[0], completed=face_down(*FILLERS[:6])), state.hands[1]),
         collector_supply=(*state.collector_supply, FILLERS[6]),
     )
     events, after = play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)
@@ -323,11 +355,11 @@ def test_the_seventh_collector_does_not_end_the_game() -> None:
 
 def test_another_eighth_collector_in_the_last_round_does_not_retrigger() -> None:
     hands = [
-        Hand(ittybits=(HOODIES[0],), collectors=(H1,), completed=tuple(FILLERS[:7])),
+        Hand(ittybits=(HOODIES[0],), collectors=(H1,), completed=face_down(*FILLERS[:7])),
         Hand(
             ittybits=(EARRINGS[0],),
             collectors=(E2, FILLERS[11]),
-            completed=(*FILLERS[7:11], P1, HE, EX),
+            completed=face_down(*FILLERS[7:11], P1, HE, EX),
         ),
     ]
     state = table(3, hands=hands)
@@ -335,19 +367,63 @@ def test_another_eighth_collector_in_the_last_round_does_not_retrigger() -> None
     events, state = play(state, 1, complete(FILLERS[11], (0, [EARRINGS[0]])), SMALL)
     assert len(state.hands[1].completed) == 8
     assert not of(EndTriggered, events)
+    events, state = play(state, 1, PassTurn(), SMALL)
     assert events[-1] == TurnBegan(seat=2, last_round=True)
-    events, state = play(state, 2, TakeIttybit(), SMALL)
+    events, state = play(state, 2, PassTurn(), SMALL)
     assert of(GameEnded, events) and state.end_triggered_by == 0
 
 
-def test_the_last_turn_is_a_normal_turn() -> None:
-    state = trigger_table(2, 0)
-    state = play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)[1]
-    assert DrawCollectors() in SMALL.legal_actions(state, 1)
-    state = play(state, 1, DrawCollectors(), SMALL)[1]
-    assert state.result is None  # the seat still keeps one, within its last turn
-    state = play(state, 1, KeepCollector(card=state.hands[1].choice[0]), SMALL)[1]
-    assert state.result is not None and state.result.penalties[1] == 2
+def last_turn_table(seats: int = 3) -> State:
+    """Seat 0 has just triggered the end; seat 1, in its last turn, can complete FILLERS[9]
+    with any of its Earrings, E2 with two, and HE with BOTH[0] and an Earring."""
+    hands = [Hand(ittybits=(EARRINGS[4 + s],), collectors=(FILLERS[8 + s],)) for s in range(seats)]
+    hands[0] = Hand(ittybits=(HOODIES[0],), collectors=(H1,), completed=face_down(*FILLERS[:7]))
+    hands[1] = Hand(ittybits=(*EARRINGS[1:4], BOTH[0]), collectors=(FILLERS[9], E2, HE))
+    state = table(seats, hands=hands)
+    return play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)[1]
+
+
+def test_the_last_turn_is_for_completing_collectors_only() -> None:
+    # "gets one more turn to complete any collector cards": the turn is for completing.
+    state = last_turn_table()
+    assert state.current == 1 and state.end_triggered_by == 0
+    legal = SMALL.legal_actions(state, 1)
+    assert {type(a) for a in legal} == {CompleteCollector, PassTurn}
+    for action in (TakeIttybit(), TakeIttybit(card=state.market[0]), DrawCollectors()):
+        assert refused(state, 1, action) == "last_turn_completes_only"
+
+
+def test_the_last_turn_may_complete_several_collectors_one_at_a_time_then_pass() -> None:
+    # "...to complete any collector cards": the one-per-turn limit is lifted for this turn.
+    state = last_turn_table()
+    events, state = play(state, 1, complete(E2, (0, EARRINGS[2:4])), SMALL)
+    assert [type(e) for e in events] == [CollectorCompleted]  # the turn goes on
+    assert SMALL.to_act(state) == frozenset({1})
+    events, state = play(state, 1, complete(HE, (0, [BOTH[0]]), (1, [EARRINGS[1]])), SMALL)
+    assert [type(e) for e in events] == [CollectorCompleted]
+    assert SMALL.legal_actions(state, 1) == [PassTurn()]  # nothing left to pay FILLERS[9]
+    assert [d.collector for d in state.hands[1].completed] == [E2, HE]
+    assert state.hands[1].coins == 2 + 3
+    events, state = play(state, 1, PassTurn(), SMALL)
+    assert events == [TurnPassed(seat=1), TurnBegan(seat=2, last_round=True)]
+
+
+def test_the_last_turn_may_end_without_completing_anything() -> None:
+    state = last_turn_table()
+    assert PassTurn() in SMALL.legal_actions(state, 1)
+    events, state = play(state, 1, PassTurn(), SMALL)
+    assert events == [TurnPassed(seat=1), TurnBegan(seat=2, last_round=True)]
+    assert state.hands[1].completed == ()
+
+
+def test_the_last_turn_of_the_last_seat_ends_the_game_when_it_passes() -> None:
+    state = last_turn_table()
+    state = play(state, 1, PassTurn(), SMALL)[1]
+    events, state = play(state, 2, complete(FILLERS[10], (0, [EARRINGS[6]])), SMALL)
+    assert state.result is None and SMALL.to_act(state) == frozenset({2})
+    events, state = play(state, 2, PassTurn(), SMALL)
+    assert of(GameEnded, events) and state.result is not None
+    assert state.result.penalties == (0, 3, 0)
 
 
 # -- paying for uncompleted collectors, scoring ---------------------------------------------------
@@ -359,11 +435,10 @@ def test_each_uncompleted_collector_in_hand_costs_one_coin() -> None:
         state, hands=(replace(state.hands[0], coins=5), replace(state.hands[1], coins=4))
     )
     state = play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)[1]
-    state = play(state, 1, DrawCollectors(), SMALL)[1]
-    result = play(state, 1, KeepCollector(card=state.hands[1].choice[0]), SMALL)[1].result
+    result = play(state, 1, PassTurn(), SMALL)[1].result
     assert result is not None
-    assert result.penalties == (0, 2)
-    assert result.scores == (6, 2)  # 5 + 1 for H1; 4 - 2
+    assert result.penalties == (0, 1)
+    assert result.scores == (6, 3)  # 5 + 1 for H1; 4 - 1
     assert result.winners == (0,)
 
 
@@ -424,7 +499,7 @@ def test_the_outcome_reports_the_final_result() -> None:
     state = trigger_table(2, 1)
     assert SMALL.outcome(state) is None
     state = play(state, 1, complete(H1, (0, [HOODIES[0]])), SMALL)[1]
-    state = play(state, 0, TakeIttybit(), SMALL)[1]
+    state = play(state, 0, PassTurn(), SMALL)[1]
     outcome = SMALL.outcome(state)
     assert outcome is not None and state.result is not None
     assert outcome.scores == list(state.result.scores) == [-1, 1]
@@ -435,8 +510,9 @@ def test_the_outcome_reports_the_final_result() -> None:
 def test_no_action_after_the_game_has_ended() -> None:
     state = trigger_table(2, 1)
     state = play(state, 1, complete(H1, (0, [HOODIES[0]])), SMALL)[1]
-    state = play(state, 0, TakeIttybit(), SMALL)[1]
+    state = play(state, 0, PassTurn(), SMALL)[1]
     assert SMALL.legal_actions(state, 0) == [] and SMALL.legal_actions(state, 1) == []
+    assert state.current is None
     for seat in (0, 1):
         with pytest.raises(IllegalAction) as err:
             SMALL.decide(state, seat, TakeIttybit(), Random(0))
@@ -459,6 +535,10 @@ def test_a_full_round_of_passes_ends_the_game(seats: int) -> None:
     assert state.result is not None
     assert state.result.penalties[-1] == len(SMALL.content.collectors)
     assert state.result.winners == (0,)  # a tie on 0 coins: seat 0 holds every ittybit
+    outcome = SMALL.outcome(state)
+    assert outcome is not None  # seat 0 ties on 0 coins with the middle seats, if any
+    assert outcome.tie_break == ("most_ittybits_in_hand" if seats > 2 else None)
+    assert outcome.detail["reason"] == "stalemate"
 
 
 def test_any_other_action_breaks_a_run_of_passes() -> None:

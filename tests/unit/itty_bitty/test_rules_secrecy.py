@@ -3,28 +3,46 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from importlib import resources
 from random import Random
 from typing import Any
 
 import msgspec
 import pytest
+from msgspec.structs import replace
 
+from games.api import View
 from games.itty_bitty.content import ContentError, load, parse
 from games.itty_bitty.model import (
     CollectorCompleted,
     CollectorKept,
     CollectorsOffered,
     GameSetUp,
+    Hand,
     IttybitsDealt,
     IttybitTaken,
     KeepCollector,
     MarketFilled,
     TakeIttybit,
 )
+from games.itty_bitty.scoring import final_result
 from games.testing import card_ids_in, random_playout
-from tests.unit.itty_bitty.test_rules import REAL, of, play, ready, set_up
+from tests.unit.itty_bitty.test_rules import (
+    BOTH,
+    EARRINGS,
+    FILLERS,
+    HE,
+    REAL,
+    SMALL,
+    complete,
+    face_down,
+    of,
+    play,
+    ready,
+    set_up,
+    table,
+)
 
 CARDS = REAL.all_cards()
 
@@ -79,13 +97,35 @@ def test_public_events_are_not_redacted() -> None:
             assert REAL.redact(event, viewer) == event
 
 
-def test_a_completed_collector_and_its_payment_are_public() -> None:
-    playout = random_playout(REAL, seed=3, seats=2, keep_states=False)
-    done = of(CollectorCompleted, playout.events)
-    assert done
-    for event in done:
-        for viewer in (0, 1, None):
-            assert REAL.redact(event, viewer) == event
+def test_a_completed_collector_is_flipped_face_down_for_the_others() -> None:
+    state = table(hands=[Hand(ittybits=(BOTH[0], EARRINGS[0]), collectors=(HE,))])
+    action = complete(HE, (0, [BOTH[0]]), (1, [EARRINGS[0]]))
+    event = play(state, 0, action, SMALL)[0][0]
+    paid = tuple(sorted((BOTH[0], EARRINGS[0])))
+    assert event == CollectorCompleted(
+        seat=0, collector=HE, payments=action.payments, ittybits=paid, coins=3
+    )
+    assert SMALL.redact(event, 0) == event
+    for viewer in (1, None):  # what the table sees: the ittybits laid down, the coins taken
+        assert SMALL.redact(event, viewer) == CollectorCompleted(
+            seat=0, collector=None, payments=None, ittybits=paid, coins=3
+        )
+
+
+def test_the_others_cannot_tell_which_of_two_alike_collectors_was_completed() -> None:
+    # F01 and F02 both pay 1 coin for 1 Earring: paying one looks the same as paying the other.
+    state = table(hands=[Hand(ittybits=(EARRINGS[0],), collectors=tuple(FILLERS[:2]))])
+    seen: dict[int | None, list[Any]] = {}
+    for collector in FILLERS[:2]:
+        events, after = play(state, 0, complete(collector, (0, [EARRINGS[0]])), SMALL)
+        assert [d.collector for d in after.hands[0].completed] == [collector]
+        assert SMALL.view(after, 0).private["completed"] == [collector]  # type: ignore[index]
+        for viewer in (1, None):
+            copy = [SMALL.view(after, viewer), [SMALL.redact(e, viewer) for e in events]]
+            assert copy == seen.setdefault(viewer, copy)
+            assert not card_ids_in(copy, SMALL.all_cards()) & set(FILLERS[:2])
+    public = SMALL.view(after, 1).public["players"][0]
+    assert public["completed"] == [{"ittybits": 1, "coins": 1}]
 
 
 # -- views ----------------------------------------------------------------------------------------
@@ -105,6 +145,7 @@ def test_a_seat_sees_its_own_hand_and_no_other_hand() -> None:
             "ittybits": list(hand.ittybits),
             "collectors": [],
             "choice": list(hand.choice),
+            "completed": [],
         }
         seen = card_ids_in(view, CARDS)
         for other in set(range(3)) - {seat}:
@@ -134,18 +175,88 @@ def test_the_public_view_shows_piles_counts_coins_and_completed_collectors() -> 
         player = public["players"][seat]
         assert player["ittybits"] == len(hand.ittybits)
         assert player["collectors"] == len(hand.collectors)
-        assert player["completed"] == list(hand.completed)
+        assert player["completed"] == [
+            {"ittybits": len(d.ittybits), "coins": d.coins} for d in hand.completed
+        ]
         assert player["coins"] == hand.coins
+    assert any(hand.completed for hand in state.hands)
+
+
+def test_the_whole_public_view_of_a_finished_game() -> None:
+    state = table(
+        hands=[
+            Hand(ittybits=(BOTH[0],), collectors=(HE,), coins=2),
+            Hand(collectors=(FILLERS[0],), completed=face_down(*FILLERS[1:3])),
+        ],
+        market=EARRINGS[:3],
+        ittybit_discard=EARRINGS[3:5],
+        collector_discard=FILLERS[3:4],
+        result=final_result(table(), "stalemate"),
+    )
+    public = {
+        "seats": 2,
+        "first_seat": state.first_seat,
+        "current": 0,
+        "turn": state.turn,
+        "market": [*EARRINGS[:3], None],
+        "supply": {
+            "ittybits": len(state.ittybit_supply),
+            "collectors": len(state.collector_supply),
+        },
+        "discard": {"ittybits": EARRINGS[3:5], "collectors": FILLERS[3:4]},
+        "players": [
+            {"seat": 0, "ittybits": 1, "collectors": 1, "completed": [], "coins": 2, "choosing": 0},
+            {
+                "seat": 1,
+                "ittybits": 0,
+                "collectors": 1,
+                "completed": [{"ittybits": 0, "coins": 1}] * 2,
+                "coins": 0,
+                "choosing": 0,
+            },
+        ],
+        "end_triggered_by": None,
+        "result": msgspec.to_builtins(state.result),
+    }
+    assert SMALL.view(state, None) == View(public=public)
+    assert SMALL.view(state, 2) == View(public=public)  # no seat 2: a spectator's view
+    assert SMALL.view(state, 1).private == {
+        "ittybits": [],
+        "collectors": [FILLERS[0]],
+        "choice": [],
+        "completed": FILLERS[1:3],
+    }
+    assert SMALL.view(replace(state, result=None), None).public["result"] is None
+
+
+def test_a_seat_s_secrets_are_its_hand_its_choice_and_its_face_down_collectors() -> None:
+    _, state = set_up(2, rules=SMALL)
+    state = replace(
+        state,
+        hands=(replace(state.hands[0], completed=face_down(FILLERS[0])), state.hands[1]),
+    )
+    hand = state.hands[0]
+    assert SMALL.holdings(state, 0) == {*hand.ittybits, *hand.choice, FILLERS[0]}
 
 
 # -- sampling for bots ----------------------------------------------------------------------------
+
+
+def test_sample_while_every_seat_chooses_keeps_each_choice_s_size() -> None:
+    _, state = set_up(4, seed=2)
+    sampled = REAL.sample(state, 0, Random(1))
+    assert [len(h.choice) for h in sampled.hands] == [2] * 4
+    assert sampled.hands[0] == state.hands[0]
+    assert {c for h in sampled.hands for c in h.choice} | set(sampled.collector_supply) == set(
+        REAL.content.collectors
+    )
 
 
 @pytest.mark.parametrize("at", [0.0, 0.3, 0.8])
 def test_sample_keeps_the_own_hand_and_every_pile_size(at: float) -> None:
     state = mid_game(seats=3, seed=4, at=at)
     places = REAL.inventory(state)
-    differs = False
+    differs: defaultdict[tuple[int, str], bool] = defaultdict(bool)
     for seed in range(5):
         sampled = REAL.sample(state, 1, Random(seed))
         assert sampled.hands[1] == state.hands[1]
@@ -157,9 +268,18 @@ def test_sample_keeps_the_own_hand_and_every_pile_size(at: float) -> None:
         for public in ("market", "discard.ittybits", "discard.collectors"):
             assert after[public] == places[public]
         assert [h.coins for h in sampled.hands] == [h.coins for h in state.hands]
-        assert [h.completed for h in sampled.hands] == [h.completed for h in state.hands]
-        differs |= sampled.hands[0] != state.hands[0] or sampled.hands[2] != state.hands[2]
-    assert differs  # the hidden cards are really dealt anew
+        assert [seen(h) for h in sampled.hands] == [seen(h) for h in state.hands]
+        for seat in (0, 2):
+            differs[seat, "hand"] |= sampled.hands[seat].ittybits != state.hands[seat].ittybits
+            differs[seat, "face down"] |= (
+                sampled.hands[seat].completed != state.hands[seat].completed
+            )
+    assert all(differs.values()) or at == 0.0  # the hidden cards are really dealt anew
+
+
+def seen(hand: Hand) -> list[Any]:
+    """What the table sees of a seat's face-down collectors."""
+    return [(d.ittybits, d.coins) for d in hand.completed]
 
 
 # -- content --------------------------------------------------------------------------------------
@@ -175,6 +295,16 @@ def test_the_decks_hold_72_ittybits_and_36_collectors_with_unique_ids() -> None:
     assert len(cols) == len({c["id"] for c in cols}) == 36
     content = load()
     assert len(content.ittybits) == 72 and len(content.collectors) == 36
+
+
+def test_every_ittybit_has_its_own_set_of_traits() -> None:
+    # "Each ittybit card features a unique punk, each with their own unique set of traits";
+    # the type counts as a trait. #1731 and #4480 were twins: #4480 gave way to #4635.
+    bits = raw("ittybits.json")
+    looks = Counter(frozenset((b["type"], *b["traits"])) for b in bits)
+    assert max(looks.values()) == 1
+    assert {"ittybit-1731", "ittybit-4635"} <= set(load().ittybits)
+    assert "ittybit-4480" not in load().ittybits
 
 
 def test_every_collector_has_one_to_four_achievable_grails() -> None:
@@ -205,28 +335,57 @@ def parse_raw(bits: list[Any], cols: list[Any]) -> Any:
 
 
 def test_a_good_small_content_parses() -> None:
-    content = parse_raw([BIT, {**BIT, "id": 2}], [COL])
+    four = {**COL, "id": "B", "grails": [{"trait": t, "qty": 1, "coins": 1} for t in FIVE[:4]]}
+    bits = [BIT, {**BIT, "id": 2, "type": "Male", "traits": FIVE}]
+    content = parse_raw(bits, [COL, four])  # Hoodie x1 with 2 in the deck; 4 grails
     assert set(content.ittybits) == {"ittybit-0001", "ittybit-0002"}
+    assert content.ittybits["ittybit-0001"].number == 1
     assert content.traits("ittybit-0001") == {"Zombie", "Hoodie"}
+    assert set(content.collectors) == {"collector-A", "collector-B"}
+    assert content.collectors["collector-A"].id == "collector-A"
+    exact = {**COL, "grails": [{"trait": "Pipe", "qty": 1, "coins": 1}]}
+    assert parse_raw([{**BIT, "traits": ["Pipe"]}], [exact])  # a grail the deck meets just
+
+
+def test_the_shipped_content_loads_from_the_package_data() -> None:
+    assert load.__wrapped__() == load()  # read and parsed afresh
+
+
+def grails(*grails: tuple[str, int, int]) -> list[dict[str, Any]]:
+    return [{**COL, "grails": [{"trait": t, "qty": q, "coins": c} for t, q, c in grails]}]
 
 
 @pytest.mark.parametrize(
-    ("bits", "cols"),
+    ("bits", "cols", "message"),
     [
-        ([BIT, BIT], [COL]),  # duplicate ittybit id
-        ([BIT], [COL, COL]),  # duplicate collector id
-        ([BIT], [{**COL, "grails": [{"trait": "Hoodie", "qty": 2, "coins": 1}]}]),  # unmeetable
-        ([BIT], [{**COL, "grails": [{"trait": "Top Hat", "qty": 1, "coins": 1}]}]),  # no such
-        ([BIT], [{**COL, "grails": []}]),  # no grail
+        ([BIT, BIT], [COL], "ittybit ids are not unique"),
+        ([BIT], [COL, COL], "collector ids are not unique"),
+        ([BIT], grails(("Hoodie", 2, 1)), "collector-A: grail Hoodie x2 cannot be met"),
+        ([BIT], grails(("Top Hat", 1, 1)), "collector-A: grail Top Hat x1 cannot be met"),
+        ([BIT], grails(), "collector-A: a collector has 1-4 trait grails"),
         (
             [{**BIT, "traits": FIVE}],
-            [{**COL, "grails": [{"trait": t, "qty": 1, "coins": 1} for t in FIVE]}],
-        ),  # five grails
-        ([BIT], [{**COL, "grails": [{"trait": "Hoodie", "qty": 0, "coins": 1}]}]),
-        ([BIT], [{**COL, "grails": [{"trait": "Hoodie", "qty": 1, "coins": 0}]}]),
-        ([BIT], [{**COL, "grails": [{"trait": "Hoodie", "qty": 1, "coins": 1}] * 2}]),
+            grails(*((t, 1, 1) for t in FIVE)),
+            "collector-A: a collector has 1-4 trait grails",
+        ),
+        ([BIT], grails(("Hoodie", 0, 1)), "collector-A: grail Hoodie needs qty and coins >= 1"),
+        ([BIT], grails(("Hoodie", 1, 0)), "collector-A: grail Hoodie needs qty and coins >= 1"),
+        ([BIT], grails(("Hoodie", 1, 1), ("Hoodie", 1, 1)), "collector-A: two grails name"),
+        (
+            [BIT, {**BIT, "id": 2}],
+            [COL],
+            "ittybits share a set of traits: ['ittybit-0001', 'ittybit-0002']",
+        ),
+        (
+            [BIT, {**BIT, "id": 2, "traits": ["Hoodie", "Hoodie"]}],
+            [COL],
+            "ittybits share a set of traits",
+        ),
     ],
 )
-def test_a_bad_content_file_raises_content_error(bits: list[Any], cols: list[Any]) -> None:
-    with pytest.raises(ContentError):
+def test_a_bad_content_file_raises_content_error(
+    bits: list[Any], cols: list[Any], message: str
+) -> None:
+    with pytest.raises(ContentError) as err:
         parse_raw(bits, cols)
+    assert str(err.value).startswith(message)
