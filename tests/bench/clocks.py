@@ -106,26 +106,30 @@ async def deadline_lateness(
     try:
         # Set-up first, clocks started in the past so that the deadlines fall due between
         # LEAD_S and LEAD_S + SPREAD_S from the end of the set-up.
+        async def clocked(started: datetime, per_move_s: int = 5) -> str:
+            service.now = lambda: started
+            room = f"bench-clock-{uuid.uuid4()}"
+            return await service.create_from_room(
+                RoomStarted(
+                    room_id=room,
+                    game="itty-bitty",
+                    seats=[StartedSeat(seat=i, player_id=f"{room}-{i}") for i in range(2)],
+                    timing={"per_move_s": per_move_s, "on_timeout": "wait"},
+                )
+            )
+
+        # How fast games are set up here and now (20 games whose deadlines are an hour
+        # away), so that the measured deadlines fall due only after the set-up.
+        t0 = time.monotonic()
+        for _ in range(20):
+            await clocked(datetime.now(UTC), per_move_s=3600)
+        per_game = (time.monotonic() - t0) / 20
+        set_up_s = 2 * per_game * CLOCKED_GAMES + 2
         per_move = 5.0
         began = time.monotonic()
         offsets = sorted(rng.uniform(0, SPREAD_S) for _ in range(CLOCKED_GAMES))
-        set_up_s = CLOCKED_GAMES * 0.01 + 2  # a generous guess of the set-up time
         zero = datetime.now(UTC) + timedelta(seconds=set_up_s + LEAD_S)
-        ids = []
-        for offset in offsets:
-            started = zero + timedelta(seconds=offset - per_move)
-            service.now = lambda started=started: started  # type: ignore[misc]
-            room = f"bench-clock-{uuid.uuid4()}"
-            ids.append(
-                await service.create_from_room(
-                    RoomStarted(
-                        room_id=room,
-                        game="itty-bitty",
-                        seats=[StartedSeat(seat=i, player_id=f"{room}-{i}") for i in range(2)],
-                        timing={"per_move_s": 5, "on_timeout": "wait"},
-                    )
-                )
-            )
+        ids = [await clocked(zero + timedelta(seconds=o - per_move)) for o in offsets]
         set_up = time.monotonic() - began
         out("clocked_games_set_up", len(ids), f"games in {set_up:.1f} s (2 clocks each)")
         if datetime.now(UTC) > zero:
