@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from math import comb
 from random import Random
 from typing import Any
 
@@ -43,6 +44,11 @@ def play(key: str, seed: int, levels: list[str]) -> Any:
     return rules.outcome(state)
 
 
+def binomial_tail(n: int, p: float, k: int) -> float:
+    """P(X >= k) for X ~ Binomial(n, p): how likely k wins or more are by chance."""
+    return sum(comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+
 @pytest.mark.parametrize(
     ("key", "seats"), [("itty-bitty", 3), ("itchy-feet", 4), ("footprints", 4)]
 )
@@ -51,8 +57,11 @@ def test_greedy_beats_random(key: str, seats: int) -> None:
     wins = sum(
         0 in play(key, seed, ["greedy"] + ["random"] * (seats - 1)).winners for seed in range(games)
     )
-    # a random seat would win about 1 game in `seats`; greedy should win most
-    assert wins >= 0.75 * games, f"greedy won {wins} of {games}"
+    # A random seat wins about 1 game in `seats`: greedy must win more, beyond chance (a
+    # one-sided binomial test at 1 %). Footprints' greedy wins about half its 4-seat games
+    # since every move is listed (it was 75 %+ on the old, shorter lists): the bots issue
+    # makes it stronger again; this test only says it beats random.
+    assert binomial_tail(games, 1 / seats, wins) <= 0.01, f"greedy won {wins} of {games}"
 
 
 @pytest.mark.parametrize(
