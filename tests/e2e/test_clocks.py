@@ -8,20 +8,7 @@ from typing import Any
 
 import httpx
 
-from tests.e2e.conftest import Stack
-
-
-def _bearer(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
-
-
-def _wait_for(check: Any, what: str, seconds: float = 60) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if result := check():
-            return result
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+from tests.e2e.conftest import Stack, bearer, wait_for
 
 
 class Table:
@@ -36,7 +23,7 @@ class Table:
 
     def player(self, name: str) -> dict[str, str]:
         me = self.lobby.post("/v1/players", json={"name": name}).json()
-        self.auth.append(_bearer(me["token"]))
+        self.auth.append(bearer(me["token"]))
         return self.auth[-1]
 
     def open(self, game: str, seats: int, timing: dict[str, Any], people: int = 1) -> None:
@@ -79,7 +66,7 @@ class Table:
 
     def finished(self, seconds: float = 120) -> dict[str, Any]:
         return dict(
-            _wait_for(lambda: (v := self.view())["status"] == "finished" and v, "the end", seconds)
+            wait_for(lambda: (v := self.view())["status"] == "finished" and v, "the end", seconds)
         )
 
 
@@ -122,7 +109,7 @@ def test_an_absent_person_is_taken_over_by_a_bot_and_the_game_finishes(stack: St
     # nothing is awaited of me any more, and the room followed its game
     awaiting = table.game.get("/v1/me/games", params={"awaiting": True}, headers=table.auth[0])
     assert awaiting.json()["items"] == []
-    _wait_for(
+    wait_for(
         lambda: table.lobby.get(f"/v1/rooms/{table.room_id}").json()["status"] == "finished",
         "the room to finish",
     )
@@ -183,7 +170,7 @@ def test_resign_claim_and_rematch_over_rest(stack: Stack) -> None:
     )
     assert own.status_code == 422 and own.json()["code"] == "own_seat"
     # the deadline passes: the scheduler records the timeout, nothing is automatic
-    _wait_for(lambda: table.view()["clock"]["seats"][1]["overdue"], "seat 1 overdue", 20)
+    wait_for(lambda: table.view()["clock"]["seats"][1]["overdue"], "seat 1 overdue", 20)
     assert table.view()["standings"][1]["standing"] == "playing"
     claimed = table.game.post(
         f"/v1/games/{table.game_id}/claim", json={"seat": 1}, headers=table.auth[0]
@@ -215,7 +202,7 @@ def test_resign_claim_and_rematch_over_rest(stack: Stack) -> None:
     late = table.game.post(f"/v1/games/{table.game_id}/resign", headers=table.auth[1])
     assert late.status_code == 409 and late.json()["code"] == "game_finished"
     # rematch: called twice, by both players, one new room with the same settings
-    _wait_for(
+    wait_for(
         lambda: table.lobby.get(f"/v1/rooms/{table.room_id}").json()["status"] == "finished",
         "the room to finish",
     )

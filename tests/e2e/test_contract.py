@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import Stack
+from tests.e2e.conftest import Stack, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -32,15 +32,6 @@ PHASES = "examples,coverage,fuzzing"
 ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 MEANING_400 = ["getEvents", "getMyGames", "postAction", "listRooms"]
 EXCLUDED_CHECKS: list[str] = []  # none: `--checks all` runs whole
-
-
-def _wait_for(check: Any, what: str, seconds: float = 60) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if result := check():
-            return result
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Player:
@@ -68,12 +59,12 @@ class Player:
     def start(self, room_id: str) -> str:
         started = self.lobby.post(f"/v1/rooms/{room_id}/start")
         assert started.status_code == 202, started.text
-        room = _wait_for(
+        room = wait_for(
             lambda: (r := self.lobby.get(f"/v1/rooms/{room_id}").json())["game_id"] and r,
             "the game to exist",
         )
         game_id: str = room["game_id"]
-        _wait_for(lambda: self.game.get(f"/v1/games/{game_id}").status_code == 200, "the game")
+        wait_for(lambda: self.game.get(f"/v1/games/{game_id}").status_code == 200, "the game")
         return game_id
 
 
@@ -140,7 +131,7 @@ def test_both_services_keep_their_openapi_contract(stack: Stack, tmp_path: Path)
     live_game = fuzzer.start(fuzzer.room("itty-bitty", 3, bots=2))
     board_game = fuzzer.start(fuzzer.room("footprints", 2, bots=1))  # one with a board
     for game_id in (live_game, board_game):
-        _wait_for(
+        wait_for(
             lambda g=game_id: fuzzer.game.get(f"/v1/games/{g}").json()["to_act"] == [0],
             "a live game to wait for its person",
         )
@@ -171,7 +162,7 @@ def test_both_services_keep_their_openapi_contract(stack: Stack, tmp_path: Path)
     )
 
     open_room = fuzzer.room("footprints", 4)
-    _wait_for(
+    wait_for(
         lambda: fuzzer.lobby.get(f"/v1/rooms/{done_room}").json()["status"] == "finished",
         "the bots to finish the resigned game",
         seconds=120,

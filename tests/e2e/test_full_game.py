@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from random import Random
 from typing import Any
 
@@ -13,7 +12,7 @@ import pytest
 from games.registry import get as get_rules
 from services.bots.observe import Observation
 from services.bots.policies import policy_for
-from tests.e2e.conftest import Stack
+from tests.e2e.conftest import Stack, bearer, wait_for
 
 # Fields that carry a seat's private card in each game's events, and when.
 SECRETS: dict[str, dict[str, str]] = {
@@ -27,19 +26,6 @@ SECRETS: dict[str, dict[str, str]] = {
     "footprints": {"fire_drawn": "card", "leader_chosen": "leader"},
 }
 PUBLIC_WHEN = {"ittybit_taken": "from_market"}  # a marketplace card is public
-
-
-def _bearer(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
-
-
-def _wait_for(check: Any, what: str, seconds: float = 30) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if result := check():
-            return result
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _play_as_person(game: httpx.Client, auth: dict[str, str], key: str, game_id: str) -> int:
@@ -108,7 +94,7 @@ def test_a_person_and_bots_play_to_the_end(
     lobby = httpx.Client(base_url=stack.lobby, timeout=10)
     game = httpx.Client(base_url=stack.game, timeout=40)
     me = lobby.post("/v1/players", json={"name": "Ada"}).json()
-    auth = _bearer(me["token"])
+    auth = bearer(me["token"])
 
     room = lobby.post(
         "/v1/rooms", json={"game": key, "seats": seats, "options": options}, headers=auth
@@ -123,7 +109,7 @@ def test_a_person_and_bots_play_to_the_end(
     levels = [s["bot"] for s in started.json()["seats"]]
     assert levels == [None, *bots] + ["greedy"] * (seats - 1 - len(bots))
 
-    playing = _wait_for(
+    playing = wait_for(
         lambda: (r := lobby.get(f"/v1/rooms/{room_id}").json())["status"] == "playing" and r,
         "the room to be playing",
     )
@@ -163,7 +149,7 @@ def test_a_person_and_bots_play_to_the_end(
         svg = game.get(f"/v1/games/{game_id}/board.svg", headers=auth)
         assert svg.status_code == 200 and svg.text.count('class="figure"') >= 1
 
-    _wait_for(
+    wait_for(
         lambda: lobby.get(f"/v1/rooms/{room_id}").json()["status"] == "finished",
         "the room to finish",
     )
