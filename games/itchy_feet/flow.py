@@ -142,7 +142,7 @@ class Tx:
                 for seat, card in picks.items():
                     self.emit(CardPassed(from_seat=seat, to_seat=(seat + 1) % s.seats, card=card))
             case "strike":  # "the next player" after the one whose turn it is
-                assert s.current is not None, "cards are drawn only once play has begun"
+                assert s.current is not None  # cards are drawn only once play has begun
                 self.emit(SkipScheduled(seat=(s.current + 1) % s.seats))
             case "currency-crash":
                 for seat in order:

@@ -493,6 +493,7 @@ class ItchyFeet:
         places: dict[str, Sequence[str]] = {
             "draw_pile": state.draw_pile,
             "discard": state.discard,
+            "revealed": state.revealed,
             "box": state.box,
         }
         for s, h in enumerate(state.hands):

@@ -9,34 +9,44 @@ from games.itchy_feet.content import Content
 from games.itchy_feet.flow import POSTCARDS_TO_WIN
 from games.itchy_feet.model import KeepOne, State, TradeOffer
 
+TRIES = 1000  # a reachable state is one of the deals, and far likelier than 1 in 1000
+
 
 def sample(content: Content, state: State, seat: int, rng: Rng) -> State:
     """Deal the cards `seat` cannot see at random, keeping each hand's size.
 
     Only cards a hand can hold are dealt (an event is played when drawn, never held);
     cards everyone knows the place of (offered in an open trade) stay where they are; and
-    no seat is left holding the four postcards it would already have won with."""
+    a deal that leaves a seat holding the four postcards it would already have won with is
+    dealt again, so every deal the rules allow is as likely as any other."""
     others = [s for s in range(state.seats) if s != seat]
     shown = set(state.pending.give) if isinstance(state.pending, TradeOffer) else set()
     events = [c for c in state.draw_pile if content.type(c) == "event"]
-    pool = [c for c in state.draw_pile if content.type(c) != "event"]
-    pool += [c for s in others for c in state.hands[s] if c not in shown]
-    rng.shuffle(pool)
-    hands = [list(h) for h in state.hands]
-    for s in others:
-        for i, card in enumerate(hands[s]):
-            if card not in shown:
-                hands[s][i] = pool.pop()
+    hidden = [c for c in state.draw_pile if content.type(c) != "event"]
+    hidden += [c for s in others for c in state.hands[s] if c not in shown]
     pending = state.pending
-    undecided: dict[int, int] = {}  # seat: how many of its last cards are still undecided
-    if isinstance(pending, KeepOne) and pending.seat != seat:
-        undecided[pending.seat] = len(pending.cards)
-    if state.options.postcards:
-        _spread_postcards(content, hands, pool, others, shown, undecided, rng)
-    if isinstance(pending, KeepOne) and pending.seat != seat:  # its cards, re-dealt
-        pending = KeepOne(
-            seat=pending.seat, cards=tuple(hands[pending.seat][-len(pending.cards) :])
-        )
+    # another seat's Planner holds its cards to choose from last: they count for no win yet
+    planner = pending.seat if isinstance(pending, KeepOne) and pending.seat != seat else None
+    undecided = pending.cards if isinstance(pending, KeepOne) else ()
+
+    def counted(hand: list[str], s: int) -> list[str]:
+        return hand[: len(hand) - len(undecided)] if s == planner else hand
+
+    for _ in range(TRIES):
+        pool = list(hidden)
+        rng.shuffle(pool)
+        hands = [
+            [c if s == seat or c in shown else pool.pop() for c in hand]
+            for s, hand in enumerate(state.hands)
+        ]
+        if not state.options.postcards or all(
+            _postcards(content, counted(hands[s], s)) < POSTCARDS_TO_WIN for s in others
+        ):
+            break
+    else:
+        raise ValueError("no deal of the hidden cards is a state the rules can reach")
+    if planner is not None:  # its cards to choose from, re-dealt
+        pending = KeepOne(seat=planner, cards=tuple(hands[planner][-len(undecided) :]))
     return replace(
         state,
         hands=tuple(tuple(h) for h in hands),
@@ -45,34 +55,5 @@ def sample(content: Content, state: State, seat: int, rng: Rng) -> State:
     )
 
 
-def _spread_postcards(
-    content: Content,
-    hands: list[list[str]],
-    pile: list[str],
-    others: list[int],
-    shown: set[str],
-    undecided: dict[int, int],
-    rng: Rng,
-) -> None:
-    """Swap postcards out of any hand dealt four (the real deal shows a swap always exists:
-    with five postcards in all, every other hand then holds at most one)."""
-
-    def counted(s: int) -> list[int]:  # positions of the postcards that count for a win
-        end = len(hands[s]) - undecided.get(s, 0)
-        return [i for i in range(end) if content.type(hands[s][i]) == "postcard"]
-
-    for s in others:
-        while len(over := counted(s)) >= POSTCARDS_TO_WIN:
-            i = rng.choice([i for i in over if hands[s][i] not in shown])
-            slots: list[tuple[list[str], int]] = [
-                (pile, j) for j, c in enumerate(pile) if content.type(c) != "postcard"
-            ]
-            slots += [
-                (hands[t], j)
-                for t in others
-                if t != s
-                for j, c in enumerate(hands[t])
-                if c not in shown and content.type(c) != "postcard"
-            ]
-            place, j = rng.choice(slots)
-            hands[s][i], place[j] = place[j], hands[s][i]
+def _postcards(content: Content, cards: list[str]) -> int:
+    return sum(1 for c in cards if content.type(c) == "postcard")

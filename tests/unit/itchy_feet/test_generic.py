@@ -45,6 +45,7 @@ CHARACTERS: tuple[Literal["off", "random", "choose"], ...] = ("off", "random", "
 GAMES, BLOCK = 300, 25  # per seat count
 FULL_EVERY = 30  # one game in thirty: check_playout over every state
 RANDOM_MOVE = 0.25
+MAX_MOVES = 3000  # the turn limit ends any game in far fewer
 
 
 def options(seed: int) -> Options:
@@ -77,6 +78,7 @@ def play(seed: int, seats: int) -> Playout:
     state = fold(RULES, events)
     states = [state]
     while RULES.to_act(state):
+        assert len(states) < MAX_MOVES, f"seed {seed}: no end after {MAX_MOVES} moves"
         seat = rng.choice(sorted(RULES.to_act(state)))
         new = RULES.decide(
             state, seat, move(state, seat, list(RULES.legal_actions(state, seat)), rng), rng

@@ -400,6 +400,13 @@ def test_with_special_items_the_victim_always_answers_and_may_allow() -> None:
     assert events[0] == CardStolen(thief=0, victim=1, card=GUIDE) and after.pending is None
 
 
+def test_two_travel_insurances_are_one_way_to_cancel() -> None:
+    insured = [BOOTS, INSURANCE, "special-travel-insurance-2"]
+    state = table(hands=[[*GERMANY, CAM], insured], options=ALL)
+    asked = play(state, 0, Steal(victim=1, discard=CAM))[1]
+    assert REAL.legal_actions(asked, 1) == [AllowSteal(), CancelSteal(card=INSURANCE)]
+
+
 def test_travel_insurance_cancels_a_steal() -> None:
     state = table(hands=[[*GERMANY, CAM], [BOOTS, INSURANCE]], options=ALL)
     asked = play(state, 0, Steal(victim=1, discard=CAM))[1]
@@ -462,6 +469,11 @@ def test_a_poorly_drawn_map_counts_as_any_one_missing_item() -> None:
     two = table(hands=[[GERMANY[0], MAP, MAP2, "passport-1"], [BOOTS]], options=ALL)
     assert play(two, 0, Travel(pay=(GERMANY[0], MAP, MAP2)))[1].visited_home[0]
     assert refused(two, 0, Travel(pay=(MAP, MAP2))) == "wrong_items"  # one item each
+
+
+def test_one_map_does_not_cover_two_missing_items() -> None:
+    state = table(hands=[[GERMANY[0], MAP, "passport-1"], [BOOTS]], options=ALL)
+    assert not [a for a in REAL.legal_actions(state, 0) if isinstance(a, Travel)]
 
 
 def test_a_map_stands_only_for_an_item_you_are_missing() -> None:

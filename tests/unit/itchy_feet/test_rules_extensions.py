@@ -366,6 +366,8 @@ def test_four_postcards_win_even_off_turn_by_a_trade_or_a_pickpocket() -> None:
     state = table(3, hands=[[P4, CAM], [P1, P2, P3, SUN], [BOOTS]], options=ALL)
     events, after = play(state, 0, Draw(), Picks(event("pickpockets"), P4, SUN))
     assert events[-1] == GameWon(seat=1, reason="postcards")
+    assert after.revealed == (event("pickpockets"),)  # won mid-event: the card stays out
+    check_conservation(REAL, after, seed=0)
     steal = table(hands=[[P1, P2, P3, CAM], [P4]], options=Options(postcards=True))
     assert play(steal, 0, Steal(victim=1, discard=CAM))[0][-1] == GameWon(
         seat=0, reason="postcards"
@@ -404,6 +406,20 @@ def test_the_planners_draw_leaves_every_other_seats_postcards_counted() -> None:
         GameWon(seat=1, reason="postcards"),
     ]
     assert after.winner == 1 and not of(CardsDiscarded, events)
+
+
+def test_the_planners_first_card_counts_for_whoever_it_is_passed_to() -> None:
+    state = table(
+        hands=[[CAM], [P1, P2, P3, SUN]],
+        draw=[P4, event("pickpockets"), BOOTS],
+        options=ALL,
+        characters=["planner", None],
+    )
+    events = play(state, 0, Draw(), Picks(P4, event("pickpockets"), P4, SUN))[0]
+    assert events[-2:] == [
+        CardPassed(from_seat=0, to_seat=1, card=P4),  # undecided for the Planner, not for 1
+        GameWon(seat=1, reason="postcards"),
+    ]
 
 
 def test_the_planners_own_first_card_does_not_count_until_kept() -> None:
@@ -448,6 +464,18 @@ def test_the_planner_draws_two_and_keeps_one() -> None:
     last = table(hands=[[CAM], [SUN]], characters=["planner", None], draw=[BOOTS])
     events, after = play(last, 0, Draw())  # one card left to draw: kept without a choice
     assert not of(PlannerChoice, events) and after.hands[0] == (CAM, BOOTS)
+
+
+def test_the_planner_has_no_choice_when_the_first_card_is_lost_between_the_draws() -> None:
+    state = table(
+        hands=[[SUN], [GUIDE]],
+        characters=["planner", None],
+        draw=[CAM, event("lost-luggage"), BOOTS],
+        options=Options(events=True),
+    )
+    events, after = play(state, 0, Draw(), Picks(CAM, event("lost-luggage"), CAM, GUIDE, BOOTS))
+    assert [d.card for d in of(CardDrawn, events) if d.reason == "planner"] == [CAM, BOOTS]
+    assert not of(PlannerChoice, events) and after.hands[0] == (SUN, BOOTS)
 
 
 def test_the_planner_has_no_choice_when_the_same_card_comes_back() -> None:

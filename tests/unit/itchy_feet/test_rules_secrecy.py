@@ -29,14 +29,16 @@ from games.itchy_feet.model import (
     PlannerChoice,
     State,
     Steal,
+    StealAnswer,
 )
 from games.itchy_feet.rules import CHARACTERS, ItchyFeet
-from games.testing import card_ids_in, check_sample, random_playout
+from games.testing import card_ids_in, check_conservation, check_sample, random_playout
 from tests.unit.itchy_feet.reachable import reachable
 from tests.unit.itchy_feet.test_rules_setup import (
     ALL,
     GERMANY,
     INSURANCE,
+    MESSAGES,
     REAL,
     C,
     Picks,
@@ -168,6 +170,14 @@ def test_bad_content_raises_content_error(case: str) -> None:
     assert load() is C  # loaded once, at import
 
 
+def test_items_passports_and_actions_cards_need_no_text() -> None:
+    cards, countries = _raw()
+    for card in (item("umbrella"), "passport-1", "action-1"):
+        _set(cards, card, text="")
+    parsed = parse(json.dumps(cards).encode(), json.dumps(countries).encode())
+    assert parsed.cards["action-1"].text == ""
+
+
 def test_the_shipped_data_is_what_is_loaded() -> None:
     assert parse(content._read("cards.json"), content._read("countries.json")) == C
     assert C.kind_of["item-umbrella-3"] == "umbrella" and C.copies["passport"] == 7
@@ -255,7 +265,7 @@ def test_every_other_event_is_public_and_the_owner_sees_everything() -> None:
     )
     seen: set[str] = set()
     for seed in range(6):
-        playout = random_playout(REAL, seed, 3 + seed % 4, options, keep_states=False)
+        playout = random_playout(REAL, seed, 3 + seed % 4, options, 5000, keep_states=False)
         for e in playout.events:
             seen.add(type(e).__name__)
             for viewer in [None, *range(playout.seats)]:
@@ -284,6 +294,67 @@ def test_a_seat_sees_its_own_hand_only_and_a_spectator_no_hand() -> None:
     for seat in range(3):
         view = REAL.view(state, seat)
         assert view.public == public and view.private == {"hand": list(state.hands[seat])}
+    assert REAL.view(state, -1).private is None and REAL.view(state, 3).private is None
+    assert {k: list(v) for k, v in REAL.inventory(state).items()} == {
+        "draw_pile": list(state.draw_pile),
+        "discard": [item("camera", 2)],
+        "revealed": [],
+        "box": list(state.box),
+        "hand.0": [*GERMANY, CAM],
+        "hand.1": [SUN],
+        "hand.2": [BOOTS, GUIDE],
+    }
+
+
+def test_the_public_view_shows_the_whole_table_but_the_hands() -> None:
+    state = table(
+        3,
+        hands=[[CAM], [SUN], [BOOTS, GUIDE]],
+        discard=[item("camera", 2)],
+        options=ALL,
+        characters=["planner", None, "hoarder"],
+        visited_home=(False, True, False),
+        skips=(0, 0, 1),
+        current=1,
+        turn=7,
+        actions_left=2,
+        trade_declined=True,
+        pending=StealAnswer(thief=1, victim=2),
+    )
+    strike = event("strike")  # as if drawn and not yet resolved
+    pile = tuple(c for c in state.draw_pile if c != strike)
+    state = replace(state, draw_pile=pile, revealed=(strike,))
+    check_conservation(REAL, state, seed=0)
+    assert REAL.view(state, None).public == {
+        "seats": 3,
+        "options": {
+            "events": True,
+            "special_items": True,
+            "forbidden_items": True,
+            "postcards": True,
+            "characters": "off",
+        },
+        "centre": "japan",
+        "homes": ["germany", "france", "italy"],
+        "visited_home": [False, True, False],
+        "characters": ["planner", None, "hoarder"],
+        "country_pile": list(state.country_pile),
+        "first_seat": 0,
+        "current": 1,
+        "turn": 7,
+        "actions_left": 2,
+        "trade_declined": True,
+        "hand_sizes": [1, 1, 2],
+        "draw_pile": len(state.draw_pile),
+        "discard": [item("camera", 2)],
+        "revealed": [event("strike")],
+        "skips": [0, 0, 1],
+        "pending": {"kind": "steal", "thief": 1, "victim": 2},
+        "winner": None,
+        "end": None,
+    }
+    won = REAL.view(replace(state, pending=None, winner=2, end="centre"), 0).public
+    assert (won["pending"], won["winner"], won["end"]) == (None, 2, "centre")
 
 
 def test_the_steal_interrupt_does_not_tell_who_holds_travel_insurance() -> None:
@@ -357,6 +428,7 @@ def test_every_illegal_action_code_is_tested() -> None:
     here = Path(__file__).parent
     tests = "".join(p.read_text() for p in here.glob("test_rules*.py"))
     assert sorted(c for c in codes if f'"{c}"' not in tests) == []
+    assert codes == set(MESSAGES)  # and `refused` checks what each one says
 
 
 def test_sample_keeps_another_seats_pending_choice_among_its_cards() -> None:
@@ -417,3 +489,61 @@ def test_the_catalog_describes_every_card_and_country() -> None:
     }
     assert [c["id"] for c in described["countries"]] == list(C.countries)
     assert described["countries"][0]["items"] == C.countries["germany"].items
+
+
+def test_sample_keeps_the_planners_own_cards_to_choose_from_wherever_they_lie() -> None:
+    from games.itchy_feet.model import KeepOne
+
+    # an event between the two draws put another card between them
+    state = table(
+        hands=[[CAM, GUIDE, SUN, BOOTS], [item("umbrella")]],
+        characters=["planner", None],
+        pending=KeepOne(seat=0, cards=(GUIDE, BOOTS)),
+    )
+    for seed in range(5):
+        guess = check_sample(REAL, state, 0, Random(seed), reachable)
+        assert guess.pending == state.pending and guess.hands[0] == state.hands[0]
+
+
+def test_sample_keeps_an_offered_postcard_with_the_asker_and_counts_it() -> None:
+    from games.itchy_feet.model import TradeOffer
+
+    postcards = [c for c in sorted(CARDS) if C.type(c) == "postcard"]
+    offer = TradeOffer(asker=1, responder=0, give=(postcards[0],), want=("camera",))
+    state = table(
+        hands=[[CAM], [postcards[0], postcards[1], SUN, BOOTS]],
+        draw=[*postcards[2:], GUIDE, item("umbrella")],
+        options=Options(postcards=True),
+        current=1,
+        pending=offer,
+    )
+    held: Counter[int] = Counter()
+    for seed in range(40):
+        guess = check_sample(REAL, state, 0, Random(seed), reachable)
+        assert postcards[0] in guess.hands[1]
+        held[sum(C.type(c) == "postcard" for c in guess.hands[1])] += 1
+    assert max(held) == 3 and held[3] > 0
+
+
+def test_sample_counts_every_card_of_the_seats_not_choosing() -> None:
+    from games.itchy_feet.model import KeepOne
+
+    postcards = [c for c in sorted(CARDS) if C.type(c) == "postcard"]
+    state = table(
+        3,
+        hands=[[CAM], [SUN, BOOTS, GUIDE], [postcards[0], item("umbrella"), postcards[1]]],
+        draw=[*postcards[2:], item("camera", 2)],
+        options=Options(postcards=True),
+        characters=[None, "planner", None],
+        current=1,
+        pending=KeepOne(seat=1, cards=(BOOTS, GUIDE)),
+    )
+    for seed in range(60):  # the last two cards of seat 2 count: it never gets four
+        check_sample(REAL, state, 0, Random(seed), reachable)
+
+
+def test_sample_refuses_a_state_no_deal_can_make_reachable() -> None:
+    postcards = [c for c in sorted(CARDS) if C.type(c) == "postcard"]
+    won = table(hands=[[CAM], postcards[:4]], draw=[postcards[4]], options=Options(postcards=True))
+    with pytest.raises(ValueError, match=r"^no deal of the hidden cards is a state the rules"):
+        REAL.sample(won, 0, Random(0))

@@ -12,6 +12,7 @@ Draws are made in `decide` from the Random it is given: `Picks` scripts which ca
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from random import Random
@@ -99,10 +100,55 @@ def play(
     return events, fold(REAL, events, state)
 
 
+CARD = r"[a-z0-9-]+"
+# what each refusal says, in full (the message a client shows; {…} parts as patterns)
+MESSAGES = {
+    "bad_seat_count": r"Itchy Feet: The Travel Game seats 2 to 6 players \(six action cards\)",
+    "game_over": r"the game has ended",
+    "not_your_turn": r"seat -?\d+ is not to act now",
+    "nothing_to_draw": r"no card is left to draw: skip the bonus"
+    r"|the draw and discard piles hold no card to draw",
+    "no_travel_insurance": rf"{CARD} is not a Travel Insurance of yours",
+    "wrong_discard_count": r"discard exactly \d+ card\(s\)",
+    "not_drawn": rf"{CARD} is not one of the cards you drew",
+    "character_taken": r"choose one of [a-z]+(, [a-z]+)*",
+    "answer_first": r"the game waits for a (TradeOffer|BonusOffer|StealAnswer|DiscardDown"
+    r"|KeepOne|CharacterPick)",
+    "not_forbidden": rf"{CARD} is not a forbidden item to get rid of",
+    "forbidden_cannot_pay": r"get rid of a forbidden item with a card that is not one"
+    r"|a forbidden item cannot pay for a (recycle|steal)",
+    "not_in_discard": rf"{CARD} is not in the discard pile",
+    "cannot_recycle_event": r"event cards cannot be recycled",
+    "cannot_pass": r"you cannot skip your turn while you can act",
+    "not_now": r"[A-Za-z]+ is not a move for now",
+    "card_named_twice": r"name each card once",
+    "card_not_in_hand": rf"{CARD} is not in your hand",
+    "wrong_cost": r"(recycle|steal) costs exactly \d card\(s\) from your hand"
+    r"|the Pickpocket steals without discarding|discard one card from your hand to steal",
+    "trade_declined_this_turn": r"your trade was declined: take another action",
+    "bad_partner": r"trade with another player at the table",
+    "empty_trade": r"offer at least one card and ask for at least one",
+    "unknown_kind": r"no card kind '[a-z-]+' in this game",
+    "impossible_trade": r"seat \d+ cannot hold the cards you ask for: ask for less",
+    "not_what_was_asked": r"hand over exactly the kinds asked for",
+    "cannot_fulfil_trade": r"you do not hold \d+ x [a-z-]+: decline",
+    "bad_victim": r"steal from another player at the table",
+    "nothing_to_steal": r"seat \d+ holds no card",
+    "no_passport": r"you need a passport in your hand to travel",
+    "holding_forbidden_item": r"you cannot travel while you hold a forbidden item",
+    "wrong_items": r"travel to [a-z]+ takes one each of [a-z-]+, [a-z-]+, [a-z-]+"
+    r" \(a map for each one you are missing\)",
+    "not_playable_now": r"[A-Z][A-Za-z ]+ is not played this way",
+}
+
+
 def refused(state: State, seat: int, action: Any) -> str:
+    """The code `decide` refuses the action with (checking its message says why)."""
     with pytest.raises(IllegalAction) as err:
         REAL.decide(state, seat, action, Picks())
-    return err.value.code
+    code, message = err.value.code, err.value.message
+    assert re.fullmatch(MESSAGES[code], message), f"{code}: {message!r}"
+    return code
 
 
 def of(kind: type, events: Sequence[Event]) -> list[Any]:
@@ -177,6 +223,16 @@ def test_setup_gives_homes_a_centre_three_items_and_a_passport_each(seats: int) 
         f"passport-{n}" for n in range(seats + 1, 8)
     ]  # unused passports are out of the game
     assert state.visited_home == (False,) * seats
+    assert (state.skips, state.characters, state.revealed) == ((0,) * seats, (None,) * seats, ())
+    assert (state.turn, state.actions_left, state.pending, state.end) == (1, 1, None, None)
+    assert REAL.to_act(fold(REAL, events[:1])) == frozenset()  # nobody, before the first turn
+
+
+def test_a_game_is_folded_from_its_set_up_and_known_events_only() -> None:
+    with pytest.raises(ValueError, match=r"^a game starts with game_set_up, not TurnBegan$"):
+        REAL.evolve(None, TurnBegan(seat=0))
+    with pytest.raises(ValueError, match=r"^unexpected event Event$"):
+        REAL.evolve(set_up()[1], Event())
 
 
 @pytest.mark.parametrize("seats", [1, 7, 0])
@@ -184,6 +240,7 @@ def test_the_game_seats_two_to_six_players(seats: int) -> None:
     with pytest.raises(IllegalAction) as err:
         REAL.setup(Options(), seats, Random(0))
     assert err.value.code == "bad_seat_count"
+    assert re.fullmatch(MESSAGES["bad_seat_count"], err.value.message)
 
 
 @pytest.mark.parametrize(
@@ -290,6 +347,8 @@ def test_only_the_seat_to_act_may_act_and_only_with_a_move_for_now() -> None:
     for seat in (1, 2, 9):
         assert refused(state, seat, Draw()) == "not_your_turn"
     assert refused(state, 0, AcceptTrade()) == "not_now"
+    with pytest.raises(IllegalAction, match=r"^AcceptTrade is not a move for now$"):
+        REAL.decide(state, 0, AcceptTrade(), Picks())
     assert refused(replace(state, end="turn_limit"), 0, Draw()) == "game_over"
     assert REAL.to_act(replace(state, end="centre", winner=1)) == frozenset()
 
