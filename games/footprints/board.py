@@ -50,6 +50,7 @@ class Cave:
     id: str
     tile: int
     touches: frozenset[Pos]
+    spot: Pos  # where its token lies: across the tile's edge, next to both spaces
 
 
 @dataclass
@@ -65,7 +66,10 @@ class MapBoard:
         return pos in self.places
 
     def adjacent(self, pos: Pos) -> list[Pos]:
-        """Map spaces next to `pos` (houses are never entered)."""
+        """Map spaces next to `pos` (houses are never entered). A house touches only the
+        first space of its row (see `entry`)."""
+        if pos in self.houses:
+            return [q for q in (entry(pos),) if q in self.places]
         return [p for p in neighbours(*pos) if p in self.places]
 
     def has(self, pos: Pos, terrain: str) -> bool:
@@ -74,6 +78,8 @@ class MapBoard:
     def line(self, start: Pos, direction: int) -> Iterator[Pos]:
         """Positions in a straight line from `start` (excluded), along one of 6 directions,
         over map and house spaces alike."""
+        if start in self.houses and _AXIAL_DIRECTIONS[direction] != _INTO_THE_MAP:
+            return  # from a house, the only line into the map is its row
         x, z = _to_axial(start)
         dx, dz = _AXIAL_DIRECTIONS[direction]
         while True:
@@ -87,17 +93,25 @@ class MapBoard:
         return [cave for cave in self.caves.values() if pos in cave.touches]
 
     def distance(self, a: Pos, b: Pos) -> int:
+        """Steps between two places; a house is one step before its row's first space."""
+        if a in self.houses and b in self.houses:
+            return 0 if a == b else 2 + self.distance(entry(a), entry(b))
+        if a in self.houses or b in self.houses:
+            house, other = (a, b) if a in self.houses else (b, a)
+            return 1 + self.distance(entry(house), other)
         (ax, az), (bx, bz) = _to_axial(a), _to_axial(b)
         return (abs(ax - bx) + abs(az - bz) + abs((ax + az) - (bx + bz))) // 2
 
 
 # Where each map tile's (0, 0) lies, leftmost (house side) first; then the cairn tile's.
 ROW_OFFSETS = [(0, 0), (0, 4), (0, 8), (0, 12), (0, 16), (0, 20)], (0, 24)
-# "Snake" (our shape): three tiles along the top, the fourth steps down past the third's
-# corner, the last two run back left below a gap, and the cairn tile (turned) hangs off the
-# far end: at least 30 spaces from any house to a cairn, as the solo variant asks. Row
-# offsets stay even so the hex rows keep their shift.
-SNAKE_OFFSETS = [(0, 0), (0, 4), (0, 8), (6, 12), (10, 8), (10, 4)], (14, 1)
+# "Snake" (our shape): three tiles along the top, then each tile four rows down and to the
+# right, then left, then left again, and the cairn tile (turned) at the far end. Each tile
+# joins the one before along two rows of its side, and no other; no tile lies across
+# another's top or bottom edge, so every cave is open at the edge; from any house to a
+# cairn is at least 30 spaces, as the solo variant asks. Row offsets stay even so the hex
+# rows keep their shift.
+SNAKE_OFFSETS = [(0, 0), (0, 4), (0, 8), (4, 12), (8, 8), (12, 4)], (16, 1)
 
 
 def assemble(content: Content, layout: Layout, snake: bool = False) -> MapBoard:
@@ -115,11 +129,13 @@ def assemble(content: Content, layout: Layout, snake: bool = False) -> MapBoard:
                     terrains=frozenset({space.terrain}), bonus=space.bonus, tile=index
                 )
         for site in tile.caves:
-            touches = frozenset(
+            a, b = sorted(
                 (dr + gr, dc + gc)
                 for gr, gc in ((rotate(*p) if turned else p) for p in site.spaces)
             )
-            caves[site.id] = Cave(id=site.id, tile=index, touches=touches)
+            beyond = -1 if (site.edge == "top") != turned else 1  # the edge's outer side
+            spot = next(q for q in neighbours(*a) if q in neighbours(*b) and q[0] == a[0] + beyond)
+            caves[site.id] = Cave(id=site.id, tile=index, touches=frozenset({a, b}), spot=spot)
     width = len(content.cairn_tile.rows[0])
     for r, cairn_row_cells in enumerate(content.cairn_tile.rows):
         for c, cell in enumerate(cairn_row_cells):
@@ -162,7 +178,7 @@ def check_path(board: MapBoard, start: Pos, path: Sequence[Pos]) -> None:
     for step in path:
         if step not in board.places:
             raise IllegalMove("off_map", f"{step} is not a map space (houses are never entered)")
-        if step not in neighbours(*here):
+        if step not in board.adjacent(here):
             raise IllegalMove("not_adjacent", f"{step} is not next to {here}")
         here = step
 
@@ -254,6 +270,14 @@ def bottom_destinations(
 
 # odd-r offset <-> axial (x, z): straight lines and distances are easy in axial.
 _AXIAL_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+_INTO_THE_MAP = (1, 0)  # along the row, to the right
+
+
+def entry(house: Pos) -> Pos:
+    """The one map space a house touches: the first of its row. (The rows are shifted by
+    half a space in turn, so a house in column -1 of the grid would touch one space in an
+    even row and three in an odd one: a clear advantage, which the rulebook warns against.)"""
+    return house[0], HOUSE_COLUMN + 1
 
 
 def _to_axial(pos: Pos) -> tuple[int, int]:

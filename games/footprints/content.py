@@ -561,6 +561,12 @@ def _validate_fire(cards: Mapping[str, FireCard]) -> None:
     for card in cards.values():
         if not any(not isinstance(e, COSTS) for e in card.effects):
             raise ContentError(f"{card.id}: a fire card gains something")
+        # ours: the timing of a card's move or both actions is the action's; gains and costs
+        # on such a card would need a timing of their own (the lister relies on it)
+        if any(isinstance(e, Move | BothActions) for e in card.effects) and len(card.effects) > 1:
+            raise ContentError(
+                f"{card.id}: a fire card that moves or gives both actions does nothing else"
+            )
         for effect in card.effects:
             if isinstance(effect, Move) and effect.spaces != FIRE_MOVE_SPACES:
                 raise ContentError(f"{card.id}: a fire card moves {FIRE_MOVE_SPACES} spaces")

@@ -17,13 +17,10 @@ from typing import NamedTuple
 from games.footprints.board import engraving_spaces
 from games.footprints.content import (
     RESOURCES,
-    SKILL_START,
     Bonus,
     Follower,
-    Give,
     Leader,
     Resource,
-    SkillBack,
     Terrain,
     clan_card,
 )
@@ -137,16 +134,6 @@ def plays(t: Table, seat: int) -> list[Action]:
     return out
 
 
-def affordable_fire(t: Table, seat: int, fire: str | None) -> bool:
-    """Its costs can be paid now: the resource to give, a marker above 2 to move back."""
-    if fire is None:
-        return False
-    effects = t.content.fire_cards[fire].effects
-    return all(t.owned(seat, e.resource) >= 1 for e in effects if isinstance(e, Give)) and all(
-        t.skill(seat, e.terrain) > SKILL_START for e in effects if isinstance(e, SkillBack)
-    )
-
-
 def acts(ls: Lister) -> list[Action]:
     turn = ls.t.state.turn
     assert turn is not None and turn.card is not None
@@ -242,7 +229,3 @@ def _powers(ls: Lister) -> list[Action]:
             for picks, led in ls.choose(("power", terrain, n), run):
                 items.append((led, UsePower(terrain=terrain, pay=n, any_skill=picks)))
     return unique(items)
-
-
-def powers(t: Table, seat: int) -> list[Action]:
-    return [a for a in _powers(Lister(t, seat)) if isinstance(a, UsePower)]

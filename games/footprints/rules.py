@@ -66,7 +66,7 @@ class Footprints:
     key = "footprints"
     name = "Footprints"
     seats = range(1, 7)
-    schema_version = 1
+    schema_version = 2  # 2: a drawn footprint card waits alone, the cards still owed with it
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent
@@ -445,15 +445,29 @@ class Footprints:
 
     def board_svg(self, state: State, seat: int | None) -> str:
         """The map as one seat sees it (all of it is public): figures, creations, tokens."""
-        from games.footprints.svg import render
+        from games.footprints.svg import CaveMark, render, token_mark
 
         colours = ("#e53935", "#1e88e5", "#fdd835", "#8e24aa", "#fb8c00", "#00897b")
+        board = board_of(self.content, state)
         figures = {p.position: colours[s] for s, p in enumerate(state.players) if p.position}
         engravings = {at: colours[s] for at, s, _ in state.engraved}
         painted = {p.cave_site: colours[s] for s, p in enumerate(state.players) if p.cave_site}
-        tokens = {
-            site: (self.content.cave_tokens[token].scoring, painted.get(site))
+        caves = {
+            site: CaveMark(token_mark(self.content.cave_tokens[token]), painted.get(site))
             for site, token in state.caves
         }
+        houses = {
+            pos: self.content.house_tiles[house].sides[side]
+            for pos, (house, side) in board.houses.items()
+        }
         title = f"Footprints, seat {seat}" if seat is not None else "Footprints"
-        return render(board_of(self.content, state), figures, engravings, tokens, title)
+        return render(
+            board,
+            figures=figures,
+            engravings=engravings,
+            caves=caves,
+            houses=houses,
+            cairn_track=[colours[s] for s in state.cairn_track],
+            track_points=self.content.cairn_tile.track,
+            title=title,
+        )

@@ -93,10 +93,11 @@ def top_walks(
     move: TopMove,
     occupied: Iterable[Pos],
     fire: Move | None = None,
-    limit: int = MAX_STATES,
+    limit: int | None = None,
 ) -> Walks:
     """Every (end, bag) a top action can reach (the extra space and a fire card's move
     anywhere in it, as `Table.move_top` accepts them), with one walk for each."""
+    limit = MAX_STATES if limit is None else limit
     taken = set(occupied) - {start}
     k = kinds(board)
     bits = {p: 1 << i for i, p in enumerate(sorted(p for p in k.of if p not in taken))}

@@ -87,8 +87,9 @@ def greedy(obs: Observation, rng: Random) -> Any:
     def far(pos: Any) -> int:
         return distance.get(tuple(pos), 99) if pos is not None else 0
 
-    def bonus_count(path: Any) -> int:
-        return sum(1 for p in path if board.places.get(tuple(p)) and board.places[tuple(p)].bonus)
+    def bonus_count(path: Any) -> int:  # each space pays once, however often it is passed
+        spaces = {tuple(p) for p in path}
+        return sum(1 for p in spaces if board.places.get(p) and board.places[p].bonus)
 
     for action in legal:
         if isinstance(action, CompleteFootprint):
@@ -113,14 +114,17 @@ def greedy(obs: Observation, rng: Random) -> Any:
     if moves:
         here = me["position"]
 
-        def gain(a: Top | Bottom) -> tuple[int, int]:
-            # a short top move is worth less than a skill advance (longer moves later)
+        def gain(a: Top | Bottom) -> tuple[int, bool, int]:
+            # a short top move is worth less than a skill advance (longer moves later); the
+            # fire card played is used when the move is as good either way (every use of it
+            # is listed, and so is the move without it)
+            used = a.fire_at is not None
             if isinstance(a, Top):
                 path = [*a.path, *a.fire_path]
                 end = path[-1] if path else here
-                return (far(here) - far(end) + bonus_count(path), len(path))
+                return (far(here) - far(end) + bonus_count(path), used, len(path))
             step = far(here) - far(a.to) if a.to is not None else 0
-            return (step + SKILL_STEP_WORTH + bonus_count([a.to] if a.to else []), 0)
+            return (step + SKILL_STEP_WORTH + bonus_count([a.to] if a.to else []), used, 0)
 
         return max(moves, key=gain)
     leads = [a for a in legal if isinstance(a, Lead) and a != Lead()]

@@ -17,6 +17,7 @@ from games.footprints.board import (
     _to_axial,
     assemble,
     bottom_destinations,
+    check_path,
     check_top_move,
     collected,
     top_destinations,
@@ -124,6 +125,29 @@ def test_figures_are_passed_through_but_never_ended_on_and_give_no_bonus() -> No
     assert collected(board, [(0, 1), (0, 2), (0, 1), (0, 2)], others) == [(0, 2)]  # once
 
 
+def test_every_house_touches_one_space_the_first_of_its_row() -> None:
+    # the rows are shifted by half a space in turn: in column -1 of the grid a house would
+    # touch one space in an even row and three in an odd one (two in the last); each house
+    # is the start of its row instead, so no starting position has an advantage
+    for snake in (False, True):
+        board = assemble(CONTENT, Layout(tiles=TILES, turned=(False,) * 6, houses=HOUSES), snake)
+        for house in board.houses:
+            assert board.adjacent(house) == [(house[0], 0)]
+            assert [list(board.line(house, d))[:1] for d in range(6)].count([]) == 5
+    grid = [sum(p in board.places for p in neighbours(*house)) for house in sorted(board.houses)]
+    assert grid == [1, 3, 1, 3, 1, 2]  # what column -1 of the grid alone would give
+    with pytest.raises(IllegalMove) as err:
+        check_path(board, (1, HOUSE_COLUMN), [(0, 0)])
+    assert err.value.code == "not_adjacent"
+    assert set(bottom_destinations(board, (1, HOUSE_COLUMN), [])) == {(1, 0)}
+    assert set(bottom_destinations(board, (1, HOUSE_COLUMN), [(1, 0), (1, 1)])) == {(1, 2)}
+    # distances count the step off the house
+    assert board.distance((1, HOUSE_COLUMN), (0, 0)) == 2 == board.distance((0, 0), (1, -1))
+    assert board.distance((3, HOUSE_COLUMN), (3, 0)) == 1
+    assert board.distance((2, HOUSE_COLUMN), (3, HOUSE_COLUMN)) == 3
+    assert board.distance((2, HOUSE_COLUMN), (2, HOUSE_COLUMN)) == 0
+
+
 def test_houses_are_never_entered() -> None:
     board = board_of(ROWS)
     with pytest.raises(IllegalMove) as err:
@@ -225,6 +249,23 @@ def test_building_collects_the_free_bonus_spaces_around_the_creation() -> None:
     assert creation_bonuses(board, [(1, 2)], occupied=[]) == [(0, 2), (2, 3)]
 
 
+def test_the_snake_joins_each_tile_to_the_next_along_an_edge_and_leaves_every_cave_open() -> None:
+    # "cave markings ... open at the edge"; tiles joined side by side, none by a corner only
+    for turned in list(product([False, True], repeat=6))[::5]:
+        board = assemble(CONTENT, Layout(tiles=TILES, turned=turned, houses=HOUSES), snake=True)
+        tile = {p: place.tile for p, place in board.places.items()}
+        joins: dict[tuple[int, int], int] = {}
+        for p, t in tile.items():
+            for q in neighbours(*p):
+                if q in tile and tile[q] > t:
+                    joins[t, tile[q]] = joins.get((t, tile[q]), 0) + 1
+        assert set(joins) == {(t, t + 1) for t in range(6)}  # the next tile, and no other
+        assert min(joins.values()) >= 3  # two rows of a side at least, never a corner
+        for cave in board.caves.values():
+            assert cave.spot not in board.places and cave.spot in neighbours(*min(cave.touches))
+            assert all(cave.spot in neighbours(*p) for p in cave.touches)
+
+
 def test_the_snake_keeps_every_cairn_at_least_30_spaces_from_any_house() -> None:
     from collections import deque
     from itertools import product as turns
@@ -232,7 +273,7 @@ def test_the_snake_keeps_every_cairn_at_least_30_spaces_from_any_house() -> None
     for turned in list(turns([False, True], repeat=6))[::7]:
         board = assemble(CONTENT, Layout(tiles=TILES, turned=turned, houses=HOUSES), snake=True)
         assert len(board.places) == 162  # no tile overlaps another
-        starts = [p for house in board.houses for p in neighbours(*house) if p in board.places]
+        starts = [p for house in board.houses for p in board.adjacent(house)]
         distance = dict.fromkeys(starts, 1)  # the step off the house counts
         queue = deque(starts)
         while queue:

@@ -437,6 +437,14 @@ BAD_CONTENT: dict[str, tuple[Callable[[Raw], object], str]] = {
         "gains something",
     ),
     "a fire card has effects": (lambda d: _fire(d, 7).update(effects=[]), "gains something"),
+    "a fire move does nothing else": (
+        lambda d: _fire(d, 1)["effects"].append({"kind": "resource", "resource": "stone"}),
+        "does nothing else",
+    ),
+    "both actions does nothing else": (
+        lambda d: _fire(d, 5)["effects"].append({"kind": "fire"}),
+        "does nothing else",
+    ),
     # footprint cards
     "twenty-eight footprint cards": (lambda d: d["footprint_cards"].pop(), "28 footprint"),
     "at least two goals": (lambda d: _foot(d, 2)["goals"].pop(), "2 or 3 goals"),

@@ -425,3 +425,13 @@ def test_a_card_met_by_the_end_of_a_turn_is_flipped_before_it_ends() -> None:
         "PanelFilled"
     )
     assert after.players[0].completed == ("footprint-14",) and after.players[0].footprints == ()
+
+
+def test_the_recluse_is_described_alike_in_the_rules_and_the_content() -> None:
+    # RULES.md once noted CONTENT.md as stale ("4 columns to your right"); both now say the
+    # code's reading: at most 4 columns either way
+    docs = Path(leaders_module.__file__).parent
+    rules, content = ((docs / name).read_text() for name in ("RULES.md", "CONTENT.md"))
+    assert "still describes the Recluse" not in rules and "to your right" not in content
+    assert "4 columns from yours, either way" in content and "either side" in rules
+    assert leaders_module.RECLUSE_COLUMNS == 4

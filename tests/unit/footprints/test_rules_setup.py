@@ -18,7 +18,7 @@ import pytest
 from msgspec.structs import replace
 
 from games.api import IllegalAction
-from games.footprints.content import TERRAINS, neighbours
+from games.footprints.content import TERRAINS
 from games.footprints.model import (
     ChoicesOpened,
     ChooseLeader,
@@ -275,7 +275,7 @@ def test_the_snake_map_reaches_both_cairns_at_least_30_spaces_from_any_house() -
     for seed in range(4):
         state = set_up(4, seed, SNAKE)[1]
         b = board(state)
-        starts = [q for h in b.houses for q in neighbours(*h) if q in b.places]
+        starts = [q for h in b.houses for q in b.adjacent(h)]
         far = dict.fromkeys(starts, 1)
         queue = deque(starts)
         while queue:
@@ -287,8 +287,7 @@ def test_the_snake_map_reaches_both_cairns_at_least_30_spaces_from_any_house() -
         cairns = [p for p, place in b.places.items() if place.cairn]
         assert len(cairns) == 2 and all(far[c] >= 30 for c in cairns)  # all reachable
         for site, _ in state.caves:  # the caves in play are open at the edge
-            touches = b.caves[site].touches
-            assert any(q not in b.places for p in touches for q in neighbours(*p))
+            assert b.caves[site].spot not in b.places
 
 
 # -- starting positions ----------------------------------------------------------------------

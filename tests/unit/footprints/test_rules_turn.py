@@ -164,6 +164,20 @@ def test_top_starts_from_a_house_tile() -> None:
     assert STONE in events and state.players[0].position == (0, 1)
 
 
+def test_every_house_is_left_by_the_first_space_of_its_row_alone() -> None:
+    # our ruling: the house of row 1 touches (1, 0) only, not the mountains (0, 0) and
+    # (2, 1)... of the rows above and below, as every other house touches one space
+    state = played(table(players=[{"position": (1, -1)}]), 0, F12)  # mountain, level 2
+    assert refused(state, 0, Top(path=((0, 0),))) == "not_adjacent"
+    assert refused(state, 0, Top(path=((0, 0), (0, 1)))) == "not_adjacent"
+    assert play(state, 0, Top(path=((1, 0), (0, 0))))[1].players[0].position == (0, 0)
+    tops = {a.path[0] for a in REAL.legal_actions(state, 0) if isinstance(a, Top) and a.path}
+    assert tops == {(1, 0)}
+    bottom = played(table(players=[{"position": (1, -1)}]), 0, F06)
+    ends = {a.to for a in REAL.legal_actions(bottom, 0) if isinstance(a, Bottom)}
+    assert ends == {(1, 0)} and refused(bottom, 0, Bottom(to=(2, 0))) == "not_next_space"
+
+
 def test_figures_are_passed_through_never_ended_on_and_their_spaces_pay_nothing() -> None:
     state = table(players=[{"position": (0, 2), "skills": terrains(ice=3)}, {"position": (0, 3)}])
     state = played(state, 0, F03)

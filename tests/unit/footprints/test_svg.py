@@ -1,15 +1,26 @@
-"""The SVG drawing of a map: one hexagon per space, and what lies on it."""
+"""The SVG drawing of a map: one hexagon per space and what lies on it, readable without
+hovering: the token kinds, both terrains of a cairn, the house bonuses, the cairn track and
+a legend."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
 from games.footprints.board import Layout, assemble
-from games.footprints.content import load
-from games.footprints.svg import render
+from games.footprints.content import AnySkillBonus, ResourceBonus, load
+from games.footprints.svg import TERRAIN_FILL, CaveMark, ink, render, token_mark
+from tests.unit.footprints.rules_helpers import REAL, table
 
 CONTENT = load()
 NS = "{http://www.w3.org/2000/svg}"
+
+
+def classes(root: ET.Element) -> dict[str, list[ET.Element]]:
+    by: dict[str, list[ET.Element]] = {}
+    for element in root.iter():
+        for cls in (element.get("class") or "").split():
+            by.setdefault(cls, []).append(element)
+    return by
 
 
 def test_the_map_is_drawn_space_by_space_with_figures_creations_and_caves() -> None:
@@ -19,24 +30,66 @@ def test_the_map_is_drawn_space_by_space_with_figures_creations_and_caves() -> N
         houses=tuple((h, 1) for h in CONTENT.house_tiles),
     )
     board = assemble(CONTENT, layout)
-    site = sorted(board.caves)[0]
+    site, other = sorted(board.caves)[:2]
     svg = render(
         board,
         figures={(0, -1): "red", (3, 5): "blue"},
         engravings={(2, 2): "red"},
-        cave_tokens={site: ("5 per engraving", "blue")},
+        caves={site: CaveMark("5/En", "blue")},
+        houses={(0, -1): (AnySkillBonus(), ResourceBonus(resource="stone"))},
+        cairn_track=["#1e88e5"],
         title="game <1>",
     )
     root = ET.fromstring(svg)  # well-formed, with the title escaped
-    assert root.tag == f"{NS}svg" and root.find(f"{NS}title").text == "game <1>"
-    by_class: dict[str, int] = {}
-    for element in root:
-        cls = element.get("class")
-        if cls:
-            by_class[cls] = by_class.get(cls, 0) + 1
-    assert by_class["space"] == len(board.places) == 162
-    assert by_class["house"] == 6 and by_class["figure"] == 2 and by_class["engraving"] == 1
-    assert by_class["cave"] == len(board.caves)
-    assert by_class["bonus"] == sum(1 for p in board.places.values() if p.bonus is not None)
-    painted = [e for e in root if e.get("class") == "cave" and e.get("fill") == "blue"]
-    assert len(painted) == 1
+    assert root.tag == f"{NS}svg" and root.find(f"{NS}title").text == "game <1>"  # type: ignore[union-attr]
+    by = classes(root)
+    assert len(by["space"]) == len(board.places) == 162
+    assert len(by["house"]) == 6 and len(by["figure"]) == 2 and len(by["engraving"]) == 1
+    # the cave in play shows its kind in text; the others are drawn apart, as out of play
+    assert len(by["cave"]) == len(board.caves) and len(by["out"]) == len(board.caves) - 1
+    assert [e.text for e in by["cave-label"]] == ["5/En"]
+    assert [e.get("fill") for e in by["cave"] if "out" not in (e.get("class") or "")] == ["blue"]
+    assert other in {(e.find(f"{NS}title").text or "").split(":")[0] for e in by["out"]}  # type: ignore[union-attr]
+    assert len(by["bonus"]) == sum(1 for p in board.places.values() if p.bonus is not None)
+    assert by["house-bonus"][0].text == "+? St"  # a house's bonuses, face up
+    assert len(by["legend"]) == 1 and len(by["track"]) == 6
+    assert by["track"][0].get("fill") == "#1e88e5" and by["track"][1].get("fill") == "#eeeeee"
+
+
+def test_a_cairn_shows_both_its_terrains_and_text_reads_on_dark_terrain() -> None:
+    board = assemble(
+        CONTENT,
+        Layout(
+            tiles=tuple(sorted(CONTENT.map_tiles)),
+            turned=(False,) * 6,
+            houses=tuple((h, 0) for h in sorted(CONTENT.house_tiles)),
+        ),
+    )
+    root = ET.fromstring(render(board))
+    by = classes(root)
+    halves = by["cairn-half"]
+    assert len(halves) == 2 and len(by["cairn-mark"]) == 2
+    firsts = {e.get("fill") for e in by["space"] if "cairn" in (e.find(f"{NS}title").text or "")}  # type: ignore[union-attr]
+    assert {e.get("fill") for e in halves} | firsts == set(TERRAIN_FILL.values())
+    assert ink(TERRAIN_FILL["forest"]) == "#fff" and ink(TERRAIN_FILL["ice"]) == "#000"
+    forest = [e for e in by["bonus"] if e.get("fill") == "#fff"]
+    assert forest  # bonuses on forest spaces are written in white
+    assert all(e.get("fill") == "#000" for e in by["bonus"] if e not in forest)
+
+
+def test_the_board_of_a_game_marks_its_caves_tokens_houses_and_track() -> None:
+    state = table(3, players=[{"cave_site": "tile-5-cave-a"}, {}, {}], cairn_track=(2,))
+    root = ET.fromstring(REAL.board_svg(state, 0))
+    by = classes(root)
+    tokens = {t: CONTENT.cave_tokens[t] for _, t in state.caves}
+    assert sorted(e.text or "" for e in by["cave-label"]) == sorted(
+        token_mark(t) for t in tokens.values()
+    )
+    assert len(by["out"]) == sum(len(t.caves) for t in CONTENT.map_tiles.values()) - len(
+        state.caves
+    )
+    painted = [e for e in by["cave"] if e.get("fill") == "#e53935"]
+    assert len(painted) == 1  # seat 0's colour on the token it painted
+    assert len(by["house-bonus"]) == 6 and all(e.text for e in by["house-bonus"])
+    assert by["track"][0].get("fill") == "#fdd835"  # seat 2 first on the cairn track
+    assert token_mark(CONTENT.cave_tokens["cave-01"]) == "2xM"
