@@ -211,7 +211,10 @@ def check_sample(
     """`sample` guesses only states the rules can reach, which `seat` cannot tell from the
     real one: every card is somewhere, once; the seat's view, the seats to act and the seat's
     legal actions are the same; and `invariants`, the game's own checks of a reachable state
-    (raising AssertionError), pass on the guess as they do on the real state. Returns the guess.
+    (raising AssertionError), pass on the guess as they do on the real state. And a guess
+    depends on nothing but what the seat sees: from a state the seat cannot tell from the real
+    one (the guess itself), the same draws guess the same state, so a bot that searches from
+    guesses cannot learn where the hidden cards really lie. Returns the guess.
     """
     guess = rules.sample(state, seat, rng)
     check_conservation(rules, guess, seed=0)
@@ -223,4 +226,6 @@ def check_sample(
     if invariants is not None:
         invariants(state)
         invariants(guess)
+    again, from_guess = (rules.sample(s, seat, Random(1)) for s in (state, guess))
+    assert again == from_guess, f"seat {seat}: the guess depends on where hidden cards lie"
     return guess

@@ -364,7 +364,8 @@ class Footprints:
 
         t = Table(self.content, state, rng)
         others = [s for s in range(state.seats) if s != seat]
-        pool = list(state.fire_deck) + [c for s in others for c in state.players[s].fire_hand]
+        # sorted first: the guess depends on which cards are hidden, not on where they lie
+        pool = sorted([*state.fire_deck, *(c for s in others for c in state.players[s].fire_hand)])
         rng.shuffle(pool)
         players = list(state.players)
         hidden = state.options.advanced and not state.options.two_leaders
@@ -375,7 +376,7 @@ class Footprints:
                 leader = rng.choice(allowed_leaders(t, s))
                 deck = [leader if c == p.leader else c for c in deck]
             leaders = [c for c in deck if "-leader-" in c]
-            followers = [c for c in deck if "-leader-" not in c]
+            followers = sorted(c for c in deck if "-leader-" not in c)
             rng.shuffle(followers)
             room = max(0, len(p.deck_top) - len(leaders))
             top = tuple(sorted([*followers[:room], *leaders]))
@@ -392,7 +393,9 @@ class Footprints:
         state = replace(state, players=tuple(players), fire_deck=tuple(sorted(pool)))
         if isinstance(state.pending, SetupChoices):  # the others' dealt cards, dealt again
             dealt = state.pending.footprints
-            cards = list(state.footprint_deck) + [c for s, cs in dealt if s != seat for c in cs]
+            cards = sorted(
+                [*state.footprint_deck, *(c for s, cs in dealt if s != seat for c in cs)]
+            )
             rng.shuffle(cards)
             again = []
             for s, cs in dealt:

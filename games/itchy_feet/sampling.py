@@ -24,6 +24,7 @@ def sample(content: Content, state: State, seat: int, rng: Rng) -> State:
     events = [c for c in state.draw_pile if content.type(c) == "event"]
     hidden = [c for c in state.draw_pile if content.type(c) != "event"]
     hidden += [c for s in others for c in state.hands[s] if c not in shown]
+    hidden.sort()  # the guess depends on which cards are hidden, not on where they lie
     pending = state.pending
     # another seat's Planner holds its cards to choose from last: they count for no win yet
     planner = pending.seat if isinstance(pending, KeepOne) and pending.seat != seat else None

@@ -83,11 +83,13 @@ def sample(state: State, seat: int, rng: Rng) -> State:
     """Deal every card `seat` cannot see at random, keeping each pile's size and what the
     table saw of each face-down collector (its ittybits and coins)."""
     others = [s for s in range(state.seats) if s != seat]
-    bits = list(state.ittybit_supply) + [c for s in others for c in state.hands[s].ittybits]
+    # sorted first: the guess depends on which cards are hidden, not on where they lie
+    bits = sorted([*state.ittybit_supply, *(c for s in others for c in state.hands[s].ittybits)])
     cols = list(state.collector_supply)
     for s in others:
         h = state.hands[s]
         cols += [*h.collectors, *h.choice, *(d.collector for d in h.completed)]
+    cols.sort()
     rng.shuffle(bits)
     rng.shuffle(cols)
     deal_bit, deal_col = iter(bits), iter(cols)

@@ -1,16 +1,25 @@
 """What a bot may know: its own seat's view and legal actions, rebuilt from the event store.
 
-The full state exists only inside `observe` and is dropped before any policy runs.
+The full state exists only in here (and in a worker's cache of recent states, `States`) and
+is dropped before any policy runs: a policy gets an `Observation`, never the state. A policy
+that searches gets `world`: a state the seat cannot tell from the real one, guessed by the
+engine's `sample` from a fixed seed. `sample` depends on nothing the seat cannot see (the
+generic `check_sample` proves it for every game), so two real states the seat cannot tell
+apart give the same world, and searching from it learns nothing hidden.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+import uuid
+from collections import OrderedDict
+from random import Random
+from typing import Any, NamedTuple
 
 import asyncpg
 import msgspec
 
+from games.api import Rules
 from games.registry import get as get_rules
 from games.table import TABLE_EVENT_TYPES, TableState, snapshot_schema
 
@@ -22,45 +31,153 @@ class Observation(msgspec.Struct, frozen=True, kw_only=True):
     view: dict[str, Any]  # exactly what GET /v1/games/{id} shows this seat: {public, private}
     legal: list[Any]  # the engine's action Structs for this seat
     to_act: list[int]
+    world: Any = None  # a guessed full state, from what the seat sees only (see above)
 
 
-async def observe(
-    conn: asyncpg.Connection, game: str, game_id: str, seat: int
-) -> Observation | None:
-    rules = get_rules(game)
-    if rules is None:
-        raise ValueError(f"unknown game {game!r}")
-    stream = f"game-{game_id}"
-    state, after = None, 0
-    snap = await conn.fetchrow(
-        "SELECT version, schema_ver, state FROM snapshots WHERE stream_id = $1", stream
-    )
-    if snap is not None and snap["schema_ver"] == snapshot_schema(
-        rules.state_type, rules.schema_version
-    ):
-        with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
-            state, _ = msgspec.msgpack.decode(
-                snap["state"], type=tuple[rules.state_type, TableState]
-            )
-            after = snap["version"]
-    rows = await conn.fetch(
-        "SELECT version, type, data::text AS data FROM events"
-        " WHERE stream_id = $1 AND version > $2 ORDER BY version",
-        stream,
-        after,
-    )
-    if state is None and not rows:
-        return None
-    decoder = msgspec.json.Decoder(rules.event_type)
-    for row in rows:
-        if row["type"] not in TABLE_EVENT_TYPES:  # clocks and seats: nothing a policy reads
-            state = rules.evolve(state, decoder.decode(row["data"]))
-    version = rows[-1]["version"] if rows else after
+WORLD_SEED = 0
+
+
+def observation(
+    rules: Rules[Any, Any, Any, Any], state: Any, seat: int, version: int
+) -> Observation:
+    """Everything a policy gets: nothing in it depends on what `seat` cannot see."""
     return Observation(
-        game=game,
+        game=rules.key,
         seat=seat,
         version=version,
         view=msgspec.to_builtins(rules.view(state, seat)),
         legal=list(rules.legal_actions(state, seat)),
         to_act=sorted(rules.to_act(state)),
+        world=rules.sample(state, seat, Random(WORLD_SEED)),
     )
+
+
+class Seen(NamedTuple):
+    """A game's engine state as of `version`, whose event there has id `event_id`."""
+
+    version: int
+    event_id: uuid.UUID | None  # None: the state came from a snapshot, checked no further
+    state: Any
+
+
+class States:
+    """Recent engine states of the games this process plays, so a turn folds only the events
+    since the bot's last look; a bounded LRU.
+
+    It can never serve a wrong state: an entry is used only if the stored event at its
+    version still has the id of the one folded into it (events are immutable, so the state
+    at that version is still the state), and the events after it are read and folded every
+    time, so it is never behind the store either. Anything else and the game is rebuilt from
+    the snapshot and the events, as without a cache."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._seen: OrderedDict[str, Seen] = OrderedDict()
+        self.hits = self.misses = 0
+
+    def get(self, game_id: str) -> Seen | None:
+        seen = self._seen.get(game_id)
+        if seen is not None:
+            self._seen.move_to_end(game_id)
+        return seen
+
+    def put(self, game_id: str, seen: Seen) -> None:
+        self._seen[game_id] = seen
+        self._seen.move_to_end(game_id)
+        while len(self._seen) > self.size:
+            self._seen.popitem(last=False)
+
+    def drop(self, game_id: str) -> None:
+        self._seen.pop(game_id, None)
+
+
+_decoders: dict[str, msgspec.json.Decoder[Any]] = {}
+_EVENTS_FROM = (
+    "SELECT version, event_id, type, data::text AS data FROM events"
+    " WHERE stream_id = $1 AND version >= $2 ORDER BY version"
+)
+
+
+def _decoder(rules: Rules[Any, Any, Any, Any]) -> msgspec.json.Decoder[Any]:
+    decoder = _decoders.get(rules.key)
+    if decoder is None:
+        decoder = _decoders[rules.key] = msgspec.json.Decoder(rules.event_type)
+    return decoder
+
+
+async def _from_snapshot(
+    conn: asyncpg.Connection, rules: Rules[Any, Any, Any, Any], stream: str
+) -> Seen | None:
+    snap = await conn.fetchrow(
+        "SELECT version, schema_ver, state FROM snapshots WHERE stream_id = $1", stream
+    )
+    if snap is None or snap["schema_ver"] != snapshot_schema(
+        rules.state_type, rules.schema_version
+    ):
+        return None
+    with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+        state, _ = msgspec.msgpack.decode(snap["state"], type=tuple[rules.state_type, TableState])
+        return Seen(snap["version"], None, state)
+    return None
+
+
+async def game_state(
+    conn: asyncpg.Connection,
+    rules: Rules[Any, Any, Any, Any],
+    game_id: str,
+    states: States | None = None,
+) -> Seen | None:
+    """The game's engine state now: the cached one (if still valid) or the snapshot, plus the
+    events after it; None if the game has no events."""
+    stream = f"game-{game_id}"
+    seen = states.get(game_id) if states is not None else None
+    rows: list[Any] = []
+    if seen is not None:
+        rows = await conn.fetch(_EVENTS_FROM, stream, seen.version)
+        if rows and rows[0]["version"] == seen.version and rows[0]["event_id"] == seen.event_id:
+            rows = rows[1:]
+            if states is not None:
+                states.hits += 1
+        else:  # not the events it was folded from: never trust it
+            seen = None
+            if states is not None:
+                states.drop(game_id)
+    if seen is None:
+        if states is not None:
+            states.misses += 1
+        seen = await _from_snapshot(conn, rules, stream)
+        after = seen.version if seen is not None else 0
+        rows = await conn.fetch(_EVENTS_FROM, stream, after + 1 if seen is None else after)
+        if seen is not None and rows and rows[0]["version"] == seen.version:
+            seen = seen._replace(event_id=rows[0]["event_id"])
+            rows = rows[1:]
+    if seen is None and not rows:
+        return None
+    state = seen.state if seen is not None else None
+    decoder = _decoder(rules)
+    for row in rows:
+        if row["type"] not in TABLE_EVENT_TYPES:  # clocks and seats: nothing a policy reads
+            state = rules.evolve(state, decoder.decode(row["data"]))
+    if rows:
+        seen = Seen(rows[-1]["version"], rows[-1]["event_id"], state)
+    assert seen is not None
+    if states is not None and seen.event_id is not None:
+        states.put(game_id, seen)
+    return seen
+
+
+async def observe(
+    conn: asyncpg.Connection,
+    game: str,
+    game_id: str,
+    seat: int,
+    states: States | None = None,
+) -> Observation | None:
+    """What `seat` may know of the game now; `states` (a worker's cache) saves the refold."""
+    rules = get_rules(game)
+    if rules is None:
+        raise ValueError(f"unknown game {game!r}")
+    seen = await game_state(conn, rules, game_id, states)
+    if seen is None:
+        return None
+    return observation(rules, seen.state, seat, seen.version)

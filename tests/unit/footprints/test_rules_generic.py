@@ -26,7 +26,13 @@ from games.api import fold
 from games.footprints import legal
 from games.footprints.model import Options, State
 from games.footprints.table import Table
-from games.testing import check_conservation, check_listing, check_playout, random_playout
+from games.testing import (
+    check_conservation,
+    check_listing,
+    check_playout,
+    check_sample,
+    random_playout,
+)
 from tests.unit.footprints.candidates import candidates
 from tests.unit.footprints.playouts import quick_playout
 from tests.unit.footprints.rules_helpers import REAL
@@ -80,6 +86,7 @@ def test_every_move_is_listed_over_300_games_per_seat_count(seats: int) -> None:
         if n % 4 == 0:
             positions.append(pick.choice(playout.states[:-1]))
         for state in positions:
+            check_sample(REAL, state, n % seats, Random(n))
             seat = pick.choice(sorted(REAL.to_act(state)))
             if not legal.listing(Table(REAL.content, state, None), seat).complete:
                 cut += 1

@@ -12,7 +12,7 @@ from games.api import IllegalAction
 from games.itty_bitty.model import CompleteCollector, State
 from games.itty_bitty.payments import MAX_PAYMENTS_LISTED
 from games.itty_bitty.rules import IttyBitty
-from games.testing import Playout, check_listing, check_playout, random_playout
+from games.testing import Playout, check_listing, check_playout, check_sample, random_playout
 from tests.unit.itty_bitty.candidates import result, split
 
 RULES = IttyBitty()
@@ -30,6 +30,7 @@ def test_random_games_pass_every_generic_check(seats: int, block: int) -> None:
         for state in positions(playout):
             for seat in sorted(RULES.to_act(state)):
                 check_every_move_is_listed(state, seat, playout.seed)
+            check_sample(RULES, state, game % seats, Random(game))
 
 
 def positions(playout: Playout) -> list[Any]:
