@@ -391,6 +391,31 @@ def test_sample_never_deals_a_seat_the_four_postcards_it_would_have_won_with() -
     assert max(dealt) == 3 and dealt[3] > 0  # three in a hand, and never four
 
 
+def test_sample_leaves_only_the_planners_own_last_cards_out_of_the_count() -> None:
+    """The cards still to choose from are the Planner's: another seat's last cards count, so
+    no guess deals that seat four postcards, wherever in its hand they fall."""
+    from games.itchy_feet.model import KeepOne
+
+    postcards = [c for c in sorted(CARDS) if C.type(c) == "postcard"]
+    state = table(
+        3,
+        hands=[
+            [CAM],
+            [postcards[0], SUN, postcards[1], BOOTS],
+            [postcards[2], GUIDE, item("umbrella"), postcards[3]],
+        ],
+        draw=[postcards[4], item("camera", 2)],
+        options=Options(postcards=True),
+        characters=[None, "planner", None],
+        pending=KeepOne(seat=1, cards=(postcards[1], BOOTS)),
+    )
+    held: Counter[int] = Counter()
+    for seed in range(300):
+        guess = check_sample(REAL, state, 0, Random(seed), reachable)
+        held[sum(C.type(c) == "postcard" for c in guess.hands[2])] += 1
+    assert max(held) == 3 and held[3] > 0  # three often, four never
+
+
 def test_sample_keeps_the_planners_undecided_postcards_out_of_the_count() -> None:
     from games.itchy_feet.model import KeepOne
 
