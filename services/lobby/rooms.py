@@ -9,6 +9,7 @@ from typing import Any
 
 import asyncpg
 import msgspec
+from asyncpg.transaction import Transaction
 
 from contracts.lobby import Room, RoomPage, Seat, Timing
 from contracts.problems import ProblemError
@@ -73,7 +74,7 @@ class Lobby:
             return await self._room(conn, room_id)
 
     async def get(self, room_id: str) -> Room:
-        async with self.pool.acquire() as conn:
+        async with self.pool.acquire() as conn, _snapshot(conn):
             return await self._room(conn, room_id)
 
     async def list(
@@ -81,20 +82,22 @@ class Lobby:
     ) -> RoomPage:
         """A page of rooms, newest first, in two queries whatever the page size."""
         after_ts, after_id = _decode_cursor(cursor) if cursor else (None, None)
-        rows = await self.pool.fetch(
-            f"""SELECT {_ROOM_COLUMNS} FROM rooms
-               WHERE ($1::text IS NULL OR game = $1) AND ($2::text IS NULL OR status = $2)
-                 AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
-               ORDER BY created_at DESC, id DESC LIMIT $5""",
-            game,
-            status,
-            after_ts,
-            after_id,
-            limit + 1,
-        )
-        page = rows[:limit]
+        async with self.pool.acquire() as conn, _snapshot(conn):
+            rows = await conn.fetch(
+                f"""SELECT {_ROOM_COLUMNS} FROM rooms
+                   WHERE ($1::text IS NULL OR game = $1) AND ($2::text IS NULL OR status = $2)
+                     AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+                   ORDER BY created_at DESC, id DESC LIMIT $5""",
+                game,
+                status,
+                after_ts,
+                after_id,
+                limit + 1,
+            )
+            page = rows[:limit]
+            seat_rows = await conn.fetch(_SEATS_OF, [r["id"] for r in page])
         seats: dict[str, list[asyncpg.Record]] = {}
-        for r in await self.pool.fetch(_SEATS_OF, [r["id"] for r in page]):
+        for r in seat_rows:
             seats.setdefault(r["room_id"], []).append(r)
         items = [_room_of(r, seats.get(r["id"], [])) for r in page]
         nxt = None
@@ -315,6 +318,12 @@ class Lobby:
                 "unknown_bot_level",
                 f"{game} bots play at levels {', '.join(levels)}, not {level!r}",
             )
+
+
+def _snapshot(conn: asyncpg.Connection) -> Transaction:
+    """A read of a room and its seats as of one moment: a fill or a start committing between
+    the two queries would otherwise show its bots beside the room's row from before."""
+    return conn.transaction(isolation="repeatable_read", readonly=True)
 
 
 _ROOM_COLUMNS = """id, game, status, host, seat_count, options::text AS options,
