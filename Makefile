@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: install services migrate run test test-unit bench lint types check clean
+.PHONY: install services migrate run test test-unit bench tournament lint types check clean
 
 install: $(VENV)/.installed
 
@@ -30,6 +30,9 @@ test-unit: install
 
 bench: install services
 	$(PY) tests/bench/run.py
+
+tournament: install
+	$(PY) -m tests.bench.tournament
 
 lint: install
 	$(VENV)/bin/ruff check .

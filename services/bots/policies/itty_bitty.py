@@ -12,9 +12,11 @@ from games.itty_bitty.model import (
     DrawCollectors,
     KeepCollector,
     PassTurn,
+    State,
     TakeIttybit,
 )
 from services.bots.observe import Observation
+from services.bots.search import win_chances
 
 WANT_COLLECTORS = 2
 
@@ -84,3 +86,33 @@ def greedy(obs: Observation, rng: Random) -> Any:
         return market[0]
     passes = [a for a in legal if isinstance(a, PassTurn)]
     return passes[0] if passes else rng.choice(legal)
+
+
+# -- for the search (services/bots/search.py): a guessed state's worth to each seat ---------
+
+POTENTIAL = 0.35  # what a grail not yet payable is worth, of its coins, while turns remain
+POINTS_SCALE = 3.0  # coins of lead that make a win about 73 % likely
+
+
+def _worth(col: Collector, have: Counter[str], late: bool) -> float:
+    """A held collector: the grails payable now in full, a share of the rest while there is
+    time, less the coin it costs if it stays unfinished."""
+    now = sum(g.coins for g in col.grails if have[g.trait] >= g.qty)
+    later = sum(g.coins * min(have[g.trait], g.qty) / g.qty for g in col.grails)
+    return now + (0.0 if late else POTENTIAL * (later - now + 1)) - 1
+
+
+def points(state: State) -> list[float]:
+    """Coins so far and what each held collector is worth (`_worth`)."""
+    content = load()
+    late = state.end_triggered_by is not None
+    out = []
+    for hand in state.hands:
+        have = Counter(t for card in hand.ittybits for t in content.traits(card))
+        held = sum(_worth(content.collectors[c], have, late) for c in hand.collectors)
+        out.append(hand.coins + held)
+    return out
+
+
+def estimate(state: State) -> list[float]:
+    return win_chances(points(state), POINTS_SCALE)

@@ -1,0 +1,178 @@
+"""Bot strength, measured: `make tournament` (python -m tests.bench.tournament --help).
+
+For each game, two match-ups (greedy against random, mcts against greedy), each over seeded
+tables of every seat count asked for. At a table the two levels take turns round the seats,
+and the pattern turns one seat further each game, so no level keeps the first seat. Each
+policy sees only what the worker hands it (services/bots/observe.py: `observation`).
+
+Per game and level it prints the win rate per seat (a seat's share of the wins: ties split),
+with its 95 % Wilson interval, and the mean score margin (the seat's score less the best other
+score). A level beats another when its interval lies wholly above the other's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any
+
+from games.api import fold
+from games.registry import get as get_rules
+from services.bots.observe import observation
+from services.bots.policies import POLICIES, SEARCHED, mcts_policy
+from services.bots.search import Budget
+
+MATCHUPS = (("greedy", "random"), ("mcts", "greedy"))
+SEATS = {"itty-bitty": (2, 3, 4), "itchy-feet": (2, 3, 4), "footprints": (2, 3, 4)}
+MAX_MOVES = 5000
+
+
+@dataclass
+class Table:
+    game: str
+    levels: tuple[str, ...]
+    seed: int
+    simulations: int
+    seconds: float
+
+
+@dataclass
+class Result:
+    game: str
+    levels: tuple[str, ...]
+    shares: list[float]  # each seat's share of the win
+    margins: list[float]
+    moves: dict[str, list[float]] = field(default_factory=dict)  # level -> seconds per move
+
+
+def play(table: Table) -> Result:
+    rules = get_rules(table.game)
+    assert rules is not None
+    rng = Random(table.seed)
+    state = fold(rules, rules.setup(rules.options_type(), len(table.levels), rng))
+    budget = Budget(simulations=table.simulations, seconds=table.seconds)
+    policies = {
+        level: POLICIES[(table.game, level)] if level != "mcts" else _mcts(table.game, budget)
+        for level in set(table.levels)
+    }
+    timings: dict[str, list[float]] = defaultdict(list)
+    for n in range(MAX_MOVES):
+        to_act = sorted(rules.to_act(state))
+        if not to_act:
+            break
+        seat = to_act[rng.randrange(len(to_act))]
+        level = table.levels[seat]
+        obs = observation(rules, state, seat, n)
+        started = time.perf_counter()
+        action = policies[level](obs, Random(f"{table.seed}:{n}"))
+        timings[level].append(time.perf_counter() - started)
+        state = fold(rules, rules.decide(state, seat, action, rng), state)
+    outcome = rules.outcome(state)
+    if outcome is None:
+        raise RuntimeError(f"{table.game} seed {table.seed}: no end after {MAX_MOVES} moves")
+    share = 1.0 / len(outcome.winners)
+    scores = outcome.scores
+    margins = [
+        scores[s] - max((scores[t] for t in range(len(scores)) if t != s), default=0)
+        for s in range(len(scores))
+    ]
+    return Result(
+        game=table.game,
+        levels=table.levels,
+        shares=[share if s in outcome.winners else 0.0 for s in range(len(scores))],
+        margins=[float(m) for m in margins],
+        moves=dict(timings),
+    )
+
+
+def _mcts(game: str, budget: Budget) -> Any:
+    return mcts_policy(game, budget)
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def tables(games: list[str], per_count: int, simulations: int, seconds: float) -> list[Table]:
+    out = []
+    for game in games:
+        for strong, weak in MATCHUPS:
+            if strong == "mcts" and game not in SEARCHED:
+                continue
+            for seats in SEATS[game]:
+                for n in range(per_count):
+                    pattern = [(strong, weak)[(s + n) % 2] for s in range(seats)]
+                    seed = _seed(game, strong, seats, n)
+                    out.append(Table(game, tuple(pattern), seed, simulations, seconds))
+    return out
+
+
+def _seed(game: str, strong: str, seats: int, n: int) -> int:
+    return sum(ord(c) for c in f"{game}{strong}") * 100_000 + seats * 10_000 + n
+
+
+def report(results: list[Result], elapsed: float, workers: int, budget: str) -> str:
+    lines = [
+        f"Bot tournament: {len(results)} tables in {elapsed:.0f} s on {workers} processes;"
+        f" mcts budget {budget}",
+        "",
+        "| game | match-up | level | seat-games | win rate per seat (95 % CI) | mean margin |"
+        " s/move p50 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    verdicts = []
+    for game in dict.fromkeys(r.game for r in results):
+        for strong, weak in MATCHUPS:
+            rows = [r for r in results if r.game == game and set(r.levels) == {strong, weak}]
+            if not rows:
+                continue
+            ci = {}
+            for level in (strong, weak):
+                shares = [sh for r in rows for s, sh in enumerate(r.shares) if r.levels[s] == level]
+                margins = [m for r in rows for s, m in enumerate(r.margins) if r.levels[s] == level]
+                moves = sorted(t for r in rows for t in r.moves.get(level, []))
+                lo, hi = wilson(sum(shares), len(shares))
+                ci[level] = (lo, hi)
+                rate = sum(shares) / len(shares)
+                p50 = moves[len(moves) // 2] if moves else 0.0
+                lines.append(
+                    f"| {game} | {strong} v {weak} | {level} | {len(shares)} |"
+                    f" {rate:.1%} ({lo:.1%} to {hi:.1%}) | {sum(margins) / len(margins):+.1f} |"
+                    f" {p50:.3f} |"
+                )
+            beats = ci[strong][0] > ci[weak][1]
+            verdicts.append(f"{game}: {strong} {'beats' if beats else 'does NOT beat'} {weak}")
+    return "\n".join([*lines, "", *verdicts])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="*", default=list(SEATS))
+    parser.add_argument("--tables", type=int, default=40, help="per match-up and seat count")
+    parser.add_argument("--simulations", type=int, default=100, help="mcts simulations per move")
+    parser.add_argument("--seconds", type=float, default=1.0, help="mcts seconds per move at most")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    todo = tables(args.games, args.tables, args.simulations, args.seconds)
+    started = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as pool:
+        results = list(pool.map(play, todo, chunksize=1))
+    budget = f"{args.simulations} simulations or {args.seconds} s per move"
+    print(report(results, time.perf_counter() - started, args.workers, budget))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
