@@ -60,11 +60,66 @@ class Timing(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
         return None
 
 
+# From 5 seconds (tests) to 30 days. The bounds are checked by `fill_problem` rather than on
+# decoding, so a value out of range is 422 `invalid_fill` instead of a generic 400; `extra`
+# shows them in the OpenAPI document all the same.
+FILL_AFTER_MIN_S, FILL_AFTER_MAX_S = 5, 30 * 86400
+FillAfter = Annotated[
+    int,
+    msgspec.Meta(
+        description="Seconds without a join after which bots take the empty seats "
+        "(5 s to 30 days; null: never)",
+        extra_json_schema={"extra": {"minimum": FILL_AFTER_MIN_S, "maximum": FILL_AFTER_MAX_S}},
+    ),
+]
+FillLevel = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=32,
+        description="Level of the bots of the timed fill (default greedy; see bot_levels in "
+        "the catalog); with fill_with_bots_after_s only",
+    ),
+]
+AutoStart = Annotated[
+    bool,
+    msgspec.Meta(description="The timed fill also starts the room; else the host starts it"),
+]
+DueAt = Annotated[
+    str,
+    msgspec.Meta(
+        description="When the timed fill falls due unless someone joins first (RFC 3339, UTC)",
+        extra_json_schema={"extra": {"format": "date-time"}},
+    ),
+]
+
+
 class NewRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """`fill_with_bots_after_s`: after that many seconds without a join, the empty seats get
+    bots of `fill_level` (default `greedy`), and with `auto_start` the room starts."""
+
     game: Annotated[str, msgspec.Meta(max_length=64)]
     seats: Annotated[int, msgspec.Meta(ge=1, le=64)]
     options: dict[str, Any] = {}
     timing: Timing = Timing()
+    fill_with_bots_after_s: FillAfter | None = None
+    fill_level: FillLevel | None = None
+    auto_start: AutoStart = False
+
+    def fill_problem(self) -> str | None:
+        """Why these fill settings do not go together, or None."""
+        after = self.fill_with_bots_after_s
+        if after is None:
+            if self.auto_start:
+                return "auto_start goes with fill_with_bots_after_s"
+            if self.fill_level is not None:
+                return "fill_level goes with fill_with_bots_after_s (a start names its own)"
+            return None
+        if not FILL_AFTER_MIN_S <= after <= FILL_AFTER_MAX_S:
+            return (
+                f"fill_with_bots_after_s is {FILL_AFTER_MIN_S} to {FILL_AFTER_MAX_S} seconds"
+                f" (30 days), or null for never; not {after}"
+            )
+        return None
 
 
 # `extra`: Litestar's OpenAPI drops a minimum of 0 on an optional field; this puts it back.
@@ -105,8 +160,14 @@ class Room(msgspec.Struct, frozen=True, kw_only=True):
     created_at: str
     rematch_of: str | None = None  # the finished room this one is the rematch of
     rematch_id: str | None = None  # the rematch made from this room, once someone asked
-    fill_level: str | None = None  # the bot level that fills empty seats and takes over
-    # seats of people who time out or resign; set when the room starts
+    # The bot level that fills empty seats and takes over seats of people who time out or
+    # resign: set when the room starts, or at creation for the timed fill.
+    fill_level: str | None = None
+    fill_with_bots_after_s: FillAfter | None = None
+    # Each join restarts the wait; null once the room filled, started or closed, or without
+    # fill_with_bots_after_s.
+    fill_due_at: DueAt | None = None
+    auto_start: AutoStart = False
 
 
 class RoomPage(msgspec.Struct, frozen=True, kw_only=True):

@@ -12,7 +12,6 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath, FromQuery, QueryParameter
-from redis.exceptions import RedisError
 
 import contracts.lobby
 from contracts.lobby import (
@@ -29,7 +28,6 @@ from contracts.lobby import (
     StartRoom,
 )
 from contracts.problems import ProblemError
-from contracts.streams import LOBBY
 from games.registry import get as get_rules
 from games.registry import registry
 from games.schemas import game_schemas
@@ -40,7 +38,7 @@ from infra.openapi import SECURITY, OptionalBody, closed_structs, openapi_config
 from infra.ratelimit import RateLimitMiddleware, rate_limits
 from infra.settings import Settings
 from infra.tokens import Tokens
-from services.lobby.bootstrap import lifespan
+from services.lobby.bootstrap import announce, lifespan
 from services.lobby.rooms import Lobby
 
 log = logging.getLogger(__name__)
@@ -180,7 +178,14 @@ def _rules(game: str) -> Any:
         422,
         codes={
             **AUTH_CODES,
-            422: ["unknown_game", "bad_seat_count", "invalid_options", "invalid_timing"],
+            422: [
+                "unknown_game",
+                "bad_seat_count",
+                "invalid_options",
+                "invalid_timing",
+                "invalid_fill",
+                "unknown_bot_level",
+            ],
         },
         body=True,
     ),
@@ -199,15 +204,29 @@ async def create_room(
                         "timing": {"per_move_s": 86400, "on_timeout": "bot_move"},
                     },
                 ),
+                Example(
+                    summary="Bots fill the empty seats after 10 minutes without a join, "
+                    "and the room starts",
+                    value={
+                        "game": "itty-bitty",
+                        "seats": 4,
+                        "fill_with_bots_after_s": 600,
+                        "fill_level": "random",
+                        "auto_start": True,
+                    },
+                ),
             ]
         ),
     ],
     request: Request[Any, Any, Any],
 ) -> Room:
+    """With `fill_with_bots_after_s`, bots of `fill_level` (default `greedy`) take the empty
+    seats once that many seconds pass without a join (each join restarts the wait; the room
+    shows when in `fill_due_at`), and with `auto_start` the room then starts as its host's
+    start would; without it the host starts the room, full of bots. The wait ends when the
+    room starts or is cancelled."""
     who = await _who(request)
-    return await _lobby(request).create_room(
-        who.player_id, data.game, data.seats, data.options, data.timing
-    )
+    return await _lobby(request).create_room(who.player_id, data)
 
 
 @get(
@@ -239,7 +258,8 @@ async def get_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> R
 @post(
     "/v1/rooms/{room_id:str}/join",
     operation_id="joinRoom",
-    summary="Take a seat: the one named, or the first free (the body is optional)",
+    summary="Take a seat: the one named, or the first free (the body is optional); restarts "
+    "the wait of the room's timed fill",
     status_code=200,
     operation_class=OptionalBody,
     security=SECURITY,
@@ -367,15 +387,8 @@ async def start_room(
     fill_bots = (data or StartRoom()).fill_bots
     lobby = _lobby(request)
     room, message = await lobby.start(room_id, who.player_id, fill_bots)
-    settings: Settings = request.app.state.settings
-    # If this publish fails or is lost, the lobby's sweep publishes again (the game side is
-    # idempotent): the room is committed as starting either way, so the answer is still 202.
-    try:
-        await request.app.state.streams.publish(
-            settings.stream(LOBBY), msgspec.json.encode(message)
-        )
-    except RedisError as exc:
-        log.warning("RoomStarted for %s not published yet (%r); the sweep will retry", room_id, exc)
+    # The room is committed as starting either way, so the answer is still 202.
+    await announce(request.app.state.streams, request.app.state.settings, message)
     deadline = asyncio.get_running_loop().time() + wait
     while wait and room.game_id is None and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.05)

@@ -1,4 +1,4 @@
-"""Wire the lobby once: pool, streams, the games-stream consumer and the start sweep."""
+"""Wire the lobby once: pool, streams, the games-stream consumer, the start and fill sweeps."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from collections.abc import AsyncIterator
 
 import msgspec
 from litestar import Litestar
+from redis.exceptions import RedisError
 
-from contracts.streams import GAMES, GROUPS, LOBBY, GameEvent
+from contracts.streams import GAMES, GROUPS, LOBBY, GameEvent, RoomStarted
 from infra.db import create_pool
+from infra.errors import is_transient
 from infra.keys import check_secrets
 from infra.migrate import ensure_database, migrate
 from infra.settings import Settings, from_env
@@ -24,6 +26,7 @@ from services.lobby.rooms import Lobby
 
 log = logging.getLogger(__name__)
 _game_event = msgspec.json.Decoder(GameEvent)
+FILL_EVERY_S = 1.0  # how late a timed fill may be (the shortest wait is 5 s)
 
 
 def on_game_event(lobby: Lobby):  # type: ignore[no-untyped-def]
@@ -33,6 +36,35 @@ def on_game_event(lobby: Lobby):  # type: ignore[no-untyped-def]
             await lobby.game_moved(event.room_id, event.game_id, event.status)
 
     return handle
+
+
+async def announce(streams: Streams, settings: Settings, message: RoomStarted) -> None:
+    """Tell the game service a room started. If this fails or the message is lost, the start
+    sweep (republish_stuck) sends it again; the game side is idempotent."""
+    try:
+        await streams.publish(settings.stream(LOBBY), msgspec.json.encode(message))
+    except RedisError as exc:
+        log.warning(
+            "RoomStarted for %s not published yet (%r); the sweep will retry", message.room_id, exc
+        )
+
+
+async def fill_rooms(
+    lobby: Lobby, streams: Streams, settings: Settings, every: float = FILL_EVERY_S
+) -> None:
+    """The timed fill, in every lobby process: Lobby.fill_due takes each due room once."""
+    while True:
+        try:
+            for message in await lobby.fill_due():
+                await announce(streams, settings, message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if is_transient(exc):
+                log.warning("filling rooms: Postgres or Redis unreachable (%r); retrying", exc)
+            else:
+                log.exception("filling rooms failed")
+        await asyncio.sleep(every)
 
 
 async def republish_stuck(
@@ -75,6 +107,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     tasks = [
         asyncio.create_task(consumer.run()),
         asyncio.create_task(republish_stuck(lobby, streams, settings)),
+        asyncio.create_task(fill_rooms(lobby, streams, settings)),
     ]
     app.state.background = tasks
     try:

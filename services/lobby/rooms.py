@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -11,10 +12,14 @@ import asyncpg
 import msgspec
 from asyncpg.transaction import Transaction
 
-from contracts.lobby import Room, RoomPage, Seat, Timing
+from contracts.game import timestamp
+from contracts.lobby import NewRoom, Room, RoomPage, Seat, Timing
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted, StartedSeat
 from games.registry import get as get_rules
+
+log = logging.getLogger(__name__)
+DEFAULT_LEVEL = "greedy"  # of the bots that fill a room when nobody names a level
 
 
 class Lobby:
@@ -35,9 +40,8 @@ class Lobby:
 
     # -- rooms -------------------------------------------------------------------------------
 
-    async def create_room(
-        self, host: str, game: str, seats: int, options: dict[str, Any], timing: Timing
-    ) -> Room:
+    async def create_room(self, host: str, new: NewRoom) -> Room:
+        game, seats, options, timing = new.game, new.seats, new.options, new.timing
         rules = get_rules(game)
         if rules is None:
             raise ProblemError(422, "unknown_game", f"no game {game!r}; see GET /v1/catalog")
@@ -54,17 +58,28 @@ class Lobby:
         # Each field's range is checked when the body is decoded; here, how they combine.
         if why := timing.problem():
             raise ProblemError(422, "invalid_timing", why)
+        if why := new.fill_problem():
+            raise ProblemError(422, "invalid_fill", why)
+        fill_level = None
+        if new.fill_with_bots_after_s is not None:
+            fill_level = new.fill_level or DEFAULT_LEVEL
+            self._check_level(game, fill_level)
         room_id = f"r-{uuid.uuid4()}"
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(
-                """INSERT INTO rooms (id, game, status, host, seat_count, options, timing)
-                   VALUES ($1, $2, 'open', $3, $4, $5::jsonb, $6::jsonb)""",
+                """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
+                                      fill_level, fill_with_bots_after_s, auto_start, fill_due_at)
+                   VALUES ($1, $2, 'open', $3, $4, $5::jsonb, $6::jsonb, $7, $8::int, $9,
+                           now() + make_interval(secs => $8::int))""",
                 room_id,
                 game,
                 host,
                 seats,
                 json.dumps(options),
                 msgspec.json.encode(timing).decode(),
+                fill_level,
+                new.fill_with_bots_after_s,
+                new.auto_start,
             )
             await conn.execute(
                 "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, 0, $2)",
@@ -119,6 +134,13 @@ class Lobby:
                 seat,
                 player_id,
             )
+            # A join restarts the wait of a fill still to come.
+            await conn.execute(
+                """UPDATE rooms SET fill_due_at = now() + make_interval(
+                       secs => fill_with_bots_after_s)
+                   WHERE id = $1 AND fill_due_at IS NOT NULL""",
+                room_id,
+            )
             return await self._room(conn, room_id)
 
     async def leave(self, room_id: str, player_id: str) -> Room:
@@ -135,7 +157,9 @@ class Lobby:
             ]
             if not humans:  # nobody left to start it: the bots go too
                 await conn.execute(
-                    "UPDATE rooms SET status = 'cancelled', updated_at = now() WHERE id = $1",
+                    """UPDATE rooms SET status = 'cancelled', fill_due_at = NULL,
+                              updated_at = now()
+                       WHERE id = $1""",
                     room_id,
                 )
             elif room.host == player_id:
@@ -168,20 +192,56 @@ class Lobby:
                 raise ProblemError(
                     409, "seats_empty", f"seats {empty} are empty; add bots or set fill_bots"
                 )
-            # Checked even with no seat to fill: a seat taken over later (timeout,
-            # resignation) gets a bot of this level. With no fill_bots, greedy does that.
-            fill_level = "greedy" if fill_bots is None else fill_bots
-            self._check_level(room.game, fill_level)
-            for seat in empty:
-                await self._seat_bot(conn, room_id, seat, fill_level)
-            await conn.execute(
-                """UPDATE rooms SET status = 'starting', fill_level = $2, updated_at = now()
-                   WHERE id = $1""",
-                room_id,
-                fill_level,
-            )
-            room = await self._room(conn, room_id)
+            # With no fill_bots (and so no empty seat), greedy takes over seats later.
+            return await self._begin(conn, room, DEFAULT_LEVEL if fill_bots is None else fill_bots)
+
+    async def _begin(
+        self, conn: asyncpg.Connection, room: Room, fill_level: str
+    ) -> tuple[Room, RoomStarted]:
+        """Start a room, locked and open: bots in its empty seats, and it is `starting`. The
+        one way a room starts, by its host or by its timed fill."""
+        # Checked even with no seat to fill: a seat taken over later (timeout,
+        # resignation) gets a bot of this level.
+        self._check_level(room.game, fill_level)
+        await self._seat_bots(conn, room, fill_level)
+        await conn.execute(
+            """UPDATE rooms SET status = 'starting', fill_level = $2, fill_due_at = NULL,
+                      updated_at = now()
+               WHERE id = $1""",
+            room.id,
+            fill_level,
+        )
+        room = await self._room(conn, room.id)
         return room, started_message(room, fill_level)
+
+    async def fill_due(self, limit: int = 100) -> Sequence[RoomStarted]:
+        """The timed fill: rooms whose wait for a join ran out get bots of their fill level
+        in every empty seat, and start if their host asked; the RoomStarted of those started.
+
+        Due rooms are taken `FOR UPDATE SKIP LOCKED` and their `fill_due_at` cleared in the
+        same transaction, so any number of lobbies may sweep and each room fills once; a room
+        a join holds is skipped (the join moves its moment on)."""
+        started: list[RoomStarted] = []
+        async with self.pool.acquire() as conn, conn.transaction():
+            due = await conn.fetch(
+                """SELECT id FROM rooms WHERE status = 'open' AND fill_due_at <= now()
+                   ORDER BY fill_due_at LIMIT $1 FOR UPDATE SKIP LOCKED""",
+                limit,
+            )
+            for row in due:
+                room = await self._room(conn, row["id"])
+                level = room.fill_level or DEFAULT_LEVEL
+                if level not in _levels(room.game):  # gone from the game since (a deploy)
+                    log.warning("room %s not filled: %s has no %s bots", room.id, room.game, level)
+                elif room.auto_start:
+                    started.append((await self._begin(conn, room, level))[1])
+                else:
+                    await self._seat_bots(conn, room, level)
+                await conn.execute(  # filled, started or not fillable: not due again
+                    "UPDATE rooms SET fill_due_at = NULL, updated_at = now() WHERE id = $1",
+                    room.id,
+                )
+        return started
 
     # Sequence, as `list` in this class's annotations is Lobby.list.
     async def stuck_starting(self, older_than_seconds: float) -> Sequence[RoomStarted]:
@@ -194,7 +254,7 @@ class Lobby:
         )
         async with self.pool.acquire() as conn:
             return [
-                started_message(await self._room(conn, r["id"]), r["fill_level"] or "greedy")
+                started_message(await self._room(conn, r["id"]), r["fill_level"] or DEFAULT_LEVEL)
                 for r in rows
             ]
 
@@ -235,8 +295,12 @@ class Lobby:
             host = old.host if old.host in people else player_id
             new_id = await conn.fetchval(
                 """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
-                                      rematch_of)
-                   SELECT $1, game, 'open', $2, seat_count, options, timing, id
+                                      rematch_of, fill_with_bots_after_s, auto_start,
+                                      fill_level, fill_due_at)
+                   SELECT $1, game, 'open', $2, seat_count, options, timing, id,
+                          fill_with_bots_after_s, auto_start,
+                          CASE WHEN fill_with_bots_after_s IS NOT NULL THEN fill_level END,
+                          now() + make_interval(secs => fill_with_bots_after_s)
                    FROM rooms WHERE id = $3
                    ON CONFLICT (rematch_of) DO NOTHING RETURNING id""",
                 f"r-{uuid.uuid4()}",
@@ -259,6 +323,11 @@ class Lobby:
             return await self._room(conn, new_id), True
 
     # -- helpers -----------------------------------------------------------------------------
+
+    async def _seat_bots(self, conn: asyncpg.Connection, room: Room, level: str) -> None:
+        for seat in room.seats:
+            if seat.player_id is None:
+                await self._seat_bot(conn, room.id, seat.seat, level)
 
     async def _seat_bot(
         self, conn: asyncpg.Connection, room_id: str, seat: int, level: str
@@ -310,8 +379,7 @@ class Lobby:
 
     @staticmethod
     def _check_level(game: str, level: str) -> None:
-        rules = get_rules(game)
-        levels = rules.bot_levels if rules else ()
+        levels = _levels(game)
         if level not in levels:
             raise ProblemError(
                 422,
@@ -326,8 +394,14 @@ def _snapshot(conn: asyncpg.Connection) -> Transaction:
     return conn.transaction(isolation="repeatable_read", readonly=True)
 
 
+def _levels(game: str) -> Sequence[str]:
+    rules = get_rules(game)
+    return rules.bot_levels if rules else ()
+
+
 _ROOM_COLUMNS = """id, game, status, host, seat_count, options::text AS options,
     timing::text AS timing, game_id, created_at, rematch_of, fill_level,
+    fill_with_bots_after_s, fill_due_at, auto_start,
     (SELECT r.id FROM rooms r WHERE r.rematch_of = rooms.id) AS rematch_id"""
 
 _SEATS_OF = """SELECT rs.room_id, rs.seat, rs.player_id, p.name, p.bot FROM room_seats rs
@@ -355,6 +429,9 @@ def _room_of(row: asyncpg.Record, taken_rows: Sequence[asyncpg.Record]) -> Room:
         rematch_of=row["rematch_of"],
         rematch_id=row["rematch_id"],
         fill_level=row["fill_level"],
+        fill_with_bots_after_s=row["fill_with_bots_after_s"],
+        fill_due_at=timestamp(row["fill_due_at"]) if row["fill_due_at"] else None,
+        auto_start=row["auto_start"],
     )
 
 

@@ -67,6 +67,19 @@ def test_join_and_start_take_an_optional_body_and_bodies_refuse_unknown_fields()
     assert "/v1/catalog/{game}/schemas" in document["paths"]
 
 
+def test_the_timed_fill_is_described() -> None:
+    document = _document(lobby_app())
+    schemas = document["components"]["schemas"]
+    after = schemas["NewRoom"]["properties"]["fill_with_bots_after_s"]
+    assert (after["minimum"], after["maximum"]) == (5, 30 * 86400)
+    assert {"fill_level", "auto_start"} <= schemas["NewRoom"]["properties"].keys()
+    room = schemas["Room"]["properties"]
+    assert room["fill_due_at"]["format"] == "date-time"
+    assert {"fill_with_bots_after_s", "auto_start", "fill_level"} <= room.keys()
+    created = document["paths"]["/v1/rooms"]["post"]["responses"]["422"]["description"]
+    assert "`invalid_fill`" in created
+
+
 def test_the_game_service_names_each_game_s_actions_events_and_views() -> None:
     schemas = _document(game_app())["components"]["schemas"]
     assert schemas["LegalActions"]["properties"]["actions"]["items"] == {
