@@ -6,17 +6,22 @@ import json
 import logging
 import uuid
 from collections.abc import Sequence
-from typing import Any
 
 import asyncpg
 import msgspec
-from asyncpg.transaction import Transaction
 
-from contracts.game import timestamp
-from contracts.lobby import NewRoom, Room, RoomPage, Seat, Timing
+from contracts.lobby import NewRoom, Room, RoomPage
 from contracts.problems import ProblemError
-from contracts.streams import RoomStarted, StartedSeat
+from contracts.streams import RoomStarted
 from games.registry import get as get_rules
+from services.lobby.records import (
+    ROOM_COLUMNS,
+    SEATS_OF,
+    decode_cursor,
+    room_of,
+    snapshot,
+    started_message,
+)
 
 log = logging.getLogger(__name__)
 DEFAULT_LEVEL = "greedy"  # of the bots that fill a room when nobody names a level
@@ -89,17 +94,17 @@ class Lobby:
             return await self._room(conn, room_id)
 
     async def get(self, room_id: str) -> Room:
-        async with self.pool.acquire() as conn, _snapshot(conn):
+        async with self.pool.acquire() as conn, snapshot(conn):
             return await self._room(conn, room_id)
 
     async def list(
         self, game: str | None, status: str | None, limit: int, cursor: str | None
     ) -> RoomPage:
         """A page of rooms, newest first, in two queries whatever the page size."""
-        after_ts, after_id = _decode_cursor(cursor) if cursor else (None, None)
-        async with self.pool.acquire() as conn, _snapshot(conn):
+        after_ts, after_id = decode_cursor(cursor) if cursor else (None, None)
+        async with self.pool.acquire() as conn, snapshot(conn):
             rows = await conn.fetch(
-                f"""SELECT {_ROOM_COLUMNS} FROM rooms
+                f"""SELECT {ROOM_COLUMNS} FROM rooms
                    WHERE ($1::text IS NULL OR game = $1) AND ($2::text IS NULL OR status = $2)
                      AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
                    ORDER BY created_at DESC, id DESC LIMIT $5""",
@@ -110,11 +115,11 @@ class Lobby:
                 limit + 1,
             )
             page = rows[:limit]
-            seat_rows = await conn.fetch(_SEATS_OF, [r["id"] for r in page])
+            seat_rows = await conn.fetch(SEATS_OF, [r["id"] for r in page])
         seats: dict[str, list[asyncpg.Record]] = {}
         for r in seat_rows:
             seats.setdefault(r["room_id"], []).append(r)
-        items = [_room_of(r, seats.get(r["id"], [])) for r in page]
+        items = [room_of(r, seats.get(r["id"], [])) for r in page]
         nxt = None
         if len(rows) > limit:
             last = rows[limit - 1]
@@ -349,10 +354,10 @@ class Lobby:
         return await self._room(conn, room_id)
 
     async def _room(self, conn: asyncpg.Connection, room_id: str) -> Room:
-        row = await conn.fetchrow(f"SELECT {_ROOM_COLUMNS} FROM rooms WHERE id = $1", room_id)
+        row = await conn.fetchrow(f"SELECT {ROOM_COLUMNS} FROM rooms WHERE id = $1", room_id)
         if row is None:
             raise ProblemError(404, "unknown_room", f"no room {room_id!r}")
-        return _room_of(row, await conn.fetch(_SEATS_OF, [room_id]))
+        return room_of(row, await conn.fetch(SEATS_OF, [room_id]))
 
     @staticmethod
     def _must_be_open(room: Room) -> None:
@@ -388,72 +393,6 @@ class Lobby:
             )
 
 
-def _snapshot(conn: asyncpg.Connection) -> Transaction:
-    """A read of a room and its seats as of one moment: a fill or a start committing between
-    the two queries would otherwise show its bots beside the room's row from before."""
-    return conn.transaction(isolation="repeatable_read", readonly=True)
-
-
 def _levels(game: str) -> Sequence[str]:
     rules = get_rules(game)
     return rules.bot_levels if rules else ()
-
-
-_ROOM_COLUMNS = """id, game, status, host, seat_count, options::text AS options,
-    timing::text AS timing, game_id, created_at, rematch_of, fill_level,
-    fill_with_bots_after_s, fill_due_at, auto_start,
-    (SELECT r.id FROM rooms r WHERE r.rematch_of = rooms.id) AS rematch_id"""
-
-_SEATS_OF = """SELECT rs.room_id, rs.seat, rs.player_id, p.name, p.bot FROM room_seats rs
-    JOIN players p ON p.id = rs.player_id WHERE rs.room_id = ANY($1::text[])"""
-
-
-def _room_of(row: asyncpg.Record, taken_rows: Sequence[asyncpg.Record]) -> Room:
-    taken = {r["seat"]: r for r in taken_rows}
-    seats = [
-        Seat(seat=i, player_id=taken[i]["player_id"], name=taken[i]["name"], bot=taken[i]["bot"])
-        if i in taken
-        else Seat(seat=i, player_id=None, name=None, bot=None)
-        for i in range(row["seat_count"])
-    ]
-    return Room(
-        id=row["id"],
-        game=row["game"],
-        status=row["status"],
-        host=row["host"],
-        seats=seats,
-        options=json.loads(row["options"]),
-        timing=msgspec.json.decode(row["timing"], type=Timing),
-        game_id=row["game_id"],
-        created_at=row["created_at"].isoformat(),
-        rematch_of=row["rematch_of"],
-        rematch_id=row["rematch_id"],
-        fill_level=row["fill_level"],
-        fill_with_bots_after_s=row["fill_with_bots_after_s"],
-        fill_due_at=timestamp(row["fill_due_at"]) if row["fill_due_at"] else None,
-        auto_start=row["auto_start"],
-    )
-
-
-def started_message(room: Room, fill_level: str) -> RoomStarted:
-    return RoomStarted(
-        room_id=room.id,
-        game=room.game,
-        seats=[
-            StartedSeat(seat=s.seat, player_id=s.player_id or "", name=s.name, bot=s.bot)
-            for s in room.seats
-        ],
-        options=room.options,
-        timing=msgspec.to_builtins(room.timing),
-        fill_level=fill_level,
-    )
-
-
-def _decode_cursor(cursor: str) -> tuple[Any, str]:
-    from datetime import datetime
-
-    try:
-        ts, _, room_id = cursor.partition("|")
-        return datetime.fromisoformat(ts), room_id
-    except ValueError as exc:
-        raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned") from exc

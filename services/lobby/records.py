@@ -1,0 +1,81 @@
+"""What a room is made of in its rows: the columns read, the Room they make, the cursor of a
+page, and the RoomStarted that tells the game service a room started."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+
+import asyncpg
+import msgspec
+from asyncpg.transaction import Transaction
+
+from contracts.game import timestamp
+from contracts.lobby import Room, Seat, Timing
+from contracts.problems import ProblemError
+from contracts.streams import RoomStarted, StartedSeat
+
+
+def snapshot(conn: asyncpg.Connection) -> Transaction:
+    """A read of a room and its seats as of one moment: a fill or a start committing between
+    the two queries would otherwise show its bots beside the room's row from before."""
+    return conn.transaction(isolation="repeatable_read", readonly=True)
+
+
+ROOM_COLUMNS = """id, game, status, host, seat_count, options::text AS options,
+    timing::text AS timing, game_id, created_at, rematch_of, fill_level,
+    fill_with_bots_after_s, fill_due_at, auto_start,
+    (SELECT r.id FROM rooms r WHERE r.rematch_of = rooms.id) AS rematch_id"""
+
+SEATS_OF = """SELECT rs.room_id, rs.seat, rs.player_id, p.name, p.bot FROM room_seats rs
+    JOIN players p ON p.id = rs.player_id WHERE rs.room_id = ANY($1::text[])"""
+
+
+def room_of(row: asyncpg.Record, taken_rows: Sequence[asyncpg.Record]) -> Room:
+    taken = {r["seat"]: r for r in taken_rows}
+    seats = [
+        Seat(seat=i, player_id=taken[i]["player_id"], name=taken[i]["name"], bot=taken[i]["bot"])
+        if i in taken
+        else Seat(seat=i, player_id=None, name=None, bot=None)
+        for i in range(row["seat_count"])
+    ]
+    return Room(
+        id=row["id"],
+        game=row["game"],
+        status=row["status"],
+        host=row["host"],
+        seats=seats,
+        options=json.loads(row["options"]),
+        timing=msgspec.json.decode(row["timing"], type=Timing),
+        game_id=row["game_id"],
+        created_at=row["created_at"].isoformat(),
+        rematch_of=row["rematch_of"],
+        rematch_id=row["rematch_id"],
+        fill_level=row["fill_level"],
+        fill_with_bots_after_s=row["fill_with_bots_after_s"],
+        fill_due_at=timestamp(row["fill_due_at"]) if row["fill_due_at"] else None,
+        auto_start=row["auto_start"],
+    )
+
+
+def started_message(room: Room, fill_level: str) -> RoomStarted:
+    return RoomStarted(
+        room_id=room.id,
+        game=room.game,
+        seats=[
+            StartedSeat(seat=s.seat, player_id=s.player_id or "", name=s.name, bot=s.bot)
+            for s in room.seats
+        ],
+        options=room.options,
+        timing=msgspec.to_builtins(room.timing),
+        fill_level=fill_level,
+    )
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        ts, _, room_id = cursor.partition("|")
+        return datetime.fromisoformat(ts), room_id
+    except ValueError as exc:
+        raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned") from exc
