@@ -51,9 +51,19 @@ class _Cached(msgspec.Struct, kw_only=True):
 
 
 _table_event = msgspec.json.Decoder(AnyTableEvent)
-RECENT_STATES = 8  # kept per game, so a move against a recent version rarely reads the store
+# Engine states kept per game (the cached one's predecessors, one per command), so a move
+# against a recent version is judged without a replay. A simultaneous phase is at most twelve
+# commands (six Footprints seats choose a leader and a card each), and a seat's choice may
+# come after all ten of the others' (and a few clock commands): 8 was too few. They share
+# most of their structure: under 1 KB each beside the current state.
+RECENT_STATES = 16
 UNAFFECTED_WINDOW = 64  # versions back within which a move may still be unaffected by news
-APPEND_ATTEMPTS = 4  # a simultaneous choice that lost the race is decided again
+# A move that lost the race to append is decided again against the news, as long as it stays
+# unaffected by it. Each lost race is one more command since its expected version, and a
+# move can be unaffected only while its expected version is among the RECENT_STATES kept:
+# this bound is above that, so a lost race ends in an append or in the rule's 409, never in
+# running out of attempts (six seats choosing at once lose up to five races; 4 was too few).
+APPEND_ATTEMPTS = RECENT_STATES + 2
 
 
 def utcnow() -> datetime:

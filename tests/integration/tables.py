@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import asyncpg
 
@@ -18,7 +19,10 @@ def game_service(pool: asyncpg.Pool) -> GameService:
 
 
 async def new_game(
-    service: GameService, bots: list[str | None], game: str = "itty-bitty"
+    service: GameService,
+    bots: list[str | None],
+    game: str = "itty-bitty",
+    options: dict[str, Any] | None = None,
 ) -> tuple[str, list[str]]:
     """A game with one seat per entry of `bots` (None: a person); its id and player ids."""
     room = f"room-{uuid.uuid4()}"
@@ -27,5 +31,7 @@ async def new_game(
         StartedSeat(seat=seat, player_id=players[seat], name=f"p{seat}", bot=level)
         for seat, level in enumerate(bots)
     ]
-    game_id = await service.create_from_room(RoomStarted(room_id=room, game=game, seats=seats))
+    game_id = await service.create_from_room(
+        RoomStarted(room_id=room, game=game, seats=seats, options=options or {})
+    )
     return game_id, players
