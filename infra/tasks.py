@@ -1,32 +1,50 @@
 """The bots' Celery broker as every process that sends them work sees it (worker, dispatcher,
-scheduler), so they agree on the queue, the key prefix and the task's name and arguments.
+scheduler), so they agree on the queues, the key prefix and the task's name and arguments.
+
+Two queues, so that a long search never holds up a cheap move: `random` and `greedy` turns
+wait in `bots`, `mcts` turns (and any level not known here, which may be as slow) in
+`bots-mcts`, each consumed by its own worker processes (deploy/stack.py, compose, k8s).
 
 Tasks go through Redis' anonymous exchange straight to the queue's list: a routed publish
 looks its queue up in a binding key that a flushed Redis has lost, and kombu then drops the
-message silently; a direct one always lands where the worker reads.
+message silently; a direct one always lands where the worker reads. The queue names carry
+no prefix of their own: `global_keyprefix` (STREAM_PREFIX) isolates every key of the broker.
 """
 
 from __future__ import annotations
 
+import base64
+import uuid
+from typing import Any
+
+import msgspec
 from celery import Celery
+from kombu import Queue  # type: ignore[attr-defined]
 
 from infra.settings import Settings
 
-PLAY_TASK = "bots.play"  # args: (game, game_id, seat, level, version)
+PLAY_TASK = "bots.play"  # args: (game, game_id, seat, level, version); kwargs: {fresh: bool}
 TASK_TIME_LIMIT = 60
+# The envelope type of a bot turn dead-lettered on the games stream by the worker (no stored
+# event has it): replayed, the dispatcher sends it as a fresh turn, its tries counted anew.
+DEAD_TURN = "bot_turn"
+FAST_QUEUE = "bots"
+SEARCH_QUEUE = "bots-mcts"
+QUEUE_OF_LEVEL = {"random": FAST_QUEUE, "greedy": FAST_QUEUE, "mcts": SEARCH_QUEUE}
 
 
-def bots_queue(settings: Settings) -> str:
-    return f"{settings.stream_prefix}bots"
+def queue_for(level: str) -> str:
+    """The queue a level's turns wait in; an unknown level is kept away from the cheap ones."""
+    return QUEUE_OF_LEVEL.get(level, SEARCH_QUEUE)
 
 
 def celery_app(settings: Settings, name: str = "turnpost-bots") -> Celery:
     app = Celery(name, broker=settings.redis_url)
-    queue = bots_queue(settings)
     app.conf.update(
-        task_default_queue=queue,
+        task_queues=[Queue(FAST_QUEUE), Queue(SEARCH_QUEUE)],  # type: ignore[no-untyped-call]  # a worker without -Q takes both
+        task_default_queue=FAST_QUEUE,
         task_default_exchange="",
-        task_default_routing_key=queue,
+        task_default_routing_key=FAST_QUEUE,
         task_serializer="json",
         accept_content=["json"],
         task_ignore_result=True,
@@ -44,7 +62,8 @@ def celery_app(settings: Settings, name: str = "turnpost-bots") -> Celery:
 def send_bot_turn(
     app: Celery, settings: Settings, game: str, game_id: str, seat: int, level: str, version: int
 ) -> None:
-    queue = bots_queue(settings)
+    """Enqueue one bot turn through Celery's own client (blocking; the scheduler's resends)."""
+    queue = queue_for(level)
     app.send_task(
         PLAY_TASK,
         args=(game, game_id, seat, level, version),
@@ -52,3 +71,65 @@ def send_bot_turn(
         exchange="",
         routing_key=queue,
     )
+
+
+class TaskMessage(msgspec.Struct, kw_only=True):
+    body: str
+    headers: dict[str, Any]
+    properties: dict[str, Any]
+    content_encoding: str = msgspec.field(default="utf-8", name="content-encoding")
+    content_type: str = msgspec.field(default="application/json", name="content-type")
+
+
+_NO_CALLBACKS = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
+
+
+def bot_turn_message(
+    settings: Settings,
+    game: str,
+    game_id: str,
+    seat: int,
+    level: str,
+    version: int,
+    fresh: bool = False,
+) -> tuple[str, bytes]:
+    """(Redis list key, message) of one bot turn, as `send_bot_turn` would push it: Celery's
+    task protocol 2 in kombu's Redis envelope. The dispatcher pushes it itself, in one round
+    trip per batch and without a thread (tests/integration/test_bot_queues.py runs it
+    through a real worker)."""
+    task_id = str(uuid.uuid4())
+    args = [game, game_id, seat, level, version]
+    kwargs = {"fresh": True} if fresh else {}
+    queue = queue_for(level)
+    body = msgspec.json.encode([args, kwargs, _NO_CALLBACKS])
+    message = TaskMessage(
+        body=base64.b64encode(body).decode(),
+        headers={
+            "lang": "py",
+            "task": PLAY_TASK,
+            "id": task_id,
+            "shadow": None,
+            "eta": None,
+            "expires": None,
+            "group": None,
+            "group_index": None,
+            "retries": 0,
+            "timelimit": [None, None],
+            "root_id": task_id,
+            "parent_id": None,
+            "argsrepr": repr(tuple(args)),
+            "kwargsrepr": repr(kwargs),
+            "origin": "turnpost-dispatcher",
+            "ignore_result": True,
+        },
+        properties={
+            "correlation_id": task_id,
+            "reply_to": "",
+            "delivery_mode": 2,
+            "delivery_info": {"exchange": "", "routing_key": queue},
+            "priority": 0,
+            "body_encoding": "base64",
+            "delivery_tag": str(uuid.uuid4()),
+        },
+    )
+    return settings.stream_prefix + queue, msgspec.json.encode(message)

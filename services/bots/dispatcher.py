@@ -6,12 +6,13 @@ python -m services.bots.dispatcher
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import msgspec
+import redis.asyncio as aioredis
 
 from contracts.streams import GAMES, GROUPS, GameEvent
 from infra.process import run_until_signalled
@@ -19,20 +20,66 @@ from infra.settings import Settings
 from infra.streams import Message
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
-from infra.tasks import celery_app, send_bot_turn
+from infra.tasks import DEAD_TURN, bot_turn_message
 
 log = logging.getLogger(__name__)
-_decoder = msgspec.json.Decoder(GameEvent)
+# A few milliseconds of a bot's reply buy reads of several commands' events at once: the
+# dispatcher's CPU goes mostly to round trips to Redis, three per read (tests/bench/bots.py).
+LINGER_S = 0.005
 
 
-def bot_turns(event: GameEvent) -> list[tuple[int, str]]:
+class End(msgspec.Struct):
+    """The one field read of every envelope: most events are not the end of a command."""
+
+    batch_end: bool
+
+
+class Turns(msgspec.Struct):
+    """What the dispatcher reads of an envelope that ends a command (contracts.GameEvent)."""
+
+    game_id: str
+    game: str
+    version: int
+    type: str
+    to_act: list[int]
+    status: str
+    bots: dict[str, str]  # seat (as a string) -> bot level
+    batch_end: bool
+
+
+_end = msgspec.json.Decoder(End)
+_turns = msgspec.json.Decoder(Turns)
+
+
+class BotTurn(msgspec.Struct, frozen=True):
+    game: str
+    game_id: str
+    seat: int
+    level: str
+    version: int
+    fresh: bool = False  # a replayed dead letter: its tries count from the start
+
+
+def bot_turns(event: Turns | GameEvent) -> list[tuple[int, str]]:
     """(seat, level) of every bot that must act after this event, once per command."""
     if not event.batch_end or event.status != "active":
         return []
     return [(seat, event.bots[str(seat)]) for seat in event.to_act if str(seat) in event.bots]
 
 
-Enqueue = Callable[[str, str, int, str, int], None]
+def turns_of(payload: bytes) -> list[BotTurn]:
+    """The bot turns an envelope asks for: none unless it ends a command."""
+    if not _end.decode(payload).batch_end:
+        return []
+    event = _turns.decode(payload)
+    fresh = event.type == DEAD_TURN  # a replayed dead letter
+    return [
+        BotTurn(event.game, event.game_id, seat, level, event.version, fresh)
+        for seat, level in bot_turns(event)
+    ]
+
+
+Enqueue = Callable[[Sequence[BotTurn]], Awaitable[None]]
 
 
 class Dispatcher:
@@ -40,32 +87,112 @@ class Dispatcher:
 
     It keeps nothing: a task lost for good (its retries spent, the broker flushed) is sent
     again by the scheduler's sweep over the `turns` table in Postgres; the command id derives
-    from the trigger, so sending the same turn twice moves once.
+    from the version the bot acts at, so sending the same turn twice moves once.
     """
 
     def __init__(self, enqueue: Enqueue) -> None:
         self.enqueue = enqueue
 
     async def on_message(self, message: Message) -> None:
-        event = _decoder.decode(message.payload)
-        for seat, level in bot_turns(event):
-            await asyncio.to_thread(
-                self.enqueue, event.game, event.game_id, seat, level, event.version
+        if turns := turns_of(message.payload):
+            await self.enqueue(turns)
+
+
+class BatchConsumer(Consumer):
+    """The dispatcher's consumer: what it reads in one batch costs three round trips to
+    Redis whatever the batch holds (read, one push of every task, one XACK of every entry),
+    where the generic consumer acks each entry alone; and stale entries are looked for every
+    few seconds, not before every read (a dispatcher's entries go stale only when one dies).
+
+    The same guarantees: an entry is acked only after its tasks are pushed; an outage is
+    waited out in place; an entry that cannot be read stays pending, is handed back after
+    `min_idle_ms` and dead-lettered after `max_deliveries`."""
+
+    def __init__(
+        self,
+        *args: Any,
+        enqueue: Enqueue,
+        claim_every_s: float = 5.0,
+        linger_s: float = 0.0,
+        **kw: Any,
+    ):
+        super().__init__(*args, **kw)
+        self.enqueue = enqueue
+        self.claim_every_s = claim_every_s
+        self.linger_s = linger_s  # after a short batch, let the next one fill for this long
+        self._next_claim = 0.0
+
+    async def step(self) -> int:
+        loop = asyncio.get_running_loop()
+        messages: list[Message] = []
+        if loop.time() >= self._next_claim:
+            self._next_claim = loop.time() + self.claim_every_s
+            messages = await self.streams.claim_stale(
+                self.stream, self.group, self.name, self.min_idle_ms, self.batch
             )
+        if not messages:
+            messages = await self.streams.read(
+                self.stream, self.group, self.name, self.batch, self.block_ms
+            )
+        turns: list[BotTurn] = []
+        done: list[Message] = []
+        for message in messages:
+            if message.deliveries > self.max_deliveries:
+                await self.handle(message)  # dead-letters it
+                continue
+            try:
+                turns += turns_of(message.payload)
+            except Exception:
+                log.exception("%s: %s unreadable (delivery %d)", self.stream, message.id,
+                              message.deliveries)  # fmt: skip
+                continue
+            done.append(message)
+        if done:
+            first = done[0]
+            if turns and not await self._through_outages(first, lambda: self.enqueue(turns)):
+                return len(messages)  # stopped meanwhile: left pending, sent again later
+            await self._through_outages(first, lambda: self._ack([m.id for m in done]))
+        if messages and len(messages) < self.batch and self.linger_s:
+            await self._pause(self.linger_s)
+        return len(messages)
+
+    async def _ack(self, ids: list[str]) -> None:
+        if isinstance(self.streams, RedisStreams):
+            await self.streams.r.xack(self.stream, self.group, *ids)
+            return
+        for message_id in ids:  # the memory twin
+            await self.streams.ack(self.stream, self.group, message_id)
+
+
+def pusher(settings: Settings, r: aioredis.Redis) -> Enqueue:
+    """Push the tasks straight onto their queues' lists, in one round trip, in this loop."""
+
+    async def enqueue(turns: Sequence[BotTurn]) -> None:
+        pipe = r.pipeline(transaction=False)
+        for t in turns:
+            key, message = bot_turn_message(
+                settings, t.game, t.game_id, t.seat, t.level, t.version, t.fresh
+            )
+            pipe.lpush(key, message)
+        await pipe.execute()
+
+    return enqueue
 
 
 async def run(settings: Settings, stop: asyncio.Event) -> None:
     streams = RedisStreams.from_url(settings.redis_url)
-    celery = celery_app(settings, "turnpost-dispatcher")
-    dispatcher = Dispatcher(functools.partial(send_bot_turn, celery, settings))
-    consumer = Consumer(
+    broker = aioredis.Redis.from_url(settings.redis_url)
+    consumer = BatchConsumer(
         streams,
         settings.stream(GAMES),
         "bots",
         f"dispatcher-{os.getpid()}",
-        dispatcher.on_message,
+        _no_handler,
+        enqueue=pusher(settings, broker),
         groups=GROUPS[GAMES],
         max_deliveries=settings.max_deliveries,
+        batch=256,
+        linger_s=LINGER_S,
     )
     task = asyncio.create_task(consumer.run())
     await stop.wait()
@@ -73,6 +200,11 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     await streams.close()
+    await broker.aclose()
+
+
+async def _no_handler(message: Message) -> None:
+    raise AssertionError("BatchConsumer handles its batches itself")
 
 
 if __name__ == "__main__":

@@ -1,29 +1,46 @@
-"""Celery app of the bots: `celery -A services.bots.worker worker`.
+"""Celery app of the bots: `celery -A services.bots.worker worker -Q bots` (random, greedy)
+and `... -Q bots-mcts` (search), each queue with worker processes of its own (infra/tasks.py).
 
 At-least-once: acks_late + reject_on_worker_lost redeliver a task whose worker died; the
 broker's visibility timeout is far above the task time limit, so a slow task is not handed
-out twice while it runs; and the command id derives from the triggering event, so a task
-that does run twice sends the same command, which the game applies once.
+out twice while it runs; and the command id derives from the version the move was decided
+at, so a task that runs twice, or two tasks that find the game at the same version, send the
+same command, which the game applies once.
+
+A turn's tries are counted in Redis (a crash counts too, since the count is taken before the
+work); a turn that fails on its own content `max_deliveries` times is dead-lettered on the
+games stream (`python -m infra.streams.deadletters list turnpost:games`; a replay plays it
+again) and then dropped at once, however often the scheduler's sweep sends it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import signal
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
 from random import Random
+from typing import Any, NamedTuple, TypeGuard
 
 import asyncpg
 import msgspec
 import redis
 from celery import signals
 
-from contracts.streams import COMMANDS, SubmitAction
+from contracts.streams import COMMANDS, GAMES, GameEvent, SubmitAction
 from infra import signing
+from infra.db import create_pool
+from infra.errors import is_transient
 from infra.eventstore.api import command_uuid
 from infra.process import refuse_unsafe_secrets
-from infra.settings import from_env
-from infra.tasks import PLAY_TASK, TASK_TIME_LIMIT, celery_app
-from services.bots.observe import observe
+from infra.settings import Settings, from_env
+from infra.streams.api import dead_letter_stream
+from infra.tasks import DEAD_TURN, PLAY_TASK, TASK_TIME_LIMIT, celery_app
+from services.bots.observe import Observation, States, observe
 from services.bots.policies import policy_for
 
 log = logging.getLogger(__name__)
@@ -39,67 +56,341 @@ app.conf.update(
     task_soft_time_limit=TASK_TIME_LIMIT - 10,
 )
 
+TRIES_TTL_S = 7 * 24 * 3600  # how long a turn's count of tries (and a dead turn) is kept
+RETRY_AFTER_S = (1, 2, 4, 8, 16)  # a turn that failed on its content is tried again after
+
+
+def _one_broker_client_per_channel() -> None:
+    """kombu's Redis transport builds a new redis-py client for each ack and each note of
+    an unacked task, two per task, and building one (its table of response callbacks) costs
+    more CPU than the command it sends; one client per channel (a pool of connections
+    behind it, as before) does the same work."""
+    from kombu.transport import redis as kombu_redis
+
+    channel = kombu_redis.Channel
+    if not hasattr(channel, "conn_or_acquire") or not hasattr(channel, "_create_client"):
+        return  # another kombu: leave it as it is
+
+    @contextlib.contextmanager
+    def conn_or_acquire(self: Any, client: Any = None) -> Iterator[Any]:
+        if client:
+            yield client
+            return
+        cached = self.__dict__.get("_turnpost_client")
+        if cached is None:
+            cached = self.__dict__["_turnpost_client"] = self._create_client()
+        yield cached
+
+    channel.conn_or_acquire = conn_or_acquire
+
+
+_one_broker_client_per_channel()
+
 
 @signals.worker_init.connect
 def _refuse_unsafe_secrets(**_: object) -> None:
     refuse_unsafe_secrets(settings)  # the worker signs the bots' commands
 
 
-_redis: redis.Redis | None = None
-
-
-def _commands() -> redis.Redis:
-    global _redis
-    if _redis is None:
-        _redis = redis.Redis.from_url(settings.redis_url)
-    return _redis
+@signals.after_setup_logger.connect
+def _quiet_per_task_lines(**_: object) -> None:
+    """Celery's two INFO lines per task ("received", "succeeded") cost more than a greedy
+    move: shown at DEBUG only. Failures and retries still show."""
+    if settings.log_level.upper() != "DEBUG":
+        for name in ("celery.app.trace", "celery.worker.strategy"):
+            logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def bot_command_id(game_id: str, version: int, seat: int) -> str:
     return str(command_uuid("bot", game_id, str(version), str(seat)))
 
 
-async def decide(
-    database_url: str, game: str, game_id: str, seat: int, level: str, version: int
-) -> SubmitAction | None:
-    """The bot's move for the trigger (game at `version`), or None if the game moved on."""
-    conn = await asyncpg.connect(database_url)
-    try:
-        obs = await observe(conn, game, game_id, seat)
-    finally:
-        await conn.close()
-    if obs is None or obs.version != version or seat not in obs.to_act:
-        return None  # the game moved on; the newer event triggers its own task
-    command_id = bot_command_id(game_id, version, seat)
-    action = policy_for(game, level)(obs, Random(command_id))
+class Turn(NamedTuple):
+    """One task: `seat` (a `level` bot) must act in `game_id` as of `version` (the trigger)."""
+
+    game: str
+    game_id: str
+    seat: int
+    level: str
+    version: int
+
+    def tries_key(self, settings: Settings) -> str:
+        return f"{settings.stream_prefix}bots:tries:{self.game_id}:{self.version}:{self.seat}"
+
+
+def command_for(obs: Observation, game_id: str, level: str) -> SubmitAction:
+    """The bot's move at the version it observed; the same for every task that observes it."""
+    command_id = bot_command_id(game_id, obs.version, obs.seat)
+    action = policy_for(obs.game, level)(obs, Random(command_id))
     return SubmitAction(
         command_id=command_id,
         game_id=game_id,
-        seat=seat,
+        seat=obs.seat,
         action=msgspec.to_builtins(action),
-        expected_version=version,
+        expected_version=obs.version,
     )
 
 
-@app.task(
-    name=PLAY_TASK,
-    bind=True,
-    # what a busy or restarting Postgres or Redis raises; the scheduler's sweep covers the rest
-    autoretry_for=(
-        OSError,
-        asyncpg.PostgresConnectionError,
-        asyncpg.InterfaceError,
-        asyncpg.TooManyConnectionsError,
-        asyncpg.CannotConnectNowError,
-        redis.RedisError,
-    ),
-    retry_backoff=True,
-    max_retries=5,
-)
-def play(self: object, game: str, game_id: str, seat: int, level: str, version: int) -> str:
-    command = asyncio.run(decide(settings.database_url, game, game_id, seat, level, version))
-    if command is None:
-        return "stale"
-    payload = signing.sign(settings.command_key(), msgspec.json.encode(command))
-    _commands().xadd(settings.stream(COMMANDS), {b"m": payload})
-    return command.command_id
+def wants_a_move(obs: Observation | None, turn: Turn) -> TypeGuard[Observation]:
+    """Whether the bot acts now. A game found past the trigger is played where it is if the
+    seat must still act: every task that finds it there sends the same command (the newer
+    trigger's own task too), so the game is not left waiting for that one to arrive, and a
+    move the game refused as stale is played again from what is true now."""
+    if obs is None or turn.seat not in obs.to_act:
+        return False  # the game moved on: the seat has no turn now
+    if obs.version < turn.version:
+        raise RuntimeError(f"the event store is behind its own trigger (v{obs.version})")
+    return True
+
+
+async def decide(
+    conn: asyncpg.Connection, turn: Turn, states: States | None = None
+) -> SubmitAction | None:
+    """The bot's move for this turn now, or None if it has none to make."""
+    obs = await observe(conn, turn.game, turn.game_id, turn.seat, states)
+    return command_for(obs, turn.game_id, turn.level) if wants_a_move(obs, turn) else None
+
+
+class Bot:
+    """What one worker process keeps for its life: an event loop, a Postgres pool, a Redis
+    client, the recent states of its games and its recent decisions (a repeated turn, e.g.
+    redelivered, is sent again without searching again). Made on first use in the process
+    that uses it: a forked child never shares its parent's sockets."""
+
+    DECISIONS = 256
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.pid = os.getpid()
+        self.loop = asyncio.new_event_loop()
+        self.pool: asyncpg.Pool | None = None
+        self.redis = redis.Redis.from_url(settings.redis_url)
+        self.states = States()
+        self.decided: OrderedDict[tuple[str, int, int], SubmitAction] = OrderedDict()
+        self.key = settings.command_key()
+        self.commands = settings.stream(COMMANDS)
+
+    async def look(self, turn: Turn) -> Observation | None:
+        if self.pool is None:
+            self.pool = await create_pool(self.settings.database_url, min_size=1, max_size=1)
+        async with self.pool.acquire() as conn:
+            return await observe(conn, turn.game, turn.game_id, turn.seat, self.states)
+
+    def decide(self, turn: Turn) -> SubmitAction | None:
+        """The bot's move for this turn now, or None if it has none to make."""
+        obs = self.loop.run_until_complete(self.look(turn))
+        if not wants_a_move(obs, turn):
+            return None
+        # the policy gets only what the seat may see: `obs`, never the state
+        key = (turn.game_id, obs.version, turn.seat)
+        command = self.decided.get(key)
+        if command is None:
+            command = command_for(obs, turn.game_id, turn.level)
+            self.decided[key] = command
+            while len(self.decided) > self.DECISIONS:
+                self.decided.popitem(last=False)
+        return command
+
+    def send(self, command: SubmitAction, turn: Turn, counted: bool) -> None:
+        """The command on the commands stream (and the turn's count of tries forgotten)."""
+        payload = signing.sign(self.key, msgspec.json.encode(command))
+        if not counted:
+            self.redis.xadd(self.commands, {b"m": payload})
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.xadd(self.commands, {b"m": payload})
+        pipe.delete(turn.tries_key(self.settings))
+        pipe.execute()
+
+    # -- counting tries: only a turn that failed or whose worker died costs a round trip ----
+
+    def begin(self, turn: Turn, fresh: bool) -> tuple[int, bool]:
+        """Count a try that follows a death (a redelivered task) or a replay (`fresh`: count
+        from the start): (its number, whether the turn is dead-lettered already)."""
+        key = turn.tries_key(self.settings)
+        pipe = self.redis.pipeline(transaction=False)
+        if fresh:
+            pipe.delete(key)
+        pipe.hincrby(key, "tries", 1)
+        pipe.hget(key, "dead")
+        pipe.expire(key, TRIES_TTL_S)
+        *_, tries, dead, _ = pipe.execute()
+        return int(tries), dead is not None
+
+    def failed(self, turn: Turn, exc: BaseException, counted: bool) -> tuple[int, bool]:
+        """Count a try that failed on its content (unless `begin` counted it already):
+        (tries so far, whether the turn is dead-lettered already)."""
+        key = turn.tries_key(self.settings)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hincrby(key, "tries", 0 if counted else 1)
+        pipe.hset(key, "error", repr(exc)[:1000])
+        pipe.hget(key, "dead")
+        pipe.expire(key, TRIES_TTL_S)
+        tries, _, dead, _ = pipe.execute()
+        return int(tries), dead is not None
+
+    def uncount(self, turn: Turn) -> None:
+        """An outage is no fault of the turn's: the try `begin` counted is taken back."""
+        self.redis.hincrby(turn.tries_key(self.settings), "tries", -1)
+
+    def forget(self, turn: Turn) -> None:
+        self.redis.delete(turn.tries_key(self.settings))
+
+    def dead_letter(self, turn: Turn, tries: int) -> None:
+        """Park the turn as a dead letter of the games stream, once; a replay of it is an
+        envelope the dispatcher sends as a fresh turn."""
+        key = turn.tries_key(self.settings)
+        if not self.redis.hsetnx(key, "dead", 1):
+            return
+        error = self.redis.hget(key, "error")
+        reason = error.decode() if error else "the worker died while playing it"
+        envelope = GameEvent(
+            game_id=turn.game_id,
+            game=turn.game,
+            room_id=None,
+            version=turn.version,
+            type=DEAD_TURN,
+            to_act=[turn.seat],
+            status="active",
+            bots={str(turn.seat): turn.level},
+            batch_end=True,
+            global_position=0,
+        )
+        games = self.settings.stream(GAMES)
+        self.redis.xadd(
+            dead_letter_stream(games),
+            {
+                b"m": msgspec.json.encode(envelope),
+                b"stream": games,
+                b"group": "bots",
+                b"id": f"{turn.game_id}:v{turn.version}:seat{turn.seat}",
+                b"deliveries": str(tries),
+                b"reason": f"bot turn failed {tries} times; last: {reason}"[:2000],
+            },
+        )
+        log.error("bot turn %s dead-lettered after %d tries: %s", turn, tries, reason)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+        self.loop.close()
+        self.redis.close()
+
+
+_bot: Bot | None = None
+
+
+def bot() -> Bot:
+    global _bot
+    if _bot is None or _bot.pid != os.getpid():
+        _bot = Bot(settings)
+    return _bot
+
+
+def reset_bot() -> None:
+    """Drop this process's connections and loop (after a failure that may have left them
+    half-used, e.g. a time limit raised inside the loop)."""
+    global _bot
+    if _bot is not None and _bot.pid == os.getpid():
+        try:
+            _bot.close()
+        except Exception:
+            log.debug("closing the bot's connections failed", exc_info=True)
+    _bot = None
+
+
+@signals.worker_process_init.connect
+def _open_per_process(**_: object) -> None:
+    bot()  # each pool process makes its own loop and clients; the pool opens on first use
+
+
+@signals.worker_process_shutdown.connect
+def _close_per_process(**_: object) -> None:
+    reset_bot()
+
+
+def play_turn(
+    b: Bot, turn: Turn, fresh: bool = False, redelivered: bool = False, retries: int = 0
+) -> str:
+    """One try at a turn: "dead" (dead-lettered: not tried, or failed for the last time),
+    "none" (no move to make now), or the id of the command sent. Raises on an outage (not
+    counted) or on a failure to be tried again (counted).
+
+    Tries are counted in Redis only when something went wrong: a redelivered task (its
+    worker died in it), a replayed dead letter, a retry after a failure."""
+    counted = fresh or redelivered
+    if counted:
+        tries, dead = b.begin(turn, fresh)
+        if dead or tries > b.settings.max_deliveries:
+            b.dead_letter(turn, tries - 1)  # the tries before this one died with their worker
+            return "dead"
+    counted = counted or retries > 0
+    try:
+        command = b.decide(turn)
+        if command is None:
+            if counted:
+                b.forget(turn)
+            return "none"
+        b.send(command, turn, counted)
+        return command.command_id
+    except Exception as exc:
+        if is_transient(exc):
+            if fresh or redelivered:
+                with contextlib.suppress(Exception):  # Redis is the one away: it stays counted
+                    b.uncount(turn)
+            raise
+        try:
+            tries, dead = b.failed(turn, exc, fresh or redelivered)
+            if dead:
+                return "dead"  # dead-lettered before, sent again by the sweep: dropped
+            if tries >= b.settings.max_deliveries:
+                b.dead_letter(turn, tries)
+                return "dead"
+        finally:
+            reset_bot()  # it may have failed inside the loop (a time limit): start clean
+        raise
+
+
+class TurnTooLong(Exception):
+    """A turn ran past its time limit."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise TurnTooLong in a turn that runs past `seconds`. Celery's solo pool (the cheap
+    levels' workers) enforces no time limit of its own; this one is a timer signal of the
+    main thread, so elsewhere (a thread pool) it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        raise TurnTooLong(f"the turn ran past {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@app.task(name=PLAY_TASK, bind=True, max_retries=None)
+def play(
+    self: Any, game: str, game_id: str, seat: int, level: str, version: int, fresh: bool = False
+) -> str:
+    turn = Turn(game, game_id, seat, level, version)
+    redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
+    try:
+        with time_limit(TASK_TIME_LIMIT - 10):
+            return play_turn(bot(), turn, fresh, redelivered, self.request.retries)
+    except Exception as exc:
+        if is_transient(exc):  # Postgres or Redis away: back off, up to 5 times, uncounted
+            if self.request.retries >= 5:
+                raise  # the scheduler's sweep sends the turn again later
+            raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
+        log.exception("bot turn %s failed", turn)
+        tries = len(RETRY_AFTER_S) - 1
+        countdown = RETRY_AFTER_S[min(self.request.retries, tries)]
+        raise self.retry(exc=exc, countdown=countdown) from exc

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import asyncpg
 import msgspec
+import pytest
 
-from contracts.streams import GameEvent
-from services.bots.dispatcher import bot_turns
+from contracts.problems import ProblemError
+from contracts.streams import GameEvent, SubmitAction
+from services.bots.dispatcher import bot_turns, turns_of
+from services.bots.observe import States, observe
+from services.bots.worker import Turn, decide
 from services.bots.worker import app as celery_app
-from services.bots.worker import decide
+from services.game.handlers import GameService
+from services.game.relay import envelope as envelope_of
 from tests.integration.tables import game_service, new_game
 
 
@@ -48,27 +54,120 @@ def test_celery_is_configured_for_at_least_once_delivery() -> None:
     assert conf.broker_transport_options["visibility_timeout"] > conf.task_time_limit
 
 
-async def test_a_redelivered_bot_task_moves_once(pool: asyncpg.Pool, database_url: str) -> None:
+async def _decide(pool: asyncpg.Pool, turn: Turn, states: States | None = None) -> Any:
+    async with pool.acquire() as conn:
+        return await decide(conn, turn, states)
+
+
+async def _apply(service: GameService, cmd: SubmitAction) -> Any:
+    return await service.submit(
+        cmd.game_id,
+        cmd.seat,
+        cmd.action,
+        cmd.expected_version,
+        uuid.UUID(cmd.command_id),
+        by_bot=True,
+    )
+
+
+async def test_a_redelivered_bot_task_moves_once(pool: asyncpg.Pool) -> None:
     service = game_service(pool)
     game_id, _ = await new_game(service, [None, "greedy"])
     version = (await service.load(game_id)).version
-    first = await decide(database_url, "itty-bitty", game_id, 1, "greedy", version)
-    again = await decide(database_url, "itty-bitty", game_id, 1, "greedy", version)
+    turn = Turn("itty-bitty", game_id, 1, "greedy", version)
+    first = await _decide(pool, turn)
+    again = await _decide(pool, turn, States())
     assert first is not None and first == again  # same trigger, same command, same move
     assert first.action["type"] == "keep_collector"
     for cmd in (first, again):
-        await service.submit(
-            game_id,
-            cmd.seat,
-            cmd.action,
-            cmd.expected_version,
-            uuid.UUID(cmd.command_id),
-            by_bot=True,
-        )
+        await _apply(service, cmd)
     assert await service.store.version(f"game-{game_id}") == version + 1
-    assert (
-        await decide(database_url, "itty-bitty", game_id, 1, "greedy", version) is None
-    )  # stale trigger
+    assert await _decide(pool, turn) is None  # its move is made: nothing more to do
+
+
+async def test_a_task_behind_the_game_plays_where_the_game_is_with_the_newer_triggers_command(
+    pool: asyncpg.Pool,
+) -> None:
+    """Both bots choose at once: the second's first trigger finds the game moved on by the
+    first bot; it still has to act, so it plays there, the same command as the newer
+    trigger's own task sends: one move, however many tasks find it."""
+    service = game_service(pool)
+    game_id, _ = await new_game(service, [None, "greedy", "greedy"])
+    v = (await service.load(game_id)).version
+    await _apply(service, await _decide(pool, Turn("itty-bitty", game_id, 1, "greedy", v)))
+    late = await _decide(pool, Turn("itty-bitty", game_id, 2, "greedy", v))
+    newer = await _decide(pool, Turn("itty-bitty", game_id, 2, "greedy", v + 1))
+    assert late is not None and late == newer and late.expected_version == v + 1
+    await _apply(service, late)
+    await _apply(service, newer)
+    assert await service.store.version(f"game-{game_id}") == v + 2
+
+
+async def test_a_bot_move_refused_as_stale_is_played_again_from_the_news(
+    pool: asyncpg.Pool,
+) -> None:
+    """The game refuses a stale bot command with 409 stale_version and tells the bot no more
+    (the commands consumer logs and acks it); the news that made it stale ends a command, so
+    the dispatcher sends the bot's turn again at the new version, and that task re-reads and
+    plays. Once: the stale one's redelivery then finds the move made."""
+    service = game_service(pool)
+    game_id, _ = await new_game(service, [None, "greedy"])
+    v = (await service.load(game_id)).version
+    turn = Turn("itty-bitty", game_id, 1, "greedy", v)
+    stale = await _decide(pool, turn)
+    assert stale is not None
+    person = (await service.load(game_id)).rules.legal_actions(
+        (await service.load(game_id)).state, 0
+    )[0]
+    await service.submit(game_id, 0, msgspec.to_builtins(person), v, uuid.uuid4())
+    fresh_service = game_service(pool)
+
+    async def changed(*_: object) -> bool:
+        return False  # as if the news changed what the bot may do
+
+    fresh_service._unaffected = changed  # type: ignore[method-assign]
+    with pytest.raises(ProblemError) as refused:
+        await _apply(fresh_service, stale)
+    assert refused.value.code == "stale_version"
+    news = (await fresh_service.store.read(f"game-{game_id}", after=v))[-1]
+    (again,) = turns_of(msgspec.json.encode(envelope_of(news)))
+    assert (again.seat, again.version) == (1, v + 1)
+    retry = await _decide(pool, Turn("itty-bitty", game_id, 1, "greedy", again.version))
+    assert retry is not None and retry.command_id != stale.command_id
+    await _apply(fresh_service, retry)
+    kept = [e for e in await service.store.read(f"game-{game_id}") if e.type == "collector_kept"]
+    assert [e.metadata["seat"] for e in kept] == [0, 1]  # the bot moved, once
+    # the stale task, redelivered: nothing to do, or (the bot plays first) its next turn's
+    # move, the same command as that turn's own trigger sends
+    now = await service.store.version(f"game-{game_id}")
+    late = await _decide(pool, turn)
+    assert late is None or late == await _decide(pool, turn._replace(version=now))
+
+
+async def test_the_state_cache_folds_only_new_events_and_never_serves_a_wrong_state(
+    pool: asyncpg.Pool,
+) -> None:
+    service = game_service(pool)
+    game_id, _ = await new_game(service, [None, "greedy", "greedy"])
+    states = States()
+    async with pool.acquire() as conn:
+        first = await observe(conn, "itty-bitty", game_id, 1, states)
+        assert (states.hits, states.misses) == (0, 1)
+        assert await observe(conn, "itty-bitty", game_id, 1, states) == first
+        assert (states.hits, states.misses) == (1, 1)
+    cmd = await _decide(pool, Turn("itty-bitty", game_id, 1, "greedy", first.version), states)
+    await _apply(service, cmd)
+    async with pool.acquire() as conn:
+        cached = await observe(conn, "itty-bitty", game_id, 2, states)
+        assert cached == await observe(conn, "itty-bitty", game_id, 2)  # the same as uncached
+        assert cached is not None and cached.version == first.version + 1
+        # an entry that is not what the store holds at its version is never used
+        seen = states.get(game_id)
+        assert seen is not None
+        other = await observe(conn, "itty-bitty", game_id, 0)
+        states.put(game_id, seen._replace(event_id=uuid.uuid4(), state=None))
+        assert await observe(conn, "itty-bitty", game_id, 0, states) == other
+        assert states.misses == 2
 
 
 async def test_the_bot_sees_only_its_own_seat(pool: asyncpg.Pool) -> None:
@@ -88,10 +187,14 @@ async def test_the_bot_sees_only_its_own_seat(pool: asyncpg.Pool) -> None:
 
 async def test_the_dispatcher_enqueues_each_bot_turn_at_the_end_of_a_command() -> None:
     from infra.streams import Message
-    from services.bots.dispatcher import Dispatcher
+    from services.bots.dispatcher import BotTurn, Dispatcher
 
-    sent: list[tuple[str, str, int, str, int]] = []
-    dispatcher = Dispatcher(lambda *args: sent.append(args))
+    sent: list[BotTurn] = []
+
+    async def enqueue(turns: Any) -> None:
+        sent.extend(turns)
+
+    dispatcher = Dispatcher(enqueue)
 
     def message(**kw: object) -> Message:
         return Message(stream="s", id="1-0", payload=msgspec.json.encode(envelope(**kw)))
@@ -99,6 +202,46 @@ async def test_the_dispatcher_enqueues_each_bot_turn_at_the_end_of_a_command() -
     await dispatcher.on_message(message(batch_end=False))
     assert sent == []
     await dispatcher.on_message(message(bots={"1": "greedy", "2": "random"}))
-    assert sent == [("itty-bitty", "g", 1, "greedy", 5), ("itty-bitty", "g", 2, "random", 5)]
+    assert sent == [
+        BotTurn("itty-bitty", "g", 1, "greedy", 5),
+        BotTurn("itty-bitty", "g", 2, "random", 5),
+    ]
     await dispatcher.on_message(message(version=6, to_act=[0]))  # a person's turn now
     assert len(sent) == 2
+    await dispatcher.on_message(message(type="bot_turn"))  # a replayed dead letter
+    assert sent[-1] == BotTurn("itty-bitty", "g", 1, "greedy", 5, fresh=True)
+
+
+async def test_the_dispatcher_pushes_a_batch_at_once_and_acks_only_what_it_read() -> None:
+    from infra.streams import Message
+    from infra.streams.memory import MemoryStreams
+    from services.bots.dispatcher import BatchConsumer, BotTurn
+
+    streams = MemoryStreams()
+    pushes: list[list[BotTurn]] = []
+
+    async def enqueue(turns: Any) -> None:
+        pushes.append(list(turns))
+
+    async def unused(message: Message) -> None:
+        raise AssertionError
+
+    consumer = BatchConsumer(
+        streams, "games", "bots", "d-1", unused, enqueue=enqueue, max_deliveries=2,
+        min_idle_ms=0, block_ms=0, claim_every_s=0,
+    )  # fmt: skip
+    await consumer.ensure_groups()
+    for kw in ({}, {"batch_end": False}, {"version": 6, "bots": {"1": "mcts"}}):
+        await streams.publish("games", msgspec.json.encode(envelope(**kw)))
+    await streams.publish("games", b"not json")
+    await consumer.step()
+    assert pushes == [
+        [BotTurn("itty-bitty", "g", 1, "greedy", 5), BotTurn("itty-bitty", "g", 1, "mcts", 6)]
+    ]
+    # the unreadable entry stays pending, is handed back, and is dead-lettered in the end
+    for _ in range(3):
+        await consumer.step()
+    assert len(pushes) == 1
+    (dead,) = await streams.dead_letters("games")
+    assert dead.payload == b"not json"
+    assert await streams.claim_stale("games", "bots", "d-2", 0, 10) == []  # all acked
