@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Run the whole stack in the foreground: lobby, game, relay, bot dispatcher, scheduler,
-Celery worker.
+and the bots' Celery workers, one per queue (cheap levels; mcts).
 
 Used by `make run` and by the end-to-end tests. Ctrl-C (or SIGTERM) stops every process;
 if one process dies, the others are stopped too, so a broken stack never looks healthy.
@@ -19,28 +19,49 @@ import time
 from pathlib import Path
 
 PY = sys.executable
-PROCESSES = {
-    "lobby": [PY, "-m", "services.lobby"],
-    "game": [PY, "-m", "services.game"],
-    "relay": [PY, "-m", "services.game.relay"],
-    "dispatcher": [PY, "-m", "services.bots.dispatcher"],
-    "scheduler": [PY, "-m", "services.game.scheduler"],
-    "worker": [
+
+
+def worker(queue: str, pool: str, concurrency: str) -> list[str]:
+    """A Celery worker of the bots that takes only `queue`'s turns (infra/tasks.py)."""
+    return [
         PY,
         "-m",
         "celery",
         "-A",
         "services.bots.worker",
         "worker",
+        "--queues",
+        queue,
+        "--pool",
+        pool,
+        "--concurrency",
+        concurrency,
         "--loglevel",
         os.environ.get("LOG_LEVEL", "INFO").lower(),
-        "--concurrency",
-        os.environ.get("BOT_CONCURRENCY", "2"),
         "--hostname",
-        f"bots-{os.getpid()}@%h",
+        f"{queue}-{os.getpid()}@%h",
         "--without-gossip",
         "--without-mingle",
-    ],
+        "--without-heartbeat",
+    ]
+
+
+PROCESSES = {
+    "lobby": [PY, "-m", "services.lobby"],
+    "game": [PY, "-m", "services.game"],
+    "relay": [PY, "-m", "services.game.relay"],
+    "dispatcher": [PY, "-m", "services.bots.dispatcher"],
+    "scheduler": [PY, "-m", "services.game.scheduler"],
+    # random and greedy: cheap moves, one process does them all (tests/bench/bots.py)
+    "worker": worker(
+        "bots", os.environ.get("BOT_POOL", "solo"), os.environ.get("BOT_CONCURRENCY", "1")
+    ),
+    # mcts: seconds of CPU a move, apart so that it never holds up a cheap move
+    "worker-mcts": worker(
+        "bots-mcts",
+        os.environ.get("BOT_SEARCH_POOL", "prefork"),
+        os.environ.get("BOT_SEARCH_CONCURRENCY", "1"),
+    ),
 }
 
 
