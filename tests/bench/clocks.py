@@ -4,10 +4,9 @@
   over about ten seconds; a real scheduler process fires them through the commands stream
   into a real game service process. Lateness = when the `timed_out` event was decided (its
   `at`) and committed (`recorded_at`) minus the deadline.
-- `bot_turn_*`: all-bot itty-bitty games (3 bots) through the real path (game service,
-  relay, dispatcher, Celery worker with 2 processes): from the commit of the event that
-  put a bot in `to_act` to the commit of that bot's move; one table at a time, then
-  BENCH_BOT_GAMES (12) tables at once.
+
+The bot path's own figures (turn latency per game and level, the bot load run) are in
+tests/bench/bots.py.
 """
 
 from __future__ import annotations
@@ -29,11 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
-import msgspec
 
-from contracts.streams import LOBBY, RoomStarted, StartedSeat
+from contracts.streams import RoomStarted, StartedSeat
 from infra.eventstore.postgres import PostgresEventStore
-from infra.streams.redis import RedisStreams
 from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
@@ -42,7 +39,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CLOCKED_GAMES = int(os.environ.get("BENCH_CLOCKED_GAMES", "1000"))
 SPREAD_S = 10.0  # the deadlines fall due over this long, from LEAD_S after set-up
 LEAD_S = 3.0
-BOT_GAMES = int(os.environ.get("BENCH_BOT_GAMES", "12"))
 
 Out = Callable[..., None]
 Pct = Callable[[list[float], float], float]
@@ -168,89 +164,3 @@ async def deadline_lateness(
     finally:
         procs.stop()
         await pool.close()
-
-
-async def bot_turns(dsn: str, redis_url: str, prefix: str, port: int, out: Out, pct: Pct) -> None:
-    procs = Procs(_env(dsn, redis_url, prefix, port))
-    streams = RedisStreams.from_url(redis_url)
-    pool = await asyncpg.create_pool(dsn, min_size=1, max_size=4)
-    try:
-        for module in ("services.game", "services.game.relay", "services.bots.dispatcher"):
-            procs.start("-m", module)
-        procs.start(
-            "-m", "celery", "-A", "services.bots.worker", "worker", "--loglevel", "warning",
-            "--concurrency", "2", "--without-gossip", "--without-mingle",
-        )  # fmt: skip
-        await asyncio.sleep(3)  # the worker's start-up
-        # one table at a time (the path's own latency), then BOT_GAMES at once (under load)
-        for label, batches in (
-            ("1table", [[i] for i in range(2)]),
-            (f"{BOT_GAMES}tables", [list(range(BOT_GAMES))]),
-        ):
-            lags: dict[str, list[float]] = {}
-            for batch in batches:
-                rooms = [await _start_bot_game(streams, prefix, i) for i in batch]
-                finished = await _wait_finished(pool, rooms)
-                if finished < len(rooms):
-                    out(f"bot_turn_{label}_unfinished", len(rooms) - finished, "games")
-                for level, values in (await _bot_lags(pool, rooms)).items():
-                    lags.setdefault(level, []).extend(values)
-            for level, values in sorted(lags.items()):
-                out(f"bot_turn_{label}_{level}_moves", len(values), "count")
-                out(f"bot_turn_{label}_{level}_p50_ms", 1000 * pct(values, 0.5), "ms")
-                out(f"bot_turn_{label}_{level}_p99_ms", 1000 * pct(values, 0.99), "ms")
-    finally:
-        procs.stop()
-        await streams.close()
-        await pool.close()
-
-
-async def _start_bot_game(streams: RedisStreams, prefix: str, i: int) -> str:
-    level = ("random", "greedy")[i % 2]
-    room = f"bench-bots-{uuid.uuid4()}"
-    message = RoomStarted(
-        room_id=room,
-        game="itty-bitty",
-        seats=[StartedSeat(seat=s, player_id=f"{room}-{s}", bot=level) for s in range(3)],
-    )
-    await streams.publish(f"{prefix}{LOBBY}", msgspec.json.encode(message))
-    return room
-
-
-async def _wait_finished(pool: asyncpg.Pool, rooms: list[str], seconds: float = 120) -> int:
-    deadline = time.monotonic() + seconds
-    done = 0
-    while time.monotonic() < deadline:
-        done = await pool.fetchval(
-            "SELECT count(*) FROM turns WHERE room_id = ANY($1) AND status = 'finished'", rooms
-        )
-        if done >= len(rooms):
-            break
-        await asyncio.sleep(0.5)
-    return int(done)
-
-
-async def _bot_lags(pool: asyncpg.Pool, rooms: list[str]) -> dict[str, list[float]]:
-    """Per level: from the commit of a command's last event (which put bots in to_act) to
-    the commit of the next bot move. With several bots to act at once (an opening choice),
-    the later ones count from the earlier ones' moves: a slight underestimate there."""
-    rows = await pool.fetch(
-        """SELECT e.stream_id, e.recorded_at, (e.metadata->>'seat')::int AS seat,
-                  (e.metadata->>'batch_end')::bool AS batch_end, g.seats::text AS seats
-           FROM events e JOIN games g ON e.stream_id = 'game-' || g.id::text
-           WHERE g.room_id = ANY($1) ORDER BY e.stream_id, e.version""",
-        rooms,
-    )
-    lags: dict[str, list[float]] = {}
-    trigger: dict[str, datetime] = {}
-    first_of_batch = True
-    for r in rows:
-        if first_of_batch and r["seat"] is not None and r["stream_id"] in trigger:
-            level = msgspec.json.decode(r["seats"])[r["seat"]]["bot"]
-            lags.setdefault(level, []).append(
-                (r["recorded_at"] - trigger[r["stream_id"]]).total_seconds()
-            )
-        first_of_batch = bool(r["batch_end"])
-        if r["batch_end"]:
-            trigger[r["stream_id"]] = r["recorded_at"]
-    return lags

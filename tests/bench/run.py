@@ -12,7 +12,11 @@ What it measures, all in one run against the local Postgres and Redis:
 4. Rebuild time of one long game through GameService.load: cold from the events, and
    from a snapshot at the last version.
 5. The progress guarantee (tests/bench/clocks.py): deadline lateness with 1,000 clocked
-   games in flight, and a bot's turn through the real path, p50/p99.
+   games in flight.
+6. The bot path (tests/bench/bots.py): a bot's turn through the real path per game and
+   level, p50/p99; the bot load run (1, 10, 40 tables of a person and three greedy bots):
+   bot reply p50/p99 and CPU per bot move by process; one worker process's moves per second
+   by pool setting, against Celery's own floor.
 
 It makes its own database (dropped at the end, also on failure) and its own Redis stream
 prefix (deleted at the end). Not a test: it asserts nothing, it reports.
@@ -62,7 +66,7 @@ from infra.streams.redis import RedisStreams  # noqa: E402
 from services.game.handlers import GameService, game_id_for_room  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
-from tests.bench import clocks  # noqa: E402
+from tests.bench import bots, clocks  # noqa: E402
 
 ADMIN_DSN = os.environ.get("BENCH_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -801,7 +805,8 @@ async def main() -> int:
         engine_playouts()
         await rebuild(dsn)
         await clocks.deadline_lateness(dsn, REDIS_URL, f"{prefix}clocks:", free_port(), out, pct)
-        await clocks.bot_turns(dsn, REDIS_URL, f"{prefix}bots:", free_port(), out, pct)
+        await bots.bot_turns(dsn, REDIS_URL, f"{prefix}bots:", out, pct)
+        await bots.bot_load(dsn, REDIS_URL, f"{prefix}botload:", out, pct)
         out("bench_wall_s", time.monotonic() - began, "s")
         return 0
     finally:
