@@ -245,3 +245,27 @@ async def test_the_dispatcher_pushes_a_batch_at_once_and_acks_only_what_it_read(
     (dead,) = await streams.dead_letters("games")
     assert dead.payload == b"not json"
     assert await streams.claim_stale("games", "bots", "d-2", 0, 10) == []  # all acked
+
+
+def test_turns_wait_in_their_levels_queue_whoever_sends_them(redis_url: str) -> None:
+    """The dispatcher's push and the scheduler's sweep (Celery's own client) route alike."""
+    import redis
+
+    from infra.settings import Settings
+    from infra.tasks import bot_turn_message, celery_app, send_bot_turn
+
+    prefix = f"test-route-{uuid.uuid4().hex[:8]}:"
+    settings = Settings(redis_url=redis_url, stream_prefix=prefix)
+    send_bot_turn(celery_app(settings), settings, "itty-bitty", "g", 1, "mcts", 5)
+    send_bot_turn(celery_app(settings), settings, "itty-bitty", "g", 2, "greedy", 5)
+    r = redis.Redis.from_url(redis_url)
+    try:
+        assert r.llen(f"{prefix}bots-mcts") == 1 and r.llen(f"{prefix}bots") == 1
+        assert (
+            bot_turn_message(settings, "itty-bitty", "g", 1, "mcts", 5)[0] == f"{prefix}bots-mcts"
+        )
+        assert bot_turn_message(settings, "itty-bitty", "g", 1, "random", 5)[0] == f"{prefix}bots"
+        assert bot_turn_message(settings, "itty-bitty", "g", 1, "new", 5)[0] == f"{prefix}bots-mcts"
+    finally:
+        r.delete(*r.keys(f"{prefix}*"))
+        r.close()
