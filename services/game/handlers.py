@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import uuid
@@ -496,13 +497,17 @@ class GameService:
     async def events_after(
         self, game_id: str, after: int, wait: float, limit: int = 500
     ) -> list[StoredEvent]:
-        moved = self.waiters.subscribe(game_id)
-        stored = await self.store.read(stream_id(game_id), after=after, limit=limit)
-        if stored or wait <= 0:
-            return stored
-        if await self.waiters.wait(moved, wait):
-            return await self.store.read(stream_id(game_id), after=after, limit=limit)
-        return []
+        """The stored events after `after`; when there are none, waits up to `wait` seconds
+        for some. A wake-up that brings nothing (the relay's envelope of a move this process
+        already announced, say) waits on for the time left: an empty answer means the whole
+        wait passed without news, never that a client must ask again at once."""
+        deadline = asyncio.get_running_loop().time() + wait
+        while True:
+            moved = self.waiters.subscribe(game_id)  # before reading: a move between is seen
+            stored = await self.store.read(stream_id(game_id), after=after, limit=limit)
+            left = deadline - asyncio.get_running_loop().time()
+            if stored or left <= 0 or not await self.waiters.wait(moved, left):
+                return stored
 
     # -- helpers -----------------------------------------------------------------------------
 

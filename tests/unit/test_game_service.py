@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from random import Random
 
@@ -229,3 +230,24 @@ async def test_a_failed_snapshot_save_does_not_fail_the_move() -> None:
     accepted = await svc.submit(gid, 0, action, loaded.version, uuid.uuid4())
     assert accepted.version > loaded.version and not accepted.replayed
     assert await svc.store.version(stream_id(gid)) == accepted.version
+
+
+async def test_a_long_poll_woken_without_news_waits_on() -> None:
+    # The relay's envelope of a move this process already announced wakes the waiters again:
+    # that wake-up brings nothing, and must not end the wait with an empty answer.
+    svc = service()
+    gid = await new_game(svc)
+    loaded = await svc.load(gid)
+    waiting = asyncio.create_task(svc.events_after(gid, loaded.version, wait=5))
+    await asyncio.sleep(0.05)
+    svc.waiters.notify(gid)  # nothing new
+    await asyncio.sleep(0.1)
+    assert not waiting.done()
+    action = msgspec.to_builtins(loaded.rules.legal_actions(loaded.state, 0)[0])
+    accepted = await svc.submit(gid, 0, action, loaded.version, uuid.uuid4())
+    got = await asyncio.wait_for(waiting, 1)
+    assert [e.version for e in got] == [e.version for e in accepted.events]
+    # and with nothing at all, an empty answer once the whole wait has passed
+    started = asyncio.get_running_loop().time()
+    assert await svc.events_after(gid, accepted.version, wait=0.3) == []
+    assert asyncio.get_running_loop().time() - started >= 0.3
