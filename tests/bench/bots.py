@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -278,7 +278,32 @@ def _lags(
 # -- bot turn latency per game and level ---------------------------------------------------
 
 
-async def bot_turns(dsn: str, redis_url: str, prefix: str, out: Out, pct: Pct) -> None:
+@contextlib.asynccontextmanager
+async def own_database(admin_dsn: str, what: str) -> AsyncIterator[str]:
+    """A database for one part alone: the scheduler of a stack sweeps every game of its
+    database, so a part sharing one would also play what another left unfinished."""
+    name = f"turnpost_bench_{what}_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(admin_dsn)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    try:
+        yield f"{admin_dsn.rsplit('/', 1)[0]}/{name}"
+    finally:
+        admin = await asyncpg.connect(admin_dsn)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+
+async def bot_turns(admin_dsn: str, redis_url: str, prefix: str, out: Out, pct: Pct) -> None:
+    async with own_database(admin_dsn, "turns") as dsn:
+        await _bot_turns(dsn, redis_url, prefix, out, pct)
+
+
+async def _bot_turns(dsn: str, redis_url: str, prefix: str, out: Out, pct: Pct) -> None:
     from services.bots.policies import POLICIES
 
     stack = Stack(_env(dsn, redis_url, prefix, secrets.token_urlsafe(48)), _log("turns"))
@@ -334,7 +359,12 @@ def _log(what: str) -> Path:
 # -- bot load -------------------------------------------------------------------------------
 
 
-async def bot_load(dsn: str, redis_url: str, prefix: str, out: Out, pct: Pct) -> None:
+async def bot_load(admin_dsn: str, redis_url: str, prefix: str, out: Out, pct: Pct) -> None:
+    async with own_database(admin_dsn, "load") as dsn:
+        await _bot_load(dsn, redis_url, prefix, out, pct)
+
+
+async def _bot_load(dsn: str, redis_url: str, prefix: str, out: Out, pct: Pct) -> None:
     secret = secrets.token_urlsafe(48)
     env = _env(dsn, redis_url, prefix, secret)
     stack = Stack(env, _log("botload"))
@@ -607,27 +637,17 @@ async def _load_level(
 
 
 async def _main(which: str) -> int:
-    """Run one part alone: python -m tests.bench.bots load|turns (own database, dropped)."""
+    """Run one part alone: python -m tests.bench.bots load|turns."""
     from tests.bench.run import ADMIN_DSN, REDIS_URL, cleanup_redis, out, pct
 
-    name = f"turnpost_bench_bots_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(ADMIN_DSN)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    await admin.close()
-    dsn = f"{ADMIN_DSN.rsplit('/', 1)[0]}/{name}"
-    prefix = f"bench-{name}:"
+    prefix = f"bench-bots-{uuid.uuid4().hex[:8]}:"
     try:
-        if which == "turns":
-            await bot_turns(dsn, REDIS_URL, prefix, out, pct)
-        else:
-            await bot_load(dsn, REDIS_URL, prefix, out, pct)
+        part = bot_turns if which == "turns" else bot_load
+        await part(ADMIN_DSN, REDIS_URL, prefix, out, pct)
         return 0
     finally:
         with contextlib.suppress(Exception):
             await cleanup_redis(prefix)
-        admin = await asyncpg.connect(ADMIN_DSN)
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 if __name__ == "__main__":

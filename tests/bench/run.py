@@ -805,8 +805,8 @@ async def main() -> int:
         engine_playouts()
         await rebuild(dsn)
         await clocks.deadline_lateness(dsn, REDIS_URL, f"{prefix}clocks:", free_port(), out, pct)
-        await bots.bot_turns(dsn, REDIS_URL, f"{prefix}bots:", out, pct)
-        await bots.bot_load(dsn, REDIS_URL, f"{prefix}botload:", out, pct)
+        await bots.bot_turns(ADMIN_DSN, REDIS_URL, f"{prefix}bots:", out, pct)
+        await bots.bot_load(ADMIN_DSN, REDIS_URL, f"{prefix}botload:", out, pct)
         out("bench_wall_s", time.monotonic() - began, "s")
         return 0
     finally:
