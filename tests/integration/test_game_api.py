@@ -311,8 +311,10 @@ async def test_a_footprints_board_is_drawn_as_svg(
     root = ET.fromstring(r.text)
     spaces = [e for e in root if e.get("class") == "space"]
     assert len(spaces) == 162
-    caves = [e for e in root if e.get("class") == "cave"]
-    assert len(caves) >= 6
+    # every cave site is drawn, those in play apart from those out of play
+    caves = [e for e in root if (e.get("class") or "").split()[:1] == ["cave"]]
+    in_play = [e for e in caves if e.get("class") == "cave"]
+    assert len(caves) >= 6 and 0 < len(in_play) < len(caves)
     outsider = {"authorization": f"Bearer {issue(KEY, 'someone-else', 'x')}"}
     assert (await client.get(f"/v1/games/{game_id}/board.svg", headers=outsider)).status_code == 200
 
@@ -376,3 +378,54 @@ async def test_the_feed_is_paged(table: Table) -> None:
     assert len(first["events"]) == 4 and first["has_more"] and first["last_version"] == 4
     rest = (await table.get(0, "/events", after=4, limit=500)).json()
     assert not rest["has_more"] and rest["last_version"] == rest["version"] == 11
+
+
+async def test_legal_actions_name_the_question_and_say_why_an_answer_is_missing(
+    client: httpx.AsyncClient, service: GameService
+) -> None:
+    from games.itchy_feet.content import load
+
+    kind = load().kind
+    game_id, players = await new_game(service, [None, None], game="itchy-feet")
+    table = Table(client, game_id, players)
+    [asker] = (await table.get(0)).json()["to_act"]
+    responder = 1 - asker
+    held = {kind(c) for c in (await table.get(responder)).json()["view"]["private"]["hand"]}
+    legal = (await table.get(asker, "/legal-actions")).json()
+    assert legal["unavailable"] == []  # a turn, no question
+    offer = next(
+        a
+        for a in legal["actions"]
+        if a["type"] == "offer_trade" and a["to"] == responder and a["want"][0] not in held
+    )
+    r = await table.post(asker, {"action": offer, "expected_version": legal["version"]})
+    assert r.status_code == 200, r.text
+    question = {
+        "kind": "trade",
+        "seat": responder,
+        "asker": asker,
+        "give": offer["give"],
+        "want": offer["want"],
+    }
+    view = (await table.get(responder)).json()["view"]
+    assert view["private"]["questions"] == [question]
+    answers = (await table.get(responder, "/legal-actions")).json()
+    # the responder cannot hand over what is asked: the decline alone, and why
+    assert answers["actions"] == [{"type": "decline_trade", "question": question}]
+    why = f"you do not hold 1 x {offer['want'][0]}: decline"
+    assert answers["unavailable"] == [
+        {"type": "accept_trade", "code": "cannot_fulfil_trade", "message": why}
+    ]
+    version = answers["version"]
+    accept = {"type": "accept_trade", "question": question}
+    r = await table.post(responder, {"action": accept, "expected_version": version})
+    assert problem(r, 422, "cannot_fulfil_trade")["detail"] == why
+    other = {**question, "want": ["passport"]}
+    stale = {"type": "decline_trade", "question": other}
+    problem(
+        await table.post(responder, {"action": stale, "expected_version": version}),
+        422,
+        "stale_question",
+    )
+    r = await table.post(responder, {"action": answers["actions"][0], "expected_version": version})
+    assert r.status_code == 200, r.text
