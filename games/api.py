@@ -42,6 +42,16 @@ class View(msgspec.Struct, frozen=True, kw_only=True):
     private: Any | None = None
 
 
+class Unavailable(msgspec.Struct, frozen=True, kw_only=True):
+    """An answer to a question the seat is asked that the rules refuse now, and why: listed
+    beside the legal actions so a client can say why the answer is missing (an Itchy Feet
+    responder who does not hold the cards asked cannot accept the trade)."""
+
+    type: str  # the answer's action type, as it is tagged ("accept_trade")
+    code: str  # the IllegalAction code `decide` refuses that answer with
+    message: str  # why, for a person to read
+
+
 class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     """Final result: `ranks[seat]` is 1 for the winner(s); ties share a rank."""
 
@@ -68,6 +78,7 @@ class Rules(Protocol[S, A, E, O]):
     def evolve(self, state: S | None, event: E) -> S: ...
     def to_act(self, state: S) -> frozenset[int]: ...
     def legal_actions(self, state: S, seat: int) -> Sequence[A]: ...
+    def unavailable(self, state: S, seat: int) -> Sequence[Unavailable]: ...
     def decide(self, state: S, seat: int, action: A, rng: Rng) -> list[E]: ...
     def view(self, state: S, seat: int | None) -> View: ...
     def redact(self, event: E, seat: int | None) -> E | None: ...

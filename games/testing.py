@@ -85,7 +85,31 @@ def check_playout(rules: Rules[Any, Any, Any, Any], playout: Playout) -> None:
             assert (
                 msgspec.json.decode(wire, type=list.__class_getitem__(rules.action_type)) == actions
             )
+            check_questions(rules, state, seat, actions)
     check_secrecy(rules, playout)
+
+
+def tag(action: Any) -> str:
+    """An action's `type`, as the wire has it."""
+    return str(type(action).__struct_config__.tag)
+
+
+def check_questions(
+    rules: Rules[Any, Any, Any, Any], state: Any, seat: int, actions: list[Any]
+) -> None:
+    """The seat's questions (games/questions.py) are in its view, and only there: every
+    listed answer names one of them, and an answer the rules refuse now (`unavailable`) is
+    not listed, with a code and a reason to show."""
+    asked = (rules.view(state, seat).private or {})["questions"]
+    for action in actions:
+        named = getattr(action, "question", None)
+        if named is not None:
+            assert msgspec.to_builtins(named) in asked, f"{action} answers no question of {seat}"
+    listed = {tag(a) for a in actions}
+    for refused in rules.unavailable(state, seat):
+        assert asked, f"seat {seat}: {refused.type} is unavailable, but no question is open"
+        assert refused.type not in listed, f"seat {seat}: {refused.type} listed and unavailable"
+        assert refused.code and refused.message, f"seat {seat}: no reason for {refused.type}"
 
 
 def check_shapes(rules: Rules[Any, Any, Any, Any], playout: Playout, stride: int = 3) -> None:
@@ -172,18 +196,23 @@ def check_listing(
 ) -> None:
     """`legal_actions` lists every move: each candidate `decide` accepts has a listed action
     with the same result (the same state after it, given the same random draws), and no two
-    listed actions have the same result. `same` compares two resulting states where the rules
+    listed actions have the same result. An answer `unavailable` says is refused is refused
+    for every candidate of its type, and for one at least with the code it gives. `same` compares two resulting states where the rules
     ignore a difference (which of two identical copies pays); plain equality by default.
 
     The candidates are a brute-force oracle each game's suite generates for a position."""
     same = same or (lambda a, b: bool(a == b))
 
-    def result(action: Any) -> Any | None:
+    def attempt(action: Any) -> tuple[Any | None, str | None]:
+        """The state after `action`, or the code it is refused with."""
         try:
             events = rules.decide(state, seat, action, Random(seed))
-        except IllegalAction:
-            return None
-        return fold(rules, events, state)
+        except IllegalAction as exc:
+            return None, exc.code
+        return fold(rules, events, state), None
+
+    def result(action: Any) -> Any | None:
+        return attempt(action)[0]
 
     listed = list(rules.legal_actions(state, seat))
     outcomes = [result(a) for a in listed]
@@ -192,13 +221,20 @@ def check_listing(
     for i, outcome in enumerate(outcomes):
         twin = next((listed[j] for j in range(i) if same(outcomes[j], outcome)), None)
         assert twin is None, f"seat {seat}: {listed[i]} and {twin} have the same result"
+    unavailable = {u.type: u.code for u in rules.unavailable(state, seat)}
+    codes: dict[str, set[str]] = {t: set() for t in unavailable}  # what refused each of them
     for candidate in candidates:
-        outcome = result(candidate)
-        if outcome is None:
+        outcome, refused = attempt(candidate)
+        if refused is not None:
+            if tag(candidate) in codes:
+                codes[tag(candidate)].add(refused)
             continue
+        assert tag(candidate) not in unavailable, f"seat {seat}: unavailable, yet {candidate}"
         assert any(same(outcome, o) for o in outcomes), (
             f"seat {seat}: accepted but not listed (nor any move with its result): {candidate}"
         )
+    for type_, code in unavailable.items():  # the reason given is what decide says
+        assert not codes[type_] or code in codes[type_], f"seat {seat}: {type_} is not {code}"
 
 
 def check_sample(
@@ -209,12 +245,13 @@ def check_sample(
     invariants: Callable[[Any], None] | None = None,
 ) -> Any:
     """`sample` guesses only states the rules can reach, which `seat` cannot tell from the
-    real one: every card is somewhere, once; the seat's view, the seats to act and the seat's
-    legal actions are the same; and `invariants`, the game's own checks of a reachable state
-    (raising AssertionError), pass on the guess as they do on the real state. And a guess
-    depends on nothing but what the seat sees: from a state the seat cannot tell from the real
-    one (the guess itself), the same draws guess the same state, so a bot that searches from
-    guesses cannot learn where the hidden cards really lie. Returns the guess.
+    real one: every card is somewhere, once; the seat's view, the seats to act, the seat's
+    legal actions and the answers refused it are the same; and `invariants`, the game's own
+    checks of a reachable state (raising AssertionError), pass on the guess as they do on the
+    real state. And a guess depends on nothing but what the seat sees: from a state the seat
+    cannot tell from the real one (the guess itself), the same draws guess the same state, so
+    a bot that searches from guesses cannot learn where the hidden cards really lie. Returns
+    the guess.
     """
     guess = rules.sample(state, seat, rng)
     check_conservation(rules, guess, seed=0)
@@ -222,6 +259,9 @@ def check_sample(
     assert rules.to_act(guess) == rules.to_act(state), f"seat {seat}: another seat is to act"
     assert list(rules.legal_actions(guess, seat)) == list(rules.legal_actions(state, seat)), (
         f"seat {seat}: the sampled state offers other moves"
+    )
+    assert rules.unavailable(guess, seat) == rules.unavailable(state, seat), (
+        f"seat {seat}: the sampled state refuses other answers"
     )
     if invariants is not None:
         invariants(state)

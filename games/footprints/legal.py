@@ -36,17 +36,20 @@ from games.footprints.model import (
     CompleteFootprint,
     DecideFootprint,
     DiscardFire,
-    FootprintChoice,
+    DiscardFireQuestion,
+    FootprintQuestion,
     KeepStartingFootprint,
+    LeaderQuestion,
     PlaceFigure,
-    PlaceNext,
+    PlaceQuestion,
     Play,
-    SetupChoices,
     Skip,
+    StartingFootprintQuestion,
     UsePower,
 )
+from games.footprints.questions import asked
 from games.footprints.table import Table
-from games.footprints.turn import FIRE_HAND_LIMIT, facts
+from games.footprints.turn import facts
 
 
 class Listing(NamedTuple):
@@ -60,19 +63,22 @@ def actions(t: Table, seat: int) -> list[Action]:
 
 def listing(t: Table, seat: int) -> Listing:
     s = t.state
-    match s.pending:
-        case SetupChoices(leaders=leaders, footprints=footprints):
-            out: list[Action] = []
-            if seat in leaders:
-                out += [ChooseLeader(leader=x) for x in allowed_leaders(t, seat)]
-            for owner, cards in footprints:
-                if owner == seat:
-                    out += [KeepStartingFootprint(card=c) for c in cards]
-            return Listing(out, True)
-        case PlaceNext():
-            return _places(t, seat)
-        case FootprintChoice():  # "Immediately decide": nothing else until it is answered
-            return Listing([DecideFootprint(keep=True), DecideFootprint(keep=False)], True)
+    if s.pending is not None:  # answers, each naming its question
+        out: list[Action] = []
+        for question in asked(t, seat):
+            match question:
+                case LeaderQuestion(leaders=leaders):
+                    out += [ChooseLeader(leader=x, question=question) for x in leaders]
+                case StartingFootprintQuestion(cards=cards):
+                    out += [KeepStartingFootprint(card=c, question=question) for c in cards]
+                case PlaceQuestion():
+                    return _places(t, seat, question)
+                case FootprintQuestion(cards=cards):  # "Immediately decide": nothing else
+                    out += [
+                        DecideFootprint(keep=keep, card=cards[0], question=question)
+                        for keep in (True, False)
+                    ]
+        return Listing(out, True)
     turn = s.turn
     if turn is None or turn.seat != seat:
         return Listing([], True)
@@ -93,23 +99,18 @@ def listing(t: Table, seat: int) -> Listing:
             found = _powers(ls)
         case "discard":
             hand = sorted(t.player(seat).fire_hand)
-            excess = len(hand) - FIRE_HAND_LIMIT
-            found = [DiscardFire(cards=c) for c in combinations(hand, excess)]
+            found = [
+                DiscardFire(cards=c, question=question)
+                for question in asked(t, seat)
+                if isinstance(question, DiscardFireQuestion)
+                for c in combinations(hand, question.count)
+            ]
         case _:
             found = []
     return Listing([*found, *done], ls.complete)
 
 
-def allowed_leaders(t: Table, seat: int) -> list[str]:
-    from games.footprints.content import MAP_SHAPE_LEADERS
-
-    clan = t.content.clans[t.player(seat).clan]
-    return [
-        x.id for x in clan.leaders if not (t.state.options.snake and x.ability in MAP_SHAPE_LEADERS)
-    ]
-
-
-def _places(t: Table, seat: int) -> Listing:
+def _places(t: Table, seat: int, question: PlaceQuestion) -> Listing:
     ls = Lister(t, seat)
     taken = {p.position for p in t.state.players}
     items: list[tuple[Outcome, Action]] = []
@@ -119,7 +120,8 @@ def _places(t: Table, seat: int) -> Listing:
         house, side = t.state.houses[row]
         got = list(t.content.house_tiles[house].sides[side])
         for picks, led in ls.choose(("house", row), ls.gaining(ls.led, got)):
-            items.append(((row, led), PlaceFigure(row=row, any_skill=picks)))
+            place = PlaceFigure(row=row, any_skill=picks, question=question)
+            items.append(((row, led), place))
     return Listing(unique(items), ls.complete)
 
 

@@ -24,6 +24,54 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     two_leaders: bool = False  # both leaders in the clan deck
 
 
+# -- questions: what one seat must answer (games/questions.py) -----------------------------
+
+
+class Question(msgspec.Struct, frozen=True, tag_field="kind"):
+    """What a seat is asked, in its `view.private.questions`; its answers name it."""
+
+    seat: int  # who answers
+
+
+class LeaderQuestion(Question, frozen=True, kw_only=True, tag="leader"):
+    """Advanced setup: the leader to shuffle into your deck, in secret, of `leaders`."""
+
+    leaders: tuple[str, ...]
+
+
+class StartingFootprintQuestion(Question, frozen=True, kw_only=True, tag="starting_footprint"):
+    """Advanced setup: the footprint card to keep of the three dealt (shown to you alone)."""
+
+    cards: tuple[str, ...]
+
+
+class PlaceQuestion(Question, frozen=True, kw_only=True, tag="place"):
+    """Starting positions: the house tile to place your figure on, by row (free ones)."""
+
+    rows: tuple[int, ...]
+
+
+class FootprintQuestion(Question, frozen=True, kw_only=True, tag="footprint"):
+    """A footprint card drawn as a bonus (face up): keep it on your board or discard it."""
+
+    cards: tuple[str, ...]  # the card drawn (one)
+
+
+class DiscardFireQuestion(Question, frozen=True, kw_only=True, tag="discard_fire"):
+    """Step 5: discard `count` fire cards, down to three."""
+
+    count: int
+
+
+AnyQuestion = (
+    LeaderQuestion
+    | StartingFootprintQuestion
+    | PlaceQuestion
+    | FootprintQuestion
+    | DiscardFireQuestion
+)
+
+
 # -- actions -------------------------------------------------------------------------------
 
 
@@ -32,15 +80,18 @@ class Action(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 
 
 class ChooseLeader(Action, frozen=True, tag="choose_leader"):
-    """Advanced setup: the leader shuffled into your deck (secret)."""
+    """Advanced setup: the leader shuffled into your deck (secret). `question`, in every
+    answer: the question answered (every listed answer names it; none: the open one)."""
 
     leader: str
+    question: LeaderQuestion | None = None
 
 
 class KeepStartingFootprint(Action, frozen=True, tag="keep_starting_footprint"):
     """Advanced setup: the one of three footprint cards you keep."""
 
     card: str
+    question: StartingFootprintQuestion | None = None
 
 
 class PlaceFigure(Action, frozen=True, tag="place_figure"):
@@ -48,6 +99,7 @@ class PlaceFigure(Action, frozen=True, tag="place_figure"):
 
     row: int
     any_skill: tuple[Terrain, ...] = ()
+    question: PlaceQuestion | None = None
 
 
 class Play(Action, frozen=True, tag="play"):
@@ -120,6 +172,7 @@ class DiscardFire(Action, frozen=True, tag="discard_fire"):
     """Step 5: down to three fire cards in hand."""
 
     cards: tuple[str, ...]
+    question: DiscardFireQuestion | None = None
 
 
 class CompleteFootprint(Action, frozen=True, tag="complete_footprint"):
@@ -134,6 +187,7 @@ class DecideFootprint(Action, frozen=True, tag="decide_footprint"):
 
     keep: bool
     card: str | None = None
+    question: FootprintQuestion | None = None
 
 
 AnyAction = (

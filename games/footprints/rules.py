@@ -8,8 +8,8 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from games.api import IllegalAction, Outcome, Rng, View
-from games.footprints import legal, turn, views
+from games.api import IllegalAction, Outcome, Rng, Unavailable, View
+from games.footprints import legal, questions, turn, views
 from games.footprints.board import cave_sites_in_play, draw_layout
 from games.footprints.content import MAP_SHAPE_LEADERS, Content, load
 from games.footprints.evolve import evolve
@@ -52,6 +52,7 @@ from games.footprints.model import (
     UsePower,
 )
 from games.footprints.table import Table, board_of, illegal
+from games.questions import check_named
 
 PANEL = 4
 TOP_FOLLOWERS = {False: 7, True: 9}  # the followers shuffled with the leader(s): 2 Leaders
@@ -175,6 +176,10 @@ class Footprints:
             return []
         return legal.actions(Table(self.content, state, None), seat)
 
+    def unavailable(self, state: State, seat: int) -> Sequence[Unavailable]:
+        """Every answer to a Footprints question is always possible: none is refused."""
+        return []
+
     # -- decide ----------------------------------------------------------------------------
 
     def decide(self, state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
@@ -183,10 +188,11 @@ class Footprints:
         if seat not in self.to_act(state):
             raise illegal("not_your_turn", f"seat {seat} is not to act now")
         t = Table(self.content, state, rng)
+        check_named(action, questions.asked(t, seat))  # "stale_question"
         pending = state.pending
         match pending, action:
             case SetupChoices(), ChooseLeader(leader=leader):
-                if seat not in pending.leaders or leader not in legal.allowed_leaders(t, seat):
+                if seat not in pending.leaders or leader not in questions.allowed_leaders(t, seat):
                     raise illegal("not_your_leader", "choose one of your clan's leaders")
                 t.emit(LeaderChosen(seat=seat, leader=leader))
                 self._after_setup_choice(t)
@@ -293,9 +299,8 @@ class Footprints:
                 leaders = [x for x in leaders if x in p.panel or x in p.played]
             players[-1]["leaders"] = leaders
         shown = state.pending
-        if isinstance(shown, SetupChoices):  # another seat's dealt cards are not shown
-            dealt = tuple((s, cards if s == seat else ()) for s, cards in shown.footprints)
-            shown = replace(shown, footprints=dealt)
+        if isinstance(shown, SetupChoices):  # the dealt cards: in their owner's questions
+            shown = replace(shown, footprints=tuple((s, ()) for s, _ in shown.footprints))
         pending: Any = msgspec.to_builtins(shown) if shown is not None else None
         public = {
             "seats": state.seats,
@@ -322,10 +327,12 @@ class Footprints:
         if seat is None or not 0 <= seat < state.seats:
             return View(public=public)
         p = state.players[seat]
+        asked = questions.asked(Table(self.content, state, None), seat)
         private = {
             "fire_hand": list(p.fire_hand),
             "leaders": _leaders(p),
             "deck": sorted(p.deck_top + p.deck_bottom),
+            "questions": [msgspec.to_builtins(q) for q in asked],
         }
         return View(public=public, private=private)
 
@@ -360,7 +367,7 @@ class Footprints:
         """A state consistent with `seat`'s view: other hands of fire cards dealt again from
         what `seat` cannot see, every clan deck split again, secret leaders drawn again, and
         the footprint cards dealt to the others in the advanced setup dealt again."""
-        from games.footprints.legal import allowed_leaders
+        from games.footprints.questions import allowed_leaders
 
         t = Table(self.content, state, rng)
         others = [s for s in range(state.seats) if s != seat]

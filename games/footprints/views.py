@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from games.footprints.content import Terrain
-from games.footprints.model import AnyPending, GameEnded, Options, Pos, Turn
+from games.footprints.model import AnyPending, AnyQuestion, GameEnded, Options, Pos, Turn
 
 
 class Skills(TypedDict):
@@ -64,6 +64,8 @@ class Public(TypedDict):
     players: list[Player]
     first_seat: int
     turn: Turn | None
+    # what the game waits for, as the table sees it: the cards dealt in the advanced setup
+    # are left out (each seat finds its own in `Private.questions`)
     pending: AnyPending | None
     fire_deck: int
     fire_discard: list[str]
@@ -78,6 +80,7 @@ class Private(TypedDict):
     fire_hand: list[str]
     leaders: list[str]  # this seat's leaders, wherever they are
     deck: list[str]  # the clan deck's cards, sorted (not their order)
+    questions: list[AnyQuestion]  # what you must answer now, whole: its answers name it
 
 
 class View(TypedDict):

@@ -17,18 +17,18 @@ from games.itchy_feet.model import (
     AcceptTrade,
     Action,
     AllowSteal,
-    BonusOffer,
+    BonusQuestion,
     CancelSteal,
-    CharacterPick,
+    CharacterQuestion,
     ChooseCharacter,
     DeclineTrade,
     Discard,
-    DiscardDown,
+    DiscardQuestion,
     DisposeForbidden,
     Draw,
     DrawBonus,
     KeepCard,
-    KeepOne,
+    KeepOneQuestion,
     OfferTrade,
     PassTurn,
     PlaySpecial,
@@ -36,34 +36,41 @@ from games.itchy_feet.model import (
     SkipBonus,
     State,
     Steal,
-    StealAnswer,
-    TradeOffer,
+    StealQuestion,
+    TradeQuestion,
     Travel,
 )
+from games.itchy_feet.questions import asked, shortfall
 from games.itchy_feet.travel import needed_items, payment
 
 PLAYABLE = ("espresso", "lucky-find", "change-of-plans")
 
 
 def actions(c: Content, state: State, seat: int) -> list[Action]:
-    """For a seat that is to act: its answer to what the game waits for, or its turn."""
+    """For a seat that is to act: its answers to its question, each naming it (the answers
+    refused now are `questions.unavailable`), or its turn."""
     hand = state.hands[seat]
-    match state.pending:
-        case TradeOffer(want=want):
-            have = Counter(c.kind(x) for x in hand)
-            ok = all(have[k] >= n for k, n in Counter(want).items())
-            return [AcceptTrade(), DeclineTrade()] if ok else [DeclineTrade()]
-        case BonusOffer():
-            return [DrawBonus(), SkipBonus()] if can_draw(c, state) else [SkipBonus()]
-        case StealAnswer():
-            insurance = sorted(x for x in hand if c.kind(x) == "travel-insurance")
-            return [AllowSteal()] + [CancelSteal(card=x) for x in insurance[:1]]
-        case DiscardDown(counts=counts):
-            return [Discard(cards=x) for x in choices(c, hand, dict(counts)[seat])]
-        case KeepOne(cards=cards):
-            return [KeepCard(card=x) for x in by_kind(c, cards).values()]
-        case CharacterPick(options=options):
-            return [ChooseCharacter(character=x) for x in options]
+    for question in asked(state, seat):  # one at most
+        match question:
+            case TradeQuestion(want=want):
+                decline: list[Action] = [DeclineTrade(question=question)]
+                if shortfall(c, hand, want) is not None:
+                    return decline
+                return [AcceptTrade(question=question), *decline]
+            case BonusQuestion():
+                skip: list[Action] = [SkipBonus(question=question)]
+                return [DrawBonus(question=question), *skip] if can_draw(c, state) else skip
+            case StealQuestion():
+                insurance = sorted(x for x in hand if c.kind(x) == "travel-insurance")
+                return [AllowSteal(question=question)] + [
+                    CancelSteal(card=x, question=question) for x in insurance[:1]
+                ]
+            case DiscardQuestion(count=count):
+                return [Discard(cards=x, question=question) for x in choices(c, hand, count)]
+            case KeepOneQuestion(cards=cards):
+                return [KeepCard(card=x, question=question) for x in by_kind(c, cards).values()]
+            case CharacterQuestion(options=options):
+                return [ChooseCharacter(character=x, question=question) for x in options]
     return turn_actions(c, state, seat) or [PassTurn()]
 
 

@@ -19,6 +19,65 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     characters: Literal["off", "random", "choose"] = "off"
 
 
+# -- questions: what one seat must answer (games/questions.py) -----------------------------
+
+
+class Question(msgspec.Struct, frozen=True, tag_field="kind"):
+    """What a seat is asked, in its `view.private.questions`; its answers name it."""
+
+    seat: int  # who answers
+
+
+class TradeQuestion(Question, frozen=True, kw_only=True, tag="trade"):
+    """Seat `asker` offers its cards `give` for cards of the kinds `want`."""
+
+    asker: int
+    give: tuple[CardId, ...]
+    want: tuple[str, ...]
+
+
+class BonusQuestion(Question, frozen=True, kw_only=True, tag="bonus"):
+    """Draw the bonus card a trade earned? `declined`: the Haggler's card after a declined
+    trade, drawn in place of the new action."""
+
+    declined: bool
+
+
+class StealQuestion(Question, frozen=True, kw_only=True, tag="steal"):
+    """Seat `thief` steals a random card of yours: allow it, or cancel it with a Travel
+    Insurance."""
+
+    thief: int
+
+
+class DiscardQuestion(Question, frozen=True, kw_only=True, tag="discard_down"):
+    """Over the hand limit: discard `count` cards."""
+
+    count: int
+
+
+class KeepOneQuestion(Question, frozen=True, kw_only=True, tag="keep_one"):
+    """The Planner keeps one of the cards drawn (shown to that seat alone)."""
+
+    cards: tuple[CardId, ...]
+
+
+class CharacterQuestion(Question, frozen=True, kw_only=True, tag="character"):
+    """Choose a character among those left."""
+
+    options: tuple[str, ...]
+
+
+AnyQuestion = (
+    TradeQuestion
+    | BonusQuestion
+    | StealQuestion
+    | DiscardQuestion
+    | KeepOneQuestion
+    | CharacterQuestion
+)
+
+
 # -- actions -------------------------------------------------------------------------------
 
 
@@ -46,21 +105,27 @@ class OfferTrade(Action, frozen=True, tag="offer_trade"):
 
 
 class AcceptTrade(Action, frozen=True, tag="accept_trade"):
-    """Hand over exactly what was asked; `cards` picks the copies (default: any)."""
+    """Hand over exactly what was asked; `cards` picks the copies (default: any).
+    `question`: the offer accepted (every answer names its question; none: the open one)."""
 
     cards: tuple[CardId, ...] | None = None
+    question: TradeQuestion | None = None
 
 
 class DeclineTrade(Action, frozen=True, tag="decline_trade"):
-    pass
+    question: TradeQuestion | None = None
 
 
 class DrawBonus(Action, frozen=True, tag="draw_bonus"):
     """Draw the bonus card a trade earned you ("both players can draw one bonus card")."""
 
+    question: BonusQuestion | None = None
+
 
 class SkipBonus(Action, frozen=True, tag="skip_bonus"):
     """Leave the bonus card (the Haggler, after a declined trade: take a new action instead)."""
+
+    question: BonusQuestion | None = None
 
 
 class Steal(Action, frozen=True, tag="steal"):
@@ -71,13 +136,14 @@ class Steal(Action, frozen=True, tag="steal"):
 
 
 class AllowSteal(Action, frozen=True, tag="allow_steal"):
-    pass
+    question: StealQuestion | None = None
 
 
 class CancelSteal(Action, frozen=True, tag="cancel_steal"):
     """Discard a Travel Insurance to cancel a steal against you."""
 
     card: CardId
+    question: StealQuestion | None = None
 
 
 class Travel(Action, frozen=True, tag="travel"):
@@ -103,16 +169,19 @@ class Discard(Action, frozen=True, tag="discard"):
     """Discard down to your hand limit."""
 
     cards: tuple[CardId, ...]
+    question: DiscardQuestion | None = None
 
 
 class KeepCard(Action, frozen=True, tag="keep_card"):
     """The Planner keeps one of the two cards drawn."""
 
     card: CardId
+    question: KeepOneQuestion | None = None
 
 
 class ChooseCharacter(Action, frozen=True, tag="choose_character"):
     character: str
+    question: CharacterQuestion | None = None
 
 
 class PassTurn(Action, frozen=True, tag="pass_turn"):

@@ -9,8 +9,8 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from games.api import IllegalAction, Outcome, Rng, View
-from games.itchy_feet import legal, sampling, views
+from games.api import IllegalAction, Outcome, Rng, Unavailable, View
+from games.itchy_feet import legal, questions, sampling, views
 from games.itchy_feet.content import EXTENSIONS, Content, load
 from games.itchy_feet.evolve import evolve, extension_cards
 from games.itchy_feet.flow import Tx
@@ -74,6 +74,7 @@ from games.itchy_feet.model import (
     TurnBegan,
 )
 from games.itchy_feet.travel import MAP, destination, needed_items
+from games.questions import check_named
 
 STARTING_ITEMS = 3
 CHARACTERS = ("backpacker", "pickpocket", "hoarder", "planner", "haggler", "globetrotter")
@@ -156,6 +157,7 @@ class ItchyFeet:
             raise _illegal("game_over", "the game has ended")
         if seat not in self.to_act(state):
             raise _illegal("not_your_turn", f"seat {seat} is not to act now")
+        check_named(action, questions.asked(state, seat))  # "stale_question"
         tx = Tx(self.content, state, rng)
         pending = state.pending
         match pending, action:
@@ -169,7 +171,7 @@ class ItchyFeet:
                     tx.emit(BonusOffered(seats=(pending.asker,), declined=True))
             case BonusOffer(), DrawBonus():
                 if not tx.can_draw():
-                    raise _illegal("nothing_to_draw", "no card is left to draw: skip the bonus")
+                    raise _illegal("nothing_to_draw", questions.NOTHING_TO_DRAW)
                 tx.emit(BonusAnswered(seat=seat, draw=True))
                 if pending.declined:  # the card takes the place of the new action
                     tx.emit(ActionTaken(seat=seat, action="bonus"))
@@ -327,12 +329,11 @@ class ItchyFeet:
             if Counter(self.content.kind(c) for c in received) != wanted:
                 raise _illegal("not_what_was_asked", "hand over exactly the kinds asked for")
         else:
+            if short := questions.shortfall(self.content, hand, offer.want):
+                raise _illegal("cannot_fulfil_trade", questions.cannot_fulfil(*short))
             picked: list[str] = []
             for kind, n in wanted.items():
-                copies = sorted(c for c in hand if self.content.kind(c) == kind)
-                if len(copies) < n:
-                    raise _illegal("cannot_fulfil_trade", f"you do not hold {n} x {kind}: decline")
-                picked += copies[:n]
+                picked += sorted(c for c in hand if self.content.kind(c) == kind)[:n]
             received = tuple(picked)
         tx.emit(
             TradeAccepted(
@@ -412,6 +413,14 @@ class ItchyFeet:
             return []
         return legal.actions(self.content, state, seat)
 
+    def unavailable(self, state: State, seat: int) -> Sequence[Unavailable]:
+        """Answers to the seat's question refused now: accepting a trade without the cards
+        asked, drawing a bonus card with none left, cancelling a steal without insurance."""
+        if seat not in self.to_act(state):
+            return []
+        can_draw = legal.can_draw(self.content, state)
+        return questions.unavailable(self.content, state, seat, can_draw)
+
     def _turn_actions(self, state: State, seat: int) -> list[Action]:
         return legal.turn_actions(self.content, state, seat)
 
@@ -445,7 +454,10 @@ class ItchyFeet:
         }
         if seat is None or not 0 <= seat < state.seats:
             return View(public=public)
-        private: dict[str, Any] = {"hand": list(state.hands[seat])}
+        private: dict[str, Any] = {
+            "hand": list(state.hands[seat]),
+            "questions": [msgspec.to_builtins(q) for q in questions.asked(state, seat)],
+        }
         if isinstance(state.pending, KeepOne) and state.pending.seat == seat:
             private["keep_one_of"] = list(state.pending.cards)
         return View(public=public, private=private)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 from games.itchy_feet.model import (
+    AnyQuestion,
     BonusOffer,
     CardId,
     CharacterPick,
@@ -50,6 +51,8 @@ class Public(TypedDict):
 
 class Private(TypedDict):
     hand: list[CardId]
+    # what this seat must answer now (at most one), whole: its answers name it
+    questions: list[AnyQuestion]
     keep_one_of: NotRequired[list[CardId]]  # while this seat keeps one card of several
 
 

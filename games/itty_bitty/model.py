@@ -13,6 +13,25 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """Room options. The rulebook has none; the end threshold is the rulebook's 8."""
 
 
+# -- questions: what one seat must answer (games/questions.py) -----------------------------
+
+
+class Question(msgspec.Struct, frozen=True, tag_field="kind"):
+    """What a seat is asked, in its `view.private.questions`; its answers name it."""
+
+    seat: int  # who answers
+
+
+class CollectorChoice(Question, frozen=True, kw_only=True, tag="collector_choice"):
+    """Keep one of the collectors drawn (`cards`, shown to that seat alone): the starting
+    choice, or after `draw_collectors`."""
+
+    cards: tuple[CardId, ...]
+
+
+AnyQuestion = CollectorChoice
+
+
 # -- actions -------------------------------------------------------------------------------
 
 
@@ -31,7 +50,11 @@ class DrawCollectors(Action, frozen=True, tag="draw_collectors"):
 
 
 class KeepCollector(Action, frozen=True, tag="keep_collector"):
+    """Keep `card` of the collectors offered; `question`: the choice it answers (every
+    listed answer names it; none: the open one)."""
+
     card: CardId
+    question: CollectorChoice | None = None
 
 
 class Payment(msgspec.Struct, frozen=True, kw_only=True):

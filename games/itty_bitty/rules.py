@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from games.api import IllegalAction, Outcome, Rng, View, fold
+from games.api import IllegalAction, Outcome, Rng, Unavailable, View, fold
 from games.itty_bitty import secrecy, views
 from games.itty_bitty.content import Content, load
 from games.itty_bitty.model import (
@@ -16,6 +16,7 @@ from games.itty_bitty.model import (
     AnyAction,
     AnyEvent,
     CardId,
+    CollectorChoice,
     CollectorCompleted,
     CollectorKept,
     CollectorsOffered,
@@ -42,6 +43,7 @@ from games.itty_bitty.model import (
 from games.itty_bitty.payments import can_pay, coins_for, paid_ittybits, payments
 from games.itty_bitty.scoring import final_result
 from games.itty_bitty.supply import Supply, restock
+from games.questions import check_named
 
 MARKET_SLOTS = 4
 STARTING_ITTYBITS = 3
@@ -212,8 +214,9 @@ class IttyBitty:
         if seat not in self.to_act(state):
             return []
         hand = state.hands[seat]
-        if hand.choice:
-            return [KeepCollector(card=c) for c in dict.fromkeys(hand.choice)]
+        if asked := self.asked(state, seat):  # keep one of the collectors offered first
+            [question] = asked
+            return [KeepCollector(card=c, question=question) for c in dict.fromkeys(question.cards)]
         completes: list[Action] = [
             CompleteCollector(collector=c, payments=p)
             for c in dict.fromkeys(hand.collectors)
@@ -227,6 +230,17 @@ class IttyBitty:
         if state.collector_supply:
             actions.append(DrawCollectors())
         return actions + completes or [PassTurn()]
+
+    def asked(self, state: State, seat: int) -> tuple[CollectorChoice, ...]:
+        """The question `seat` must answer now: which collector of those offered it keeps."""
+        if state.result is not None or not 0 <= seat < state.seats:
+            return ()
+        cards = state.hands[seat].choice
+        return (CollectorChoice(seat=seat, cards=cards),) if cards else ()
+
+    def unavailable(self, state: State, seat: int) -> Sequence[Unavailable]:
+        """Every collector offered may be kept: no answer is ever refused."""
+        return []
 
     def _can_act(self, state: State, seat: int) -> bool:
         """Whether any action but `pass_turn` is legal (`legal_actions` without listing)."""
@@ -249,6 +263,7 @@ class IttyBitty:
             raise IllegalAction("not_seated", f"there is no seat {seat}")
         if seat not in self.to_act(state):
             raise IllegalAction("not_your_turn", f"seat {seat} is not to act now")
+        check_named(action, self.asked(state, seat))  # "stale_question"
         hand = state.hands[seat]
         if hand.choice and not isinstance(action, KeepCollector):
             raise IllegalAction(
@@ -370,7 +385,7 @@ class IttyBitty:
     # -- what each seat sees -----------------------------------------------------------------
 
     def view(self, state: State, seat: int | None) -> View:
-        return secrecy.view(state, seat)
+        return secrecy.view(state, seat, self.asked(state, seat) if seat is not None else ())
 
     def redact(self, event: Event, seat: int | None) -> Event | None:
         return secrecy.redact(event, seat)

@@ -15,6 +15,7 @@ from msgspec.structs import replace
 
 from games.api import Rng, View
 from games.itty_bitty.model import (
+    CollectorChoice,
     CollectorCompleted,
     CollectorKept,
     CollectorsOffered,
@@ -25,7 +26,8 @@ from games.itty_bitty.model import (
 )
 
 
-def view(state: State, seat: int | None) -> View:
+def view(state: State, seat: int | None, asked: tuple[CollectorChoice, ...] = ()) -> View:
+    """What `seat` sees; `asked`: the questions it must answer (rules.py:IttyBitty.asked)."""
     public: dict[str, Any] = {
         "seats": state.seats,
         "first_seat": state.first_seat,
@@ -62,6 +64,7 @@ def view(state: State, seat: int | None) -> View:
         "collectors": list(hand.collectors),
         "choice": list(hand.choice),
         "completed": [d.collector for d in hand.completed],
+        "questions": [msgspec.to_builtins(q) for q in asked],
     }
     return View(public=public, private=private)
 

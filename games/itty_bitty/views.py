@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from games.itty_bitty.model import CardId, GameEnded
+from games.itty_bitty.model import AnyQuestion, CardId, GameEnded
 
 
 class Piles(TypedDict):
@@ -51,6 +51,7 @@ class Private(TypedDict):
     collectors: list[CardId]
     choice: list[CardId]  # the collectors offered, to keep one of
     completed: list[CardId]  # your face-down collectors, in the order of `Player.completed`
+    questions: list[AnyQuestion]  # what you must answer now: the collector to keep, if any
 
 
 class View(TypedDict):

@@ -96,7 +96,8 @@ def greedy(obs: Observation, rng: Random) -> Any:
             return action
     kinds = {type(a) for a in legal}
     if DecideFootprint in kinds:
-        return DecideFootprint(keep=len(me["footprints"]) < KEEP_OPEN)
+        keep = len(me["footprints"]) < KEEP_OPEN
+        return next(a for a in legal if isinstance(a, DecideFootprint) and a.keep == keep)
     if kinds & {ChooseLeader, KeepStartingFootprint, PlaceFigure, DiscardFire}:
         return legal[0]
     plays = [a for a in legal if isinstance(a, Play) and useful_fire(a, me)]

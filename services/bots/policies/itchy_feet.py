@@ -91,11 +91,8 @@ def greedy(obs: Observation, rng: Random) -> Any:
         # as a draw or more; after an accepted one it is free unless the hand is full
         bonus = me.public["pending"]
         full = len(me.hand) >= HAND_LIMIT
-        return (
-            DrawBonus()
-            if DrawBonus in by_type and not bonus["declined"] and not full
-            else SkipBonus()
-        )
+        draw = DrawBonus in by_type and not bonus["declined"] and not full
+        return by_type[DrawBonus if draw else SkipBonus][0]  # the listed answer names the offer
     if DeclineTrade in by_type:
         offer = me.public["pending"]
         kinds = [me.content.kind(c) for c in me.hand]
@@ -105,8 +102,8 @@ def greedy(obs: Observation, rng: Random) -> Any:
         )
         takes_forbidden = any(me.content.type(c) == "forbidden" for c in offer["give"])
         if AcceptTrade in by_type and not gives_away_need and not takes_forbidden:
-            return AcceptTrade()
-        return DeclineTrade()
+            return by_type[AcceptTrade][0]
+        return by_type[DeclineTrade][0]
 
     disposals = [a for a in by_type.get(DisposeForbidden, []) if me.worth(a.with_card) < KEEP]
     if disposals:

@@ -34,6 +34,7 @@ from games.footprints.model import (
     FootprintDiscarded,
     FootprintDrawn,
     FootprintKept,
+    FootprintQuestion,
     FootprintsRenewed,
     FootprintsReshuffled,
     Lead,
@@ -317,7 +318,11 @@ def test_each_footprint_card_is_decided_at_once_before_anything_else() -> None:
     state = chief("clan-3", "b", **me)
     _, state = play(state, 0, Lead())
     assert isinstance(state.pending, FootprintChoice) and state.pending.footprints == 1
-    assert REAL.legal_actions(state, 0) == [DecideFootprint(keep=True), DecideFootprint(keep=False)]
+    card = state.pending.cards[0]
+    asked = FootprintQuestion(seat=0, cards=(card,))
+    assert REAL.legal_actions(state, 0) == [
+        DecideFootprint(keep=keep, card=card, question=asked) for keep in (True, False)
+    ]
     assert refused(state, 0, CompleteFootprint(card="footprint-14")) == "answer_first"
     # the last card of the deck, discarded at once, comes back with the next draw
     last = ALL_FOOTPRINTS[0]

@@ -218,7 +218,9 @@ def test_the_dealt_footprint_cards_are_seen_by_their_owner_alone_and_only_the_ke
     for seat in range(3):
         view = REAL.view(state, seat)
         shown = {s: tuple(cards) for s, cards in view.public["pending"]["footprints"]}
-        assert shown == {s: (dealt[s] if s == seat else ()) for s in range(3)}
+        assert shown == {s: () for s in range(3)}  # who keeps a card; which, in questions
+        [mine] = [q for q in view.private["questions"] if q["kind"] == "starting_footprint"]
+        assert tuple(mine["cards"]) == dealt[seat]
         for other in range(3):
             if other != seat:
                 assert not set(dealt[other]) & set(str(view).split("'"))

@@ -16,12 +16,14 @@ from games.itchy_feet.model import (
     BonusAnswered,
     BonusOffer,
     BonusOffered,
+    BonusQuestion,
     CancelSteal,
     CardDrawn,
     CardStolen,
     DeclineTrade,
     Discard,
     DiscardDown,
+    DiscardQuestion,
     DiscardRequired,
     Draw,
     DrawBonus,
@@ -38,10 +40,12 @@ from games.itchy_feet.model import (
     StealAnswer,
     StealAttempted,
     StealCancelled,
+    StealQuestion,
     TradeAccepted,
     TradeDeclined,
     TradeOffer,
     TradeOffered,
+    TradeQuestion,
     Travel,
     Travelled,
     TurnBegan,
@@ -199,7 +203,11 @@ def test_a_trade_offer_is_public_and_the_responder_answers() -> None:
     assert offered.pending == TradeOffer(asker=0, responder=1, give=(CAM,), want=("umbrella",))
     assert REAL.to_act(offered) == frozenset({1})
     assert list(REAL.view(offered, 2).public["pending"]["give"]) == [CAM]
-    assert REAL.legal_actions(offered, 1) == [AcceptTrade(), DeclineTrade()]
+    asked = TradeQuestion(seat=1, asker=0, give=(CAM,), want=("umbrella",))
+    assert REAL.legal_actions(offered, 1) == [
+        AcceptTrade(question=asked),
+        DeclineTrade(question=asked),
+    ]
     assert refused(offered, 0, Draw()) == "not_your_turn"
     assert refused(offered, 1, Draw()) == "answer_first"
 
@@ -216,7 +224,8 @@ def test_an_accepted_trade_hands_over_exactly_the_kinds_asked_then_each_may_draw
     assert accepted.hands[1] == (BOOTS, CAM)  # one card for two: uneven trades are fine
     # "both players can draw one bonus card": each says whether, the asker first
     assert accepted.pending == BonusOffer(seats=(0, 1)) and REAL.to_act(accepted) == {0}
-    assert REAL.legal_actions(accepted, 0) == [DrawBonus(), SkipBonus()]
+    bonus = BonusQuestion(seat=0, declined=False)
+    assert REAL.legal_actions(accepted, 0) == [DrawBonus(question=bonus), SkipBonus(question=bonus)]
     assert refused(accepted, 1, DrawBonus()) == "not_your_turn"
     events, half = play(accepted, 0, DrawBonus(), Picks(item("hiking-boots", 2)))
     assert events == [
@@ -251,7 +260,9 @@ def test_no_bonus_is_offered_when_nothing_can_be_drawn() -> None:
     assert not of(BonusOffered, events) and events[-1] == TurnBegan(seat=1)
     # and one that was offered cannot be drawn once the last card has gone
     asked = replace(after, pending=BonusOffer(seats=(0,)), current=0)
-    assert REAL.legal_actions(asked, 0) == [SkipBonus()]
+    assert REAL.legal_actions(asked, 0) == [
+        SkipBonus(question=BonusQuestion(seat=0, declined=False))
+    ]
     assert refused(asked, 0, DrawBonus()) == "nothing_to_draw"
 
 
@@ -268,7 +279,8 @@ def test_the_responder_may_pick_the_copies_but_not_other_kinds() -> None:
 def test_a_responder_without_the_cards_asked_cannot_accept_lying_is_allowed() -> None:
     state = trade_table()
     _, offered = play(state, 0, OfferTrade(to=2, give=(CAM,), want=("umbrella",)))
-    assert REAL.legal_actions(offered, 2) == [DeclineTrade()]
+    asked = TradeQuestion(seat=2, asker=0, give=(CAM,), want=("umbrella",))
+    assert REAL.legal_actions(offered, 2) == [DeclineTrade(question=asked)]  # why: unavailable
     assert refused(offered, 2, AcceptTrade()) == "cannot_fulfil_trade"
     assert refused(offered, 2, AcceptTrade(cards=(SUN2,))) == "not_what_was_asked"
 
@@ -395,7 +407,8 @@ def test_with_special_items_the_victim_always_answers_and_may_allow() -> None:
     events, asked = play(state, 0, Steal(victim=1, discard=CAM))
     assert events[-1] == StealAttempted(thief=0, victim=1, discarded=CAM, answer_needed=True)
     assert asked.pending == StealAnswer(thief=0, victim=1) and REAL.to_act(asked) == {1}
-    assert REAL.legal_actions(asked, 1) == [AllowSteal()]  # no insurance, still asked
+    victim = StealQuestion(seat=1, thief=0)
+    assert REAL.legal_actions(asked, 1) == [AllowSteal(question=victim)]  # no insurance: asked
     events, after = play(asked, 1, AllowSteal(), Picks(GUIDE))
     assert events[0] == CardStolen(thief=0, victim=1, card=GUIDE) and after.pending is None
 
@@ -404,13 +417,21 @@ def test_two_travel_insurances_are_one_way_to_cancel() -> None:
     insured = [BOOTS, INSURANCE, "special-travel-insurance-2"]
     state = table(hands=[[*GERMANY, CAM], insured], options=ALL)
     asked = play(state, 0, Steal(victim=1, discard=CAM))[1]
-    assert REAL.legal_actions(asked, 1) == [AllowSteal(), CancelSteal(card=INSURANCE)]
+    victim = StealQuestion(seat=1, thief=0)
+    assert REAL.legal_actions(asked, 1) == [
+        AllowSteal(question=victim),
+        CancelSteal(card=INSURANCE, question=victim),
+    ]
 
 
 def test_travel_insurance_cancels_a_steal() -> None:
     state = table(hands=[[*GERMANY, CAM], [BOOTS, INSURANCE]], options=ALL)
     asked = play(state, 0, Steal(victim=1, discard=CAM))[1]
-    assert REAL.legal_actions(asked, 1) == [AllowSteal(), CancelSteal(card=INSURANCE)]
+    victim = StealQuestion(seat=1, thief=0)
+    assert REAL.legal_actions(asked, 1) == [
+        AllowSteal(question=victim),
+        CancelSteal(card=INSURANCE, question=victim),
+    ]
     assert refused(asked, 1, CancelSteal(card=BOOTS)) == "no_travel_insurance"
     events, after = play(asked, 1, CancelSteal(card=INSURANCE))
     assert events[0] == StealCancelled(thief=0, victim=1, card=INSURANCE)
@@ -499,7 +520,10 @@ def test_more_than_seven_cards_discard_down_at_once() -> None:
     assert over.pending == DiscardDown(counts=((0, 1),)) and REAL.to_act(over) == {0}
     listed = REAL.legal_actions(over, 0)
     # every card may go; the two cameras are one choice
-    assert listed == [Discard(cards=(c,)) for c in sorted(set(over.hands[0]) - {CAM2})]
+    owed = DiscardQuestion(seat=0, count=1)
+    assert listed == [
+        Discard(cards=(c,), question=owed) for c in sorted(set(over.hands[0]) - {CAM2})
+    ]
     assert play(over, 0, Discard(cards=("passport-1",)))[1].pending is None
     assert refused(over, 0, Discard(cards=(CAM, SUN))) == "wrong_discard_count"
     assert refused(over, 0, Draw()) == "answer_first"

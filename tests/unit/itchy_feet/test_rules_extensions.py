@@ -14,6 +14,7 @@ from games.itchy_feet.model import (
     ActionTaken,
     BonusAnswered,
     BonusOffered,
+    BonusQuestion,
     CardDrawn,
     CardKept,
     CardPassed,
@@ -35,6 +36,7 @@ from games.itchy_feet.model import (
     HomeChanged,
     KeepCard,
     KeepOne,
+    KeepOneQuestion,
     OfferTrade,
     Options,
     PileReshuffled,
@@ -456,7 +458,11 @@ def test_the_planner_draws_two_and_keeps_one() -> None:
     ]
     assert events[-1] == PlannerChoice(seat=0, cards=(BOOTS, GUIDE))
     assert choosing.pending == KeepOne(seat=0, cards=(BOOTS, GUIDE))
-    assert set(REAL.legal_actions(choosing, 0)) == {KeepCard(card=BOOTS), KeepCard(card=GUIDE)}
+    asked = KeepOneQuestion(seat=0, cards=(BOOTS, GUIDE))
+    assert set(REAL.legal_actions(choosing, 0)) == {
+        KeepCard(card=BOOTS, question=asked),
+        KeepCard(card=GUIDE, question=asked),
+    }
     assert refused(choosing, 0, KeepCard(card=CAM)) == "not_drawn"
     events, after = play(choosing, 0, KeepCard(card=GUIDE))
     assert events == [CardKept(seat=0, kept=GUIDE, discarded=BOOTS), TurnBegan(seat=1)]
@@ -530,7 +536,8 @@ def test_the_haggler_draws_a_bonus_card_when_declined_instead_of_a_new_action() 
         TradeDeclined(asker=0, responder=1),
         BonusOffered(seats=(0,), declined=True),
     ]
-    assert REAL.legal_actions(declined, 0) == [DrawBonus(), SkipBonus()]
+    bonus = BonusQuestion(seat=0, declined=True)
+    assert REAL.legal_actions(declined, 0) == [DrawBonus(question=bonus), SkipBonus(question=bonus)]
     events, after = play(declined, 0, DrawBonus(), Picks(BOOTS))
     assert events == [
         BonusAnswered(seat=0, draw=True),

@@ -29,6 +29,7 @@ from games.itchy_feet.model import (
     CardsDealt,
     CharacterChosen,
     CharacterOffered,
+    CharacterQuestion,
     CharactersDealt,
     ChooseCharacter,
     Draw,
@@ -139,6 +140,7 @@ MESSAGES = {
     "wrong_items": r"travel to [a-z]+ takes one each of [a-z-]+, [a-z-]+, [a-z-]+"
     r" \(a map for each one you are missing\)",
     "not_playable_now": r"[A-Z][A-Za-z ]+ is not played this way",
+    "stale_question": r"this answers \{.+\}, but you are asked (\{.+\}|nothing) now",
 }
 
 
@@ -314,8 +316,10 @@ def test_characters_are_chosen_in_turn_order_from_the_first_player() -> None:
     picks = ["hoarder", "planner", "haggler"]
     for i, char in enumerate(picks):
         seat = (first + i) % 3
+        left = tuple(c for c in CHARACTERS if c not in picks[:i])
+        asked = CharacterQuestion(seat=seat, options=left)
         assert REAL.legal_actions(state, seat) == [
-            ChooseCharacter(character=c) for c in CHARACTERS if c not in picks[:i]
+            ChooseCharacter(character=c, question=asked) for c in left
         ]
         if i:
             assert refused(state, seat, ChooseCharacter(character=picks[0])) == "character_taken"

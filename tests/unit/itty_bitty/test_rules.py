@@ -22,6 +22,7 @@ from msgspec.structs import replace
 from games.api import IllegalAction, fold
 from games.itty_bitty.content import collector_id, ittybit_id, load, parse
 from games.itty_bitty.model import (
+    CollectorChoice,
     CollectorKept,
     CollectorsOffered,
     CompleteCollector,
@@ -225,7 +226,8 @@ def test_setup_offers_two_collectors_to_each_player_to_keep_one(seats: int) -> N
     for seat in range(seats):
         assert state.hands[seat].choice  # keep one of these two
         actions = REAL.legal_actions(state, seat)
-        assert actions == [KeepCollector(card=c) for c in state.hands[seat].choice]
+        asked = CollectorChoice(seat=seat, cards=state.hands[seat].choice)
+        assert actions == [KeepCollector(card=c, question=asked) for c in asked.cards]
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
@@ -369,7 +371,11 @@ def test_draw_two_collectors_then_keep_one_and_discard_the_other() -> None:
     a, b = events[0].cards
     assert {a, b} <= set(state.collector_supply)
     assert REAL.to_act(offered) == frozenset({seat})  # the same turn goes on
-    assert REAL.legal_actions(offered, seat) == [KeepCollector(card=a), KeepCollector(card=b)]
+    asked = CollectorChoice(seat=seat, cards=(a, b))
+    assert REAL.legal_actions(offered, seat) == [
+        KeepCollector(card=a, question=asked),
+        KeepCollector(card=b, question=asked),
+    ]
     assert refused(offered, seat, TakeIttybit(), REAL) == "choose_collector_first"
     assert refused(offered, seat, KeepCollector(card=offered.collector_supply[0]), REAL) == (
         "not_offered"

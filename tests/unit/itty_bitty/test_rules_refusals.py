@@ -13,6 +13,7 @@ import pytest
 from games.api import IllegalAction
 from games.itty_bitty.content import parse
 from games.itty_bitty.model import (
+    CollectorChoice,
     CollectorCompleted,
     CollectorKept,
     CollectorsOffered,
@@ -91,6 +92,16 @@ REFUSALS: list[tuple[str, Callable[[], State], int, Any, str]] = [
         0,
         KeepCollector(card=FILLERS[11]),
         f"{FILLERS[11]} is not one of the collectors offered to you",
+    ),
+    (
+        "stale_question",
+        offered,
+        0,
+        KeepCollector(card=FILLERS[11], question=CollectorChoice(seat=0, cards=(FILLERS[11],))),
+        f'this answers {{"kind":"collector_choice","seat":0,"cards":["{FILLERS[11]}"]}}, but you'
+        " are asked "
+        + msgspec.json.encode(CollectorChoice(seat=0, cards=offered().hands[0].choice)).decode()
+        + " now",
     ),
     (
         "not_in_marketplace",

@@ -146,6 +146,7 @@ def test_a_seat_sees_its_own_hand_and_no_other_hand() -> None:
             "collectors": [],
             "choice": list(hand.choice),
             "completed": [],
+            "questions": [{"kind": "collector_choice", "seat": seat, "cards": hand.choice}],
         }
         seen = card_ids_in(view, CARDS)
         for other in set(range(3)) - {seat}:
@@ -225,6 +226,7 @@ def test_the_whole_public_view_of_a_finished_game() -> None:
         "collectors": [FILLERS[0]],
         "choice": [],
         "completed": FILLERS[1:3],
+        "questions": [],  # a finished game asks nothing
     }
     assert SMALL.view(replace(state, result=None), None).public["result"] is None
 
