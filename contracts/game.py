@@ -74,10 +74,27 @@ class Claim(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     seat: Annotated[int, msgspec.Meta(ge=0, le=64)]
 
 
+class Unavailable(msgspec.Struct, frozen=True, kw_only=True):
+    """An answer to the caller's question that the rules refuse now, and why: `type` is the
+    action's type (`accept_trade`), `code` and `message` what posting it would get (422)."""
+
+    type: Annotated[str, msgspec.Meta(description="The answer's action type (`accept_trade`)")]
+    code: Annotated[str, msgspec.Meta(description="The rule's code, as posting it would get")]
+    message: Annotated[str, msgspec.Meta(description="Why, for a person to read")]
+
+
+_UNAVAILABLE = (
+    "Answers to the caller's question missing from `actions` because the rules refuse them"
+    " now, each with why (a trade's responder without the cards asked: `decline_trade` is"
+    " listed alone, `accept_trade` here)"
+)
+
+
 class LegalActions(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     seat: int
     actions: Annotated[list[Any], _component("AnyAction", "Each postable as-is", items=True)]
+    unavailable: Annotated[list[Unavailable], msgspec.Meta(description=_UNAVAILABLE)]
 
 
 class PostAction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -24,6 +24,7 @@ from contracts.game import (
     PostAction,
     SeatClock,
     SeatStanding,
+    Unavailable,
     timestamp,
 )
 from contracts.problems import ProblemError
@@ -117,7 +118,7 @@ def _clock(table: TableState) -> Clock | None:
 @get(
     "/v1/games/{game_id:str}/legal-actions",
     operation_id="getLegalActions",
-    summary="Every action the caller may post now, each postable as-is",
+    summary="Every action the caller may post now, and the answers refused it now with why",
     security=SECURITY,
     responses=problems(400, 401, 403, 404, 503, codes=SEATED),
 )
@@ -127,9 +128,15 @@ async def legal_actions(game_id: FromPath[str], request: Request[Any, Any, Any])
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
     loaded = await svc.load(record.id, record)
-    actions = loaded.rules.legal_actions(loaded.state, seat)
+    rules, state = loaded.rules, loaded.state
     return LegalActions(
-        version=loaded.version, seat=seat, actions=msgspec.to_builtins(list(actions))
+        version=loaded.version,
+        seat=seat,
+        actions=msgspec.to_builtins(list(rules.legal_actions(state, seat))),
+        unavailable=[
+            Unavailable(type=u.type, code=u.code, message=u.message)
+            for u in rules.unavailable(state, seat)
+        ],
     )
 
 

@@ -91,3 +91,21 @@ def test_the_game_service_names_each_game_s_actions_events_and_views() -> None:
     for game in ("IttyBitty", "ItchyFeet", "Footprints"):
         assert {f"{game}.Action", f"{game}.Event", f"{game}.View"} <= schemas.keys()
     assert schemas["PostAction"]["additionalProperties"] is False
+
+
+def test_legal_actions_say_why_an_answer_is_missing_beside_the_actions() -> None:
+    schemas = _document(game_app())["components"]["schemas"]
+    legal = schemas["LegalActions"]
+    assert {"version", "seat", "actions", "unavailable"} <= set(legal["required"])
+    assert legal["properties"]["unavailable"]["items"] == {
+        "$ref": "#/components/schemas/Unavailable"
+    }
+    unavailable = schemas["Unavailable"]
+    assert sorted(unavailable["required"]) == ["code", "message", "type"]
+    assert all(f["type"] == "string" for f in unavailable["properties"].values())
+    # every answer's question is typed in the game's components (the view names them too)
+    assert {
+        "ItchyFeet.TradeQuestion",
+        "IttyBitty.CollectorChoice",
+        "Footprints.LeaderQuestion",
+    } <= (schemas.keys())
