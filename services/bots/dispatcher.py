@@ -24,7 +24,7 @@ from infra.tasks import DEAD_TURN, bot_turn_message
 
 log = logging.getLogger(__name__)
 # A few milliseconds of a bot's reply buy reads of several commands' events at once: the
-# dispatcher's CPU goes mostly to round trips to Redis, three per read (tests/bench/bots.py).
+# dispatcher's CPU goes mostly to round trips to Redis, two per read (tests/bench/bots.py).
 LINGER_S = 0.005
 
 
@@ -99,25 +99,29 @@ class Dispatcher:
 
 
 class BatchConsumer(Consumer):
-    """The dispatcher's consumer: what it reads in one batch costs three round trips to
-    Redis whatever the batch holds (read, one push of every task, one XACK of every entry),
-    where the generic consumer acks each entry alone; and stale entries are looked for every
-    few seconds, not before every read (a dispatcher's entries go stale only when one dies).
+    """The dispatcher's consumer: what it reads in one batch costs two round trips to Redis
+    whatever the batch holds (the read; the push of every task with the XACK of every entry,
+    in one MULTI), where the generic consumer acks each entry alone; and stale entries are
+    looked for every few seconds, not before every read (a dispatcher's entries go stale
+    only when one dies).
 
-    The same guarantees: an entry is acked only after its tasks are pushed; an outage is
-    waited out in place; an entry that cannot be read stays pending, is handed back after
-    `min_idle_ms` and dead-lettered after `max_deliveries`."""
+    The same guarantees: an entry is acked only with its tasks pushed; an outage is waited
+    out in place; an entry that cannot be read stays pending, is handed back after
+    `min_idle_ms` and dead-lettered after `max_deliveries`. Without `settings` (or on the
+    memory twin) the tasks go through `enqueue`, and the entries are acked after."""
 
     def __init__(
         self,
         *args: Any,
         enqueue: Enqueue,
+        settings: Settings | None = None,
         claim_every_s: float = 5.0,
         linger_s: float = 0.0,
         **kw: Any,
     ):
         super().__init__(*args, **kw)
         self.enqueue = enqueue
+        self.settings = settings
         self.claim_every_s = claim_every_s
         self.linger_s = linger_s  # after a short batch, let the next one fill for this long
         self._next_claim = 0.0
@@ -148,19 +152,26 @@ class BatchConsumer(Consumer):
                 continue
             done.append(message)
         if done:
-            first = done[0]
-            if turns and not await self._through_outages(first, lambda: self.enqueue(turns)):
-                return len(messages)  # stopped meanwhile: left pending, sent again later
-            await self._through_outages(first, lambda: self._ack([m.id for m in done]))
+            ids = [m.id for m in done]
+            await self._through_outages(done[0], lambda: self._push_and_ack(turns, ids))
         if messages and len(messages) < self.batch and self.linger_s:
             await self._pause(self.linger_s)
         return len(messages)
 
-    async def _ack(self, ids: list[str]) -> None:
-        if isinstance(self.streams, RedisStreams):
-            await self.streams.r.xack(self.stream, self.group, *ids)
+    async def _push_and_ack(self, turns: list[BotTurn], ids: list[str]) -> None:
+        if self.settings is not None and isinstance(self.streams, RedisStreams):
+            pipe = self.streams.r.pipeline(transaction=True)
+            for t in turns:
+                key, message = bot_turn_message(
+                    self.settings, t.game, t.game_id, t.seat, t.level, t.version, t.fresh
+                )
+                pipe.lpush(key, message)
+            pipe.xack(self.stream, self.group, *ids)
+            await pipe.execute()
             return
-        for message_id in ids:  # the memory twin
+        if turns:
+            await self.enqueue(turns)
+        for message_id in ids:
             await self.streams.ack(self.stream, self.group, message_id)
 
 
@@ -180,15 +191,15 @@ def pusher(settings: Settings, r: aioredis.Redis) -> Enqueue:
 
 
 async def run(settings: Settings, stop: asyncio.Event) -> None:
-    streams = RedisStreams.from_url(settings.redis_url)
-    broker = aioredis.Redis.from_url(settings.redis_url)
+    streams = RedisStreams.from_url(settings.redis_url)  # the broker's Redis too
     consumer = BatchConsumer(
         streams,
         settings.stream(GAMES),
         "bots",
         f"dispatcher-{os.getpid()}",
         _no_handler,
-        enqueue=pusher(settings, broker),
+        enqueue=pusher(settings, streams.r),
+        settings=settings,
         groups=GROUPS[GAMES],
         max_deliveries=settings.max_deliveries,
         batch=256,
@@ -200,7 +211,6 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     await streams.close()
-    await broker.aclose()
 
 
 async def _no_handler(message: Message) -> None:

@@ -7,10 +7,12 @@ out twice while it runs; and the command id derives from the version the move wa
 at, so a task that runs twice, or two tasks that find the game at the same version, send the
 same command, which the game applies once.
 
-A turn's tries are counted in Redis (a crash counts too, since the count is taken before the
-work); a turn that fails on its own content `max_deliveries` times is dead-lettered on the
-games stream (`python -m infra.streams.deadletters list turnpost:games`; a replay plays it
-again) and then dropped at once, however often the scheduler's sweep sends it.
+A turn's tries are counted in Redis only when something went wrong (it failed, or it came
+back redelivered because its worker died in it): one that fails on its own content, or kills
+its worker, `max_deliveries` times is dead-lettered on the games stream (`python -m
+infra.streams.deadletters list turnpost:games`; a replay plays it anew), and a later send
+of it (the scheduler's sweep) that fails again is dropped without retries. An outage of
+Postgres or Redis is retried with backoff and never counted.
 """
 
 from __future__ import annotations

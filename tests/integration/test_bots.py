@@ -269,3 +269,36 @@ def test_turns_wait_in_their_levels_queue_whoever_sends_them(redis_url: str) -> 
     finally:
         r.delete(*r.keys(f"{prefix}*"))
         r.close()
+
+
+async def test_on_redis_the_dispatcher_pushes_and_acks_a_batch_in_one_transaction(
+    redis_url: str,
+) -> None:
+    from infra.settings import Settings
+    from infra.streams.redis import RedisStreams
+    from services.bots.dispatcher import BatchConsumer
+
+    prefix = f"test-dispatch-{uuid.uuid4().hex[:8]}:"
+    settings = Settings(redis_url=redis_url, stream_prefix=prefix)
+    streams = RedisStreams.from_url(redis_url)
+
+    async def never(turns: Any) -> None:
+        raise AssertionError("pushed in the transaction, not through enqueue")
+
+    stream = settings.stream("turnpost:games")
+    consumer = BatchConsumer(
+        streams, stream, "bots", "d-1", never, enqueue=never, settings=settings, block_ms=0,
+    )  # fmt: skip
+    try:
+        await consumer.ensure_groups()
+        for kw in ({}, {"batch_end": False}, {"bots": {"1": "mcts"}, "version": 6}):
+            await streams.publish(stream, msgspec.json.encode(envelope(**kw)))
+        assert await consumer.step() == 3
+        assert await streams.r.llen(f"{prefix}bots") == 1
+        assert await streams.r.llen(f"{prefix}bots-mcts") == 1
+        assert (await streams.r.xpending(stream, "bots"))["pending"] == 0
+    finally:
+        keys = [k async for k in streams.r.scan_iter(match=f"{prefix}*")]
+        if keys:
+            await streams.r.delete(*keys)
+        await streams.close()
