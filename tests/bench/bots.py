@@ -10,7 +10,7 @@ included, is counted from /proc.
   `to_act` to the commit of its move.
 - `botload_<n>t_*`: n tables at once (1, 10, 40) of one scripted person (tests/bench/person.py,
   in processes of its own: a client choosing random legal moves over REST as fast as the
-  game lets it) and three `greedy` bots, itty bitty. `bot_reply`: from the commit of the
+  game lets it, or after a thinking time: `_think1s`) and three `greedy` bots, itty bitty. `bot_reply`: from the commit of the
   person's move to the commit of the bot move that answers it; `bot_turn`: every bot move
   from the commit of the command before it. CPU per bot move by process over the window,
   and two ratios against baselines measured in the same window: the bot reply against the
@@ -52,7 +52,8 @@ from services.game.handlers import game_id_for_room
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK_ROOT = Path(os.environ.get("BENCH_STACK_ROOT", str(ROOT)))
-LOAD_TABLES = [int(n) for n in os.environ.get("BENCH_BOTLOAD_TABLES", "1,10,40").split(",")]
+# tables at once, and the person's thinking time before each move ("40:1": 40 tables, 1 s)
+LOAD_TABLES = os.environ.get("BENCH_BOTLOAD_TABLES", "1,10,40,40:1").split(",")
 LOAD_WARMUP_S = float(os.environ.get("BENCH_BOTLOAD_WARMUP_S", "5"))
 LOAD_MEASURE_S = float(os.environ.get("BENCH_BOTLOAD_S", "30"))
 GAMES_PER_TABLE = 4  # a table that finishes its game takes the next one
@@ -376,8 +377,11 @@ async def _bot_load(dsn: str, redis_url: str, prefix: str, out: Out, pct: Pct) -
         stack.start()
         await _wait_healthy(game_url)
         await asyncio.sleep(3)  # the workers' start-up
-        for n in LOAD_TABLES:
-            await _load_level(n, stack, streams, pool, prefix, key, game_url, out, pct)
+        for level in LOAD_TABLES:
+            n, _, think = level.partition(":")
+            await _load_level(
+                int(n), float(think or 0), stack, streams, pool, prefix, key, game_url, out, pct
+            )
         if dead := stack.alive():
             out("botload_processes_died", len(dead), ",".join(dead))
         out("botload_stack_tracebacks", stack.problems(), "count")
@@ -530,14 +534,14 @@ async def _wait_healthy(url: str, seconds: float = 60) -> None:
 
 
 def _people(
-    games: list[list[str]], n: int, generators: int, game_url: str, seconds: float
+    games: list[list[str]], n: int, generators: int, game_url: str, seconds: float, think: float
 ) -> list[subprocess.Popen[bytes]]:
     """The scripted people: `generators` processes sharing `n` tables and their games."""
     procs = []
     for g in range(generators):
         proc = subprocess.Popen(
             [sys.executable, str(ROOT / "tests" / "bench" / "person.py"), game_url,
-             str(seconds), str(len(range(g, n, generators)))],
+             str(seconds), str(len(range(g, n, generators))), str(think)],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -552,6 +556,7 @@ def _people(
 
 async def _load_level(
     n: int,
+    think: float,
     stack: Stack,
     streams: RedisStreams,
     pool: asyncpg.Pool,
@@ -561,7 +566,7 @@ async def _load_level(
     out: Out,
     pct: Pct,
 ) -> None:
-    p = f"botload_{n}t"
+    p = f"botload_{n}t" + (f"_think{think:g}s" if think else "")
     rooms: list[str] = []
     games: list[list[str]] = []
     for _ in range(n * GAMES_PER_TABLE):
@@ -573,7 +578,7 @@ async def _load_level(
     await _wait_created(pool, rooms)
     await asyncio.sleep(2)  # the bots' opening choices
     generators = 1 if n <= 10 else 2
-    procs = _people(games, n, generators, game_url, LOAD_WARMUP_S + LOAD_MEASURE_S)
+    procs = _people(games, n, generators, game_url, LOAD_WARMUP_S + LOAD_MEASURE_S, think)
     await asyncio.sleep(LOAD_WARMUP_S)
     since = await pool.fetchval("SELECT now()")
     before = stack.cpu()

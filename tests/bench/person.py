@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The scripted people of the bot load run (tests/bench/bots.py), in a process of their own.
 
-    python tests/bench/person.py GAME_URL SECONDS < games.json
+    python tests/bench/person.py GAME_URL SECONDS [TABLES [THINK_S]] < games.json
 
 Reads a JSON list of [game_id, bearer token] from stdin (each its own table's person, in
 the order to use them); plays `tables` of them at once (argument 3, default: all), each
 table as a person would: long-poll the event feed until it is this seat's turn, GET the
-legal actions, POST a random one; when a game ends, the table takes the next unused game.
+legal actions, POST a random one (after THINK_S seconds, default 0: at once); when a game
+ends, the table takes the next unused game.
 Stops after SECONDS and prints one JSON line: {"moves", "conflicts", "errors", "post_ms"}.
 """
 
@@ -22,7 +23,9 @@ import httpx
 import msgspec
 
 
-async def main(url: str, seconds: float, tables: int, games: list[list[str]]) -> dict[str, object]:
+async def main(
+    url: str, seconds: float, tables: int, games: list[list[str]], think: float = 0.0
+) -> dict[str, object]:
     end = time.monotonic() + seconds
     queue = list(reversed(games))
     stats: dict[str, object] = {"moves": 0, "conflicts": 0, "errors": {}, "post_ms": []}
@@ -57,6 +60,8 @@ async def main(url: str, seconds: float, tables: int, games: list[list[str]]) ->
                             break
                         if feed["has_more"] or not feed["your_turn"]:
                             continue
+                        if think:
+                            await asyncio.sleep(think)
                         r = await http.get(f"/v1/games/{game_id}/legal-actions", headers=auth)
                         if r.status_code != 200:
                             errors[f"legal_{r.status_code}"] = (
@@ -93,5 +98,6 @@ async def main(url: str, seconds: float, tables: int, games: list[list[str]]) ->
 if __name__ == "__main__":
     games = json.load(sys.stdin)
     tables = int(sys.argv[3]) if len(sys.argv) > 3 else len(games)
-    result = asyncio.run(main(sys.argv[1], float(sys.argv[2]), tables, games))
+    think = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
+    result = asyncio.run(main(sys.argv[1], float(sys.argv[2]), tables, games, think))
     print(json.dumps(result), flush=True)
