@@ -1,15 +1,21 @@
-"""Information-set Monte Carlo tree search, one tree for the searching seat (the SO-ISMCTS of
-Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", 2012; OpenSpiel's
-ISMCTS is the same family).
+"""The `mcts` level's search: determinized Monte Carlo from the seat's information set, in
+the ISMCTS family (Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search",
+2012; OpenSpiel's ISMCTS): guess the hidden part with `Rules.sample` from the seat's own
+`world` (observe.py), play on from each guess, aggregate over the guesses.
 
-Each simulation guesses the hidden part of the game afresh (`Rules.sample` from the seat's
-own `world`, see observe.py), then walks one shared tree whose edges are (seat to move,
-action): a move is a child wherever it is legal in the guess, and its UCB counts the times it
-was available rather than its parent's visits (actions legal in some guesses only are not
-starved). Chance (draws, shuffles) comes from the search's own random draws at each step,
-open loop. A leaf is played on at random for a few moves, then scored by the game's
-`estimate` (each seat's chance to win, 0..1) or by the outcome when the game ended. The move
-played is the root child visited most.
+Each guess plays every move considered at the root on to the end (or `rollout` moves, then
+the game's `estimate`) with the same draws: paired, so the luck of a guess cancels out
+between the moves compared. The moves considered are the playout policy's own choice and the
+best of the rest one move ahead (`width` in all). The playout policy's own move is played
+unless another gains on it by `CONFIDENCE` standard errors of the paired differences: the
+best of several noisy means is otherwise chosen for its luck, and a search that deviates on
+noise plays worse than the policy it searches with.
+
+Why not a tree: a one-tree SO-ISMCTS (UCB over (seat, action) edges with availability
+counts, random or greedy playouts, the same estimate) was built and measured first; within
+a budget a bot can spend per move (tens of simulations over roots of 10-60 moves) it played
+worse than greedy, its root visits spread too thin to tell the moves apart. See the
+closing note of issue 10 and `make tournament` for the figures.
 
 The search reads only what its seat may know: `world` and the seat's legal actions.
 """
@@ -18,7 +24,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from random import Random
 from typing import Any
 
@@ -38,30 +44,10 @@ def uniform(state: Any, seat: int, actions: Sequence[Any], rng: Random) -> Any:
 class Budget(msgspec.Struct, frozen=True, kw_only=True):
     """How much one move may cost: whichever of the two limits comes first."""
 
-    simulations: int = 300
+    simulations: int = 96  # playouts in all, spread over the moves considered
     seconds: float = 2.0
-    rollout: int = 8  # playout moves after leaving the tree, before `estimate` scores it
-    width: int = 6  # root moves searched: the playout's own choice and the best by `estimate`
-    exploration: float = 0.7  # the UCB constant (rewards are 0..1)
-
-
-class _Edge:
-    __slots__ = ("action", "available", "child", "reward", "visits")
-
-    def __init__(self, action: Any) -> None:
-        self.action = action
-        self.visits = 0
-        self.available = 0
-        self.reward = 0.0  # summed for the seat that makes the move
-        self.child: dict[Hashable, _Edge] = {}
-
-
-def _key(seat: int, action: Any) -> Hashable:
-    try:
-        hash(action)
-    except TypeError:
-        return seat, msgspec.json.encode(action)
-    return seat, action
+    rollout: int = 400  # playout moves before `estimate` scores a game not yet over
+    width: int = 4  # moves considered: the playout policy's own and the best of the rest
 
 
 def outcome_rewards(outcome: Any, seats: int) -> list[float]:
@@ -82,6 +68,9 @@ def win_chances(points: Sequence[float], scale: float) -> list[float]:
     return out
 
 
+CONFIDENCE = 2.0  # how many standard errors a move must gain over the playout's own
+
+
 def search(
     rules: Rules[Any, Any, Any, Any],
     world: Any,
@@ -93,23 +82,40 @@ def search(
     playout: Playout = uniform,
     clock: Callable[[], float] = time.perf_counter,
 ) -> Any:
-    """The move `seat` makes, searched from `world` (a state it cannot tell from the real one)."""
+    """The move `seat` makes, searched from `world` (a state it cannot tell from the real one):
+    see the module's docstring."""
     if len(legal) == 1:
         return legal[0]
-    root = {
-        _key(seat, a): _Edge(a)
-        for a in _widest(rules, world, seat, legal, rng, budget, estimate, playout)
-    }
+    moves = _widest(rules, world, seat, legal, rng, budget, estimate, playout)
+    results: list[list[float]] = [[] for _ in moves]
     deadline = clock() + budget.seconds
-    for _ in range(budget.simulations):
+    for _ in range(max(2, budget.simulations // len(moves))):
         if clock() >= deadline:
             break
-        state = rules.sample(world, seat, rng)
-        _simulate(rules, state, seat, root, rng, budget, estimate, playout)
-    best = max(root.values(), key=lambda e: (e.visits, e.reward / max(1, e.visits)))
-    if best.visits < 2:  # too few to tell: the first, the playout policy's own
-        return next(iter(root.values())).action
-    return best.action
+        guess = rules.sample(world, seat, rng)
+        seed = rng.randrange(2**32)
+        for i, move in enumerate(moves):
+            draws = Random(seed)
+            after = _play(rules, guess, seat, move, draws)
+            rewards = _rollout(rules, after, draws, budget.rollout, estimate, playout)
+            results[i].append(rewards[seat])
+    return moves[_confident_best(results)]
+
+
+def _confident_best(results: list[list[float]]) -> int:
+    """The index of the move to play: 0 (the default) unless another is surely better."""
+    n = len(results[0])
+    if n < 2:
+        return 0
+    best = max(range(len(results)), key=lambda i: (sum(results[i]), -i))
+    if best == 0:
+        return 0
+    diffs = [a - b for a, b in zip(results[best], results[0], strict=True)]
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    if mean > 0 and (var == 0 or mean / math.sqrt(var / n) >= CONFIDENCE):
+        return best
+    return 0
 
 
 def _widest(
@@ -124,9 +130,9 @@ def _widest(
 ) -> list[Any]:
     """The root's moves worth searching (a wide root spread over few simulations is a random
     pick): the playout policy's own move first, then the best of the rest one move ahead."""
-    if len(legal) <= budget.width:
-        return list(legal)
     own = playout(world, seat, legal, rng)
+    if len(legal) <= budget.width:
+        return [own, *(a for a in legal if a != own)]
     ahead = []
     for i, action in enumerate(legal):
         if action != own:
@@ -140,60 +146,6 @@ def _widest(
             ahead.append((value[seat], -i, action))
     ahead.sort(reverse=True)
     return [own, *(a for _, _, a in ahead[: budget.width - 1])]
-
-
-def _simulate(
-    rules: Rules[Any, Any, Any, Any],
-    state: Any,
-    seat: int,
-    root: dict[Hashable, _Edge],
-    rng: Random,
-    budget: Budget,
-    estimate: Estimate,
-    playout: Playout,
-) -> None:
-    path: list[tuple[_Edge, int]] = []
-    children, first = root, True
-    while rules.outcome(state) is None:
-        to_act = rules.to_act(state)
-        if not to_act:
-            break
-        mover = seat if first else min(to_act)
-        actions = rules.legal_actions(state, mover)
-        if not actions:
-            break
-        keyed = [(_key(mover, a), a) for a in actions]
-        untried = [(k, a) for k, a in keyed if k not in children]
-        for k, _ in keyed:
-            if k in children:
-                children[k].available += 1
-        if untried and not first:
-            k, action = untried[rng.randrange(len(untried))]
-            edge = children[k] = _Edge(action)
-            edge.available += 1
-            state = _play(rules, state, mover, action, rng)
-            path.append((edge, mover))
-            break
-        edge = _select([children[k] for k, _ in keyed if k in children], budget.exploration)
-        state = _play(rules, state, mover, edge.action, rng)
-        path.append((edge, mover))
-        children, first = edge.child, False
-        if edge.visits == 0:
-            break
-    rewards = _rollout(rules, state, rng, budget.rollout, estimate, playout)
-    for edge, mover in path:
-        edge.visits += 1
-        edge.reward += rewards[mover]
-
-
-def _select(edges: list[_Edge], c: float) -> _Edge:
-    unvisited = [e for e in edges if e.visits == 0]
-    if unvisited:
-        return unvisited[0]
-    return max(
-        edges,
-        key=lambda e: e.reward / e.visits + c * math.sqrt(math.log(e.available) / e.visits),
-    )
 
 
 def _play(rules: Rules[Any, Any, Any, Any], state: Any, seat: int, action: Any, rng: Random) -> Any:

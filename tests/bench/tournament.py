@@ -21,13 +21,13 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any
+
+import msgspec
 
 from games.api import fold
 from games.registry import get as get_rules
 from services.bots.observe import observation
 from services.bots.policies import POLICIES, SEARCHED, mcts_policy
-from services.bots.search import Budget
 
 MATCHUPS = (("greedy", "random"), ("mcts", "greedy"))
 SEATS = {"itty-bitty": (2, 3, 4), "itchy-feet": (2, 3, 4), "footprints": (2, 3, 4)}
@@ -39,8 +39,8 @@ class Table:
     game: str
     levels: tuple[str, ...]
     seed: int
-    simulations: int
-    seconds: float
+    simulations: int  # the mcts level's, per move (its width and playouts as the level's)
+    width: int
 
 
 @dataclass
@@ -57,9 +57,10 @@ def play(table: Table) -> Result:
     assert rules is not None
     rng = Random(table.seed)
     state = fold(rules, rules.setup(rules.options_type(), len(table.levels), rng))
-    budget = Budget(simulations=table.simulations, seconds=table.seconds)
+    default = SEARCHED[table.game][2]
+    budget = msgspec.structs.replace(default, simulations=table.simulations, width=table.width)
     policies = {
-        level: POLICIES[(table.game, level)] if level != "mcts" else _mcts(table.game, budget)
+        level: POLICIES[(table.game, level)] if level != "mcts" else mcts_policy(table.game, budget)
         for level in set(table.levels)
     }
     timings: dict[str, list[float]] = defaultdict(list)
@@ -92,10 +93,6 @@ def play(table: Table) -> Result:
     )
 
 
-def _mcts(game: str, budget: Budget) -> Any:
-    return mcts_policy(game, budget)
-
-
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     if n == 0:
         return 0.0, 1.0
@@ -105,17 +102,15 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def tables(games: list[str], per_count: int, simulations: int, seconds: float) -> list[Table]:
+def tables(games: list[str], per_count: int, simulations: int, width: int) -> list[Table]:
     out = []
     for game in games:
         for strong, weak in MATCHUPS:
-            if strong == "mcts" and game not in SEARCHED:
-                continue
             for seats in SEATS[game]:
                 for n in range(per_count):
                     pattern = [(strong, weak)[(s + n) % 2] for s in range(seats)]
                     seed = _seed(game, strong, seats, n)
-                    out.append(Table(game, tuple(pattern), seed, simulations, seconds))
+                    out.append(Table(game, tuple(pattern), seed, simulations, width))
     return out
 
 
@@ -161,15 +156,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="*", default=list(SEATS))
     parser.add_argument("--tables", type=int, default=40, help="per match-up and seat count")
-    parser.add_argument("--simulations", type=int, default=100, help="mcts simulations per move")
-    parser.add_argument("--seconds", type=float, default=1.0, help="mcts seconds per move at most")
+    parser.add_argument("--simulations", type=int, default=24, help="mcts playouts per move")
+    parser.add_argument("--width", type=int, default=3, help="mcts moves considered per move")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
-    todo = tables(args.games, args.tables, args.simulations, args.seconds)
+    todo = tables(args.games, args.tables, args.simulations, args.width)
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(play, todo, chunksize=1))
-    budget = f"{args.simulations} simulations or {args.seconds} s per move"
+    budget = f"{args.simulations} playouts over {args.width} moves considered, per move"
     print(report(results, time.perf_counter() - started, args.workers, budget))
     return 0
 

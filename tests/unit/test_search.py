@@ -10,16 +10,11 @@ import pytest
 from games.registry import registry
 from games.testing import random_playout
 from services.bots.observe import observation
-from services.bots.policies import itty_bitty
-from services.bots.search import Budget, search, win_chances
+from services.bots.policies import even, itty_bitty
+from services.bots.search import Budget, _confident_best, search, win_chances
 
 GAMES = sorted(registry())
-BUDGET = Budget(simulations=40, seconds=30.0, rollout=4, width=4)
-
-
-def even(state: Any) -> list[float]:
-    """An estimate that knows nothing: every seat as likely to win."""
-    return [0.5] * len(getattr(state, "hands", getattr(state, "players", ())))
+BUDGET = Budget(simulations=24, seconds=30.0, rollout=6, width=3)
 
 
 def midgame(key: str, seed: int, seats: int = 3) -> tuple[Any, int]:
@@ -74,30 +69,33 @@ def test_a_single_legal_action_is_played_without_searching() -> None:
 
 
 def test_the_search_stops_at_its_time_budget() -> None:
+    """The clock is read once to set the deadline (tick 0: due at 5) and before each guess:
+    ticks 1 to 4 fall before it, so 4 guesses, each scoring every move considered once
+    (rollout 0: `estimate` at once)."""
     rules = registry()["itty-bitty"]
     state, seat = midgame("itty-bitty", 2)
+    legal = rules.legal_actions(state, seat)
     ticks = iter(range(1_000_000))
-    estimates = 0
+    scored = 0
 
     def counting(s: Any) -> list[float]:
-        nonlocal estimates
-        estimates += 1
+        nonlocal scored
+        scored += 1
         return itty_bitty.estimate(s)
 
     budget = Budget(simulations=10_000, seconds=5.0, rollout=0, width=3)
-    search(
-        rules,
-        state,
-        seat,
-        rules.legal_actions(state, seat),
-        Random(0),
-        budget,
-        counting,
-        clock=lambda: float(next(ticks)),
-    )
-    # one tick per simulation after the first: 5 simulations fit in 5 "seconds", plus the
-    # width's look-ahead of the root moves
-    assert estimates <= 5 + len(rules.legal_actions(state, seat))
+    search(rules, state, seat, legal, Random(0), budget, counting, clock=lambda: float(next(ticks)))
+    ahead = len(legal) - 1 if len(legal) > 3 else 0  # the root's one-move look-ahead
+    assert len(legal) > 3 and scored == ahead + 4 * 3
+
+
+def test_the_policys_own_move_stands_unless_another_is_surely_better() -> None:
+    own, luckier, better = [0.5, 0.4, 0.6, 0.5], [0.9, 0.1, 0.9, 0.3], [0.7, 0.6, 0.8, 0.7]
+    assert _confident_best([own, luckier]) == 0  # higher on average, but by noise
+    assert _confident_best([own, better]) == 1  # 0.2 better on every guess
+    assert _confident_best([own, luckier, better]) == 2
+    assert _confident_best([own, [r - 0.1 for r in own]]) == 0
+    assert _confident_best([[0.5], [1.0]]) == 0  # one guess tells nothing
 
 
 def test_win_chances_follow_the_lead_over_the_best_other() -> None:

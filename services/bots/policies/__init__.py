@@ -16,7 +16,13 @@ from services.bots.search import Budget, Estimate, Playout, search, uniform
 Policy = Callable[[Observation, Random], Any]
 
 # The search level's budget per move (a move lands within it plus the path's overhead).
-MCTS_BUDGET = Budget(simulations=400, seconds=2.0)
+MCTS_BUDGET = Budget()
+
+
+def even(state: Any) -> list[float]:
+    """An estimate that knows nothing of the game: every seat as likely to win."""
+    seats = len(state.players) if hasattr(state, "players") else len(state.hands)
+    return [1.0 / seats] * seats
 
 
 def random_policy(obs: Observation, rng: Random) -> Any:
@@ -67,17 +73,24 @@ def policy_for(game: str, level: str) -> Policy:
     return POLICIES.get((game, level)) or POLICIES.get((game, "greedy")) or random_policy
 
 
-# The games the search plays: its estimate of a guessed state, and the policy of its playouts.
-# (Not yet a level a room may ask for, `bot_levels`: it does not yet beat greedy by a margin
-# `make tournament` can show; see the issue's notes.)
-SEARCHED: dict[str, tuple[Estimate, Policy]] = {
-    "itty-bitty": (itty_bitty.estimate, itty_bitty.greedy),
+# The search's settings per game: its estimate of a guessed state (for a playout cut short),
+# the policy its playouts use (the cheap greedy level), and its budget per move. itty bitty's
+# playouts are cut at 30 moves (its listing of payments makes a move costly); the others play
+# to the end (Itchy Feet and Footprints end within about 100 greedy moves).
+SEARCHED: dict[str, tuple[Estimate, Policy, Budget]] = {
+    "itty-bitty": (
+        itty_bitty.estimate,
+        itty_bitty.greedy,
+        Budget(simulations=96, seconds=2.0, rollout=30),
+    ),
+    "itchy-feet": (even, itchy_feet.greedy, Budget(simulations=96, seconds=2.0)),
+    "footprints": (even, footprints.greedy, Budget(simulations=96, seconds=2.0)),
 }
 
 
-def mcts_policy(game: str, budget: Budget = MCTS_BUDGET) -> Policy:
-    estimate, policy = SEARCHED[game]
-    return searching(estimate, budget, playing(game, policy))
+def mcts_policy(game: str, budget: Budget | None = None) -> Policy:
+    estimate, policy, default = SEARCHED[game]
+    return searching(estimate, budget or default, playing(game, policy))
 
 
 POLICIES.update({(game, "mcts"): mcts_policy(game) for game in SEARCHED})
