@@ -1,10 +1,13 @@
-"""The shape of what `view` shows a seat, for the JSON Schema clients build on (catalog)."""
+"""The shape of what `view` shows a seat, for the JSON Schema clients build on (catalog), and
+of the assembled map a game serves once (`AssembledMap`)."""
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Annotated, TypedDict
 
-from games.footprints.content import Terrain
+import msgspec
+
+from games.footprints.content import Bonus, Terrain
 from games.footprints.model import AnyPending, AnyQuestion, GameEnded, Options, Pos, Turn
 
 
@@ -44,6 +47,9 @@ class Player(TypedDict):
 
 
 class Map(TypedDict):
+    """The layout drawn at setup; the map assembled from it is `AssembledMap`, served once
+    apart from the view (GET /v1/games/{id}/map)."""
+
     tiles: list[str]
     turned: list[bool]
     houses: list[tuple[str, int]]
@@ -88,3 +94,82 @@ class View(TypedDict):
 
     public: Public
     private: Private | None
+
+
+# -- the assembled map (fixed once the game is set up: `Footprints.board_map`) ---------------
+
+
+def _says(text: str) -> msgspec.Meta:
+    return msgspec.Meta(description=text)
+
+
+class _Wire(msgspec.Struct, frozen=True, kw_only=True):
+    pass
+
+
+class SpaceCave(_Wire, frozen=True, kw_only=True):
+    """A cave site a space touches, and the cave token on it (face up), if one is in play."""
+
+    site: str
+    token: Annotated[str | None, _says("The cave token there (content `cave_tokens`); null: none")]
+
+
+class MapSpace(_Wire, frozen=True, kw_only=True):
+    """A map space."""
+
+    at: Annotated[
+        Pos,
+        _says(
+            "[row, column], as actions name it (`path`, `fire_path`, `to`, `at`) and as"
+            " `players[].position` and the events show it"
+        ),
+    ]
+    terrains: Annotated[list[Terrain], _says("One; two on a cairn space (it counts as both)")]
+    bonus: Annotated[Bonus | None, _says("Collected by a figure passing or stopping on it")]
+    cairn: bool
+    tile: Annotated[
+        int, _says("Its map tile, 0-5 from the houses (the view's `map.tiles`); 6: the cairn tile")
+    ]
+    caves: Annotated[list[SpaceCave], _says("The cave sites next to it: painted from here")]
+    neighbours: Annotated[
+        list[Pos], _says("The map spaces next to it (never a house): where a step may go")
+    ]
+
+
+class MapHouse(_Wire, frozen=True, kw_only=True):
+    """A house tile: a starting position left of its row, never entered again once left."""
+
+    at: Annotated[Pos, _says("[row, -1]: a figure's `position` while it stands there")]
+    tile: str
+    side: int
+    bonuses: Annotated[list[Bonus], _says("Taken by the figure placed there")]
+    entry: Annotated[Pos, _says("The one map space it touches: the first of its row")]
+
+
+class MapCave(_Wire, frozen=True, kw_only=True):
+    """A cave site: on the top or bottom edge of a map tile, touching two of its spaces."""
+
+    site: str
+    tile: int
+    touches: Annotated[list[Pos], _says("Its two spaces")]
+    spot: Annotated[
+        Pos, _says("Where its token lies: across the tile's edge, next to both (for drawing)")
+    ]
+    token: Annotated[
+        str | None,
+        _says("The cave token there, face up (content `cave_tokens`); null: not in play"),
+    ]
+
+
+class AssembledMap(_Wire, frozen=True, kw_only=True):
+    """The whole map as it was laid at setup, in the coordinates actions use: `[row, column]`
+    on an "odd-r" hex grid (odd rows shifted right by half a space; each space lists its
+    neighbours, so no client needs the rule). Houses are in column -1. Fixed for the game."""
+
+    snake: Annotated[bool, _says("The Snake variant's shape: rows go down as well as right")]
+    rows: Annotated[int, _says("Every row is 0 <= row < rows")]
+    columns: Annotated[int, _says("Every column is -1 (the houses) <= column < columns")]
+    spaces: Annotated[list[MapSpace], _says("Every map space, by row then column")]
+    houses: Annotated[list[MapHouse], _says("One per row, top first")]
+    caves: Annotated[list[MapCave], _says("Every cave site, by tile")]
+    cairn_track: Annotated[list[int], _says("The cairn track's points, in order of arrival")]
