@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Litestar, Request, Response, get, post
+from litestar.datastructures import CacheControlHeader
 from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath, FromQuery, HeaderParameter, QueryParameter
 
@@ -42,6 +43,7 @@ from infra.settings import Settings
 from services.game import seats
 from services.game.bootstrap import lifespan
 from services.game.handlers import Accepted, GameService, Loaded, status_of
+from services.game.maps import GameMap, map_components
 from services.game.repository import PageKey
 
 MAX_WAIT_SECONDS = 30.0
@@ -337,6 +339,30 @@ async def board_svg(game_id: FromPath[str], request: Request[Any, Any, Any]) -> 
 
 
 @get(
+    "/v1/games/{game_id:str}/map",
+    operation_id="getGameMap",
+    summary=(
+        "The assembled map (games with a map): every space with its position, terrains, bonus,"
+        " caves and neighbours, and the houses; fixed once set up, so fetched once"
+    ),
+    security=SECURITY,
+    cache_control=CacheControlHeader(private=True, max_age=86400, immutable=True),
+    responses=problems(
+        400, 401, 404, 503, codes={**UNKNOWN_GAME, 404: ["unknown_game", "no_board"]}
+    ),
+)
+async def game_map(game_id: FromPath[str], request: Request[Any, Any, Any]) -> GameMap:
+    await _who(request)
+    loaded = await _svc(request).load(game_id)
+    build = getattr(loaded.rules, "board_map", None)
+    if build is None:
+        raise ProblemError(404, "no_board", f"{loaded.record.game} has no map")
+    return GameMap(
+        id=loaded.record.id, game=loaded.record.game, map=msgspec.to_builtins(build(loaded.state))
+    )
+
+
+@get(
     "/v1/me/games",
     operation_id="getMyGames",
     summary="Games the caller sits in, newest first; awaiting=true: where they must act, "
@@ -394,6 +420,12 @@ def _seat(seat: int | None) -> int:
     return seat
 
 
+def _components() -> dict[str, Any]:
+    games = list(registry().values())
+    components = openapi_components(games)
+    return {**components, **map_components(games, components)}
+
+
 def create_app(settings: Settings | None = None, embedded: bool = False) -> Litestar:
     app = Litestar(
         route_handlers=[
@@ -404,6 +436,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             claim,
             events,
             board_svg,
+            game_map,
             my_games,
             health,
         ],
@@ -411,9 +444,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
         lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
         middleware=[RateLimitMiddleware(), BodyGuardMiddleware(), AllowMiddleware()],
         openapi_config=openapi_config(
-            "Turnpost game service",
-            openapi_components(registry().values()),
-            closed=closed_structs(contracts.game),
+            "Turnpost game service", _components(), closed=closed_structs(contracts.game)
         ),
         debug=False,
     )

@@ -321,6 +321,57 @@ async def test_a_footprints_board_is_drawn_as_svg(
 
 async def test_a_game_without_a_map_has_no_board(table: Table) -> None:
     problem(await table.get(0, "/board.svg"), 404, "no_board")
+    refused = await table.get(0, "/map")
+    problem(refused, 404, "no_board")
+    assert "cache-control" not in refused.headers  # only a map is kept
+
+
+async def test_a_footprints_map_reaches_a_client_once_in_the_coordinates_moves_use(
+    client: httpx.AsyncClient, service: GameService
+) -> None:
+    from games.footprints.board import Layout, assemble
+    from games.footprints.content import load
+
+    game_id, players = await new_game(service, [None, None], game="footprints")
+    fp = Table(client, game_id, players)
+    r = await fp.get(0, "/map")
+    assert r.status_code == 200, r.text
+    assert {"private", "immutable"} <= {d.strip() for d in r.headers["cache-control"].split(",")}
+    body = r.json()
+    assert (body["id"], body["game"]) == (game_id, "footprints")
+    m = body["map"]
+    layout = (await fp.get(0)).json()["view"]["public"]["map"]
+    houses = tuple((tile, side) for tile, side in layout["houses"])
+    board = assemble(load(), Layout(tiles=layout["tiles"], turned=layout["turned"], houses=houses))
+    spaces = {(s["at"][0], s["at"][1]): s for s in m["spaces"]}
+    assert len(m["spaces"]) == len(spaces) == len(board.places) == 162
+    for pos, space in spaces.items():
+        assert sorted((r, c) for r, c in space["neighbours"]) == sorted(board.adjacent(pos))
+    assert {c["site"]: c["token"] for c in m["caves"] if c["token"]} == layout["caves"]
+    # a client places both figures and reads its first moves: each names spaces of the map
+    named = []
+    for _ in range(8):
+        seat = (await fp.get(0)).json()["to_act"][0]
+        for action in (await fp.get(seat, "/legal-actions")).json()["actions"]:
+            named += [*action.get("path", []), *action.get("fire_path", [])]
+            named += [action["to"]] if action.get("to") is not None else []
+        assert (await fp.play_first_legal(seat)).status_code == 200
+    assert named and all((r, c) in spaces for r, c in named)
+    standing = [p["position"] for p in (await fp.get(0)).json()["view"]["public"]["players"]]
+    at = {(h["at"][0], h["at"][1]) for h in m["houses"]} | spaces.keys()
+    assert all((r, c) in at for r, c in standing)
+    # the same for everyone (a spectator too), and described in the OpenAPI document
+    outsider = {"authorization": f"Bearer {issue(KEY, 'someone-else', 'x')}"}
+    again = await client.get(f"/v1/games/{game_id}/map", headers=outsider)
+    assert again.status_code == 200 and again.json() == body
+    document = (await client.get("/schema/openapi.json")).json()
+    ok = document["paths"]["/v1/games/{game_id}/map"]["get"]["responses"]["200"]
+    assert ok["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/GameMap"}
+    schemas = document["components"]["schemas"]
+    assert {"$ref": "#/components/schemas/Footprints.AssembledMap"} in schemas["AnyMap"]["anyOf"]
+    assert {"at", "terrains", "bonus", "caves", "neighbours"} <= set(
+        schemas["Footprints.MapSpace"]["required"]
+    )
 
 
 async def test_my_games_are_paged_and_awaiting_ones_come_nearest_deadline_first(
