@@ -351,7 +351,7 @@ async def test_a_room_the_game_has_no_bots_for_is_passed_over(
         for _ in range(2)
     ]
     gone, fine = made[0].id, made[1].id
-    await pool.execute("UPDATE rooms SET fill_level = 'mcts' WHERE id = $1", gone)
+    await pool.execute("UPDATE rooms SET fill_level = 'retired' WHERE id = $1", gone)
     await pool.execute(
         "UPDATE rooms SET fill_due_at = now() - interval '1 second' WHERE id = ANY($1)",
         [gone, fine],
@@ -364,4 +364,4 @@ async def test_a_room_the_game_has_no_bots_for_is_passed_over(
     left = await lobby.get(gone)
     assert [s.player_id for s in left.seats] == [host, None] and left.status == "open"
     [warning] = caplog.records
-    assert gone in warning.getMessage() and "mcts" in warning.getMessage()
+    assert gone in warning.getMessage() and "retired" in warning.getMessage()
