@@ -38,9 +38,10 @@ WORLD_SEED = 0
 
 
 def observation(
-    rules: Rules[Any, Any, Any, Any], state: Any, seat: int, version: int
+    rules: Rules[Any, Any, Any, Any], state: Any, seat: int, version: int, world: bool = True
 ) -> Observation:
-    """Everything a policy gets: nothing in it depends on what `seat` cannot see."""
+    """Everything a policy gets: nothing in it depends on what `seat` cannot see. `world`
+    only for a policy that searches (guessing it costs a deal of the hidden cards)."""
     return Observation(
         game=rules.key,
         seat=seat,
@@ -48,7 +49,7 @@ def observation(
         view=msgspec.to_builtins(rules.view(state, seat)),
         legal=list(rules.legal_actions(state, seat)),
         to_act=sorted(rules.to_act(state)),
-        world=rules.sample(state, seat, Random(WORLD_SEED)),
+        world=rules.sample(state, seat, Random(WORLD_SEED)) if world else None,
     )
 
 
@@ -172,6 +173,7 @@ async def observe(
     game_id: str,
     seat: int,
     states: States | None = None,
+    world: bool = True,
 ) -> Observation | None:
     """What `seat` may know of the game now; `states` (a worker's cache) saves the refold."""
     rules = get_rules(game)
@@ -180,4 +182,4 @@ async def observe(
     seen = await game_state(conn, rules, game_id, states)
     if seen is None:
         return None
-    return observation(rules, seen.state, seat, seen.version)
+    return observation(rules, seen.state, seat, seen.version, world)

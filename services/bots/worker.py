@@ -43,7 +43,7 @@ from infra.settings import Settings, from_env
 from infra.streams.api import dead_letter_stream
 from infra.tasks import DEAD_TURN, PLAY_TASK, TASK_TIME_LIMIT, celery_app
 from services.bots.observe import Observation, States, observe
-from services.bots.policies import policy_for
+from services.bots.policies import SEARCHING, policy_for
 
 log = logging.getLogger(__name__)
 settings = from_env()
@@ -149,7 +149,7 @@ async def decide(
     conn: asyncpg.Connection, turn: Turn, states: States | None = None
 ) -> SubmitAction | None:
     """The bot's move for this turn now, or None if it has none to make."""
-    obs = await observe(conn, turn.game, turn.game_id, turn.seat, states)
+    obs = await observe(conn, turn.game, turn.game_id, turn.seat, states, turn.level in SEARCHING)
     return command_for(obs, turn.game_id, turn.level) if wants_a_move(obs, turn) else None
 
 
@@ -176,7 +176,9 @@ class Bot:
         if self.pool is None:
             self.pool = await create_pool(self.settings.database_url, min_size=1, max_size=1)
         async with self.pool.acquire() as conn:
-            return await observe(conn, turn.game, turn.game_id, turn.seat, self.states)
+            return await observe(
+                conn, turn.game, turn.game_id, turn.seat, self.states, turn.level in SEARCHING
+            )
 
     def decide(self, turn: Turn) -> SubmitAction | None:
         """The bot's move for this turn now, or None if it has none to make."""

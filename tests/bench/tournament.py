@@ -27,7 +27,7 @@ import msgspec
 from games.api import fold
 from games.registry import get as get_rules
 from services.bots.observe import observation
-from services.bots.policies import POLICIES, SEARCHED, mcts_policy
+from services.bots.policies import POLICIES, SEARCHED, SEARCHING, mcts_policy
 
 MATCHUPS = (("greedy", "random"), ("mcts", "greedy"))
 SEATS = {"itty-bitty": (2, 3, 4), "itchy-feet": (2, 3, 4), "footprints": (2, 3, 4)}
@@ -70,7 +70,7 @@ def play(table: Table) -> Result:
             break
         seat = to_act[rng.randrange(len(to_act))]
         level = table.levels[seat]
-        obs = observation(rules, state, seat, n)
+        obs = observation(rules, state, seat, n, world=level in SEARCHING)
         started = time.perf_counter()
         action = policies[level](obs, Random(f"{table.seed}:{n}"))
         timings[level].append(time.perf_counter() - started)

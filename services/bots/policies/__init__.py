@@ -94,3 +94,4 @@ def mcts_policy(game: str, budget: Budget | None = None) -> Policy:
 
 
 POLICIES.update({(game, "mcts"): mcts_policy(game) for game in SEARCHED})
+SEARCHING = frozenset({"mcts"})  # the levels whose policy reads the observation's `world`
