@@ -26,6 +26,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     stream_prefix: str = ""  # isolates test runs sharing one Redis
     snapshot_every: int = 100
     max_deliveries: int = 5
+    # commands applied at once by one game service (different games; one game's in order):
+    # well under the pool's 20 connections, which the REST handlers share
+    command_concurrency: int = 8
     log_level: str = "INFO"
     bot_resend_after_s: float = 30.0  # a bot turn waiting this long is sent again (backing off)
     timeout_resend_after_s: float = 5.0  # a sent timeout that did not land is sent again
@@ -74,6 +77,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         stream_prefix=e.get("STREAM_PREFIX", defaults.stream_prefix),
         snapshot_every=int(e.get("SNAPSHOT_EVERY", defaults.snapshot_every)),
         max_deliveries=int(e.get("MAX_DELIVERIES", defaults.max_deliveries)),
+        command_concurrency=int(e.get("COMMAND_CONCURRENCY", defaults.command_concurrency)),
         log_level=e.get("LOG_LEVEL", defaults.log_level),
         bot_resend_after_s=float(e.get("BOT_RESEND_AFTER_S", defaults.bot_resend_after_s)),
         timeout_resend_after_s=float(

@@ -4,13 +4,18 @@ An outage (`infra.errors.is_transient`: Postgres or Redis away) is waited out in
 message held by this consumer: it is not redelivered and never counts towards
 dead-lettering. Only a message that fails on its own content is left pending, handed
 back after `min_idle_ms`, and moved to `<stream>:dead` after `max_deliveries`.
+
+With a `key` (e.g. the game a command is for), messages of different keys are handled
+concurrently and those of one key one after another in stream order, at most `concurrency`
+read and not yet finished at once; each is acked when its own effect is done.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 
 from infra.errors import backoff, is_transient
 from infra.streams.api import Message, Streams
@@ -18,6 +23,7 @@ from infra.streams.api import Message, Streams
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Message], Awaitable[None]]
+Key = Callable[[Message], Hashable]  # messages of one key are handled in stream order
 
 
 class Consumer:
@@ -26,6 +32,10 @@ class Consumer:
     `groups` names every group of the stream (contracts.streams.GROUPS); all are made
     before the first read, so a trim by this group never drops what another group, whose
     process has not started yet, is still to read.
+
+    Without a `key` every message is handled in turn, a batch at a time. With one, `run`
+    keeps up to `concurrency` messages in flight (read, not yet acked or given up), one
+    lane per key: a slow message holds back only the later ones of its own key.
     """
 
     def __init__(
@@ -44,6 +54,8 @@ class Consumer:
         start: str = "0",
         backoff_base: float = 0.1,
         backoff_cap: float = 10.0,
+        key: Key | None = None,
+        concurrency: int = 1,
     ) -> None:
         self.streams, self.stream, self.group, self.name = streams, stream, group, name
         self.handler = handler
@@ -54,7 +66,12 @@ class Consumer:
         self.batch = batch
         self.start = start
         self.backoff_base, self.backoff_cap = backoff_base, backoff_cap
+        self.key = key
+        self.concurrency = max(1, concurrency)
         self._stopping = asyncio.Event()
+        self._inflight: dict[str, asyncio.Task[None]] = {}  # message id -> its handling
+        self._lanes: dict[Hashable, asyncio.Task[None]] = {}  # key -> its last handling
+        self._freed = asyncio.Event()
 
     def stop(self) -> None:
         self._stopping.set()
@@ -63,6 +80,12 @@ class Consumer:
         """Consume until stopped. Broker errors are waited out with a growing pause, and the
         groups are made again when missing (Redis restarted without persistence, stream
         deleted)."""
+        try:
+            await self._loop(trim_every)
+        finally:  # stopped: let what is in flight finish (an outage wait ends at stop)
+            await self._drain()
+
+    async def _loop(self, trim_every: float) -> None:
         loop = asyncio.get_running_loop()
         next_trim = loop.time() + trim_every
         grouped = False
@@ -72,7 +95,7 @@ class Consumer:
                 if not grouped:
                     await self.ensure_groups()
                     grouped = True
-                await self.step()
+                await (self.step() if self.key is None else self._pump())
                 if loop.time() >= next_trim:  # drop what every group has acked, nothing more
                     next_trim = loop.time() + trim_every
                     await self.streams.trim(self.stream)
@@ -92,17 +115,91 @@ class Consumer:
             await self.streams.ensure_group(self.stream, group, start)
 
     async def step(self) -> int:
-        """Handle one round: stale entries first, then new ones. Returns how many were handled."""
+        """Handle one round: stale entries first, then new ones. Returns how many were handled.
+
+        With a `key`, up to `concurrency` are read, their lanes run concurrently and the round
+        waits for them all."""
+        if self.key is None:
+            messages = await self._fetch(self.batch)
+            for message in messages:  # in order
+                await self.handle(message)
+        else:
+            room = max(1, self.concurrency - len(self._inflight))
+            messages = await self._fetch(min(self.batch, room))
+            started = self._dispatch(messages)
+            if started:
+                await asyncio.wait(started)
+        return len(messages)
+
+    async def _fetch(self, count: int) -> list[Message]:
         messages = await self.streams.claim_stale(
-            self.stream, self.group, self.name, self.min_idle_ms, self.batch
+            self.stream, self.group, self.name, self.min_idle_ms, count
         )
         if not messages:
             messages = await self.streams.read(
-                self.stream, self.group, self.name, self.batch, self.block_ms
+                self.stream, self.group, self.name, count, self.block_ms
             )
-        for message in messages:  # in order; stop reading new ones once asked to stop
-            await self.handle(message)
+        return messages
+
+    async def _pump(self) -> int:
+        """Read as many as there is room for and start them, without waiting for them."""
+        while len(self._inflight) >= self.concurrency:
+            self._freed.clear()
+            try:  # wake now and then to notice a stop
+                await asyncio.wait_for(self._freed.wait(), self.block_ms / 1000)
+            except TimeoutError:
+                return 0
+        messages = await self._fetch(min(self.batch, self.concurrency - len(self._inflight)))
+        self._dispatch(messages)
         return len(messages)
+
+    def _dispatch(self, messages: Sequence[Message]) -> list[asyncio.Task[None]]:
+        """Start each message behind the last one of its key still in flight."""
+        started = []
+        for message in messages:
+            if message.id in self._inflight:  # ours, still handled, claimed back as stale
+                continue
+            lane = self._lane(message)
+            task = asyncio.create_task(self._in_turn(self._lanes.get(lane), message))
+            self._lanes[lane] = task
+            self._inflight[message.id] = task
+            task.add_done_callback(functools.partial(self._finished, message=message, lane=lane))
+            started.append(task)
+        return started
+
+    def _lane(self, message: Message) -> Hashable:
+        assert self.key is not None
+        try:
+            return self.key(message)
+        except Exception:  # unreadable: a lane of its own; the handler says what is wrong
+            return ("message", message.id)
+
+    async def _in_turn(self, before: asyncio.Task[None] | None, message: Message) -> None:
+        if before is not None:
+            await asyncio.wait([before])  # its outcome is its own; only the order matters
+        await self.handle(message)
+
+    def _finished(self, task: asyncio.Task[None], *, message: Message, lane: Hashable) -> None:
+        self._inflight.pop(message.id, None)
+        if self._lanes.get(lane) is task:
+            del self._lanes[lane]
+        self._freed.set()
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            # the broker failed an ack or a dead-letter: left pending, claimed back later
+            log.warning("%s/%s: %s: %r", self.stream, self.group, message.id, exc)
+
+    async def _drain(self) -> None:
+        """Wait for the messages in flight; cancelled, cancel them (left pending, redelivered)."""
+        tasks = list(self._inflight.values())
+        if not tasks:
+            return
+        try:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        except asyncio.CancelledError:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
 
     async def handle(self, message: Message) -> None:
         if message.deliveries > self.max_deliveries:

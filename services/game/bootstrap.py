@@ -29,7 +29,7 @@ from infra.tokens import (
     TokenLedger,
     Tokens,
 )
-from services.game.consumers import on_command, on_room_started
+from services.game.consumers import command_game, on_command, on_room_started
 from services.game.handlers import GameService
 from services.game.live import Waiters, follow_games_stream
 from services.game.repository import MemoryGamesRepository, PostgresGamesRepository
@@ -86,6 +86,8 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
             on_command(service, settings.command_key()),
             groups=GROUPS[COMMANDS],
             max_deliveries=settings.max_deliveries,
+            key=command_game,  # games apart, each game's commands in order
+            concurrency=settings.command_concurrency,
         ),
     ]
     tasks = [asyncio.create_task(c.run()) for c in consumers]

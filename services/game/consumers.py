@@ -20,6 +20,22 @@ _room_started = msgspec.json.Decoder(RoomStarted)
 _command = msgspec.json.Decoder(Command)
 
 
+class _GameOf(msgspec.Struct):
+    game_id: str
+
+
+_game_of = msgspec.json.Decoder(_GameOf)
+_SIGNED_HEAD = len(signing.PREFIX) + 64 + 1  # "v1.<hex digest>."
+
+
+def command_game(message: Message) -> str:
+    """The game a command is for, its consumer's lane: one game's commands in stream order.
+
+    Read without checking the signature (the handler checks it): a forged command names a
+    lane at worst, and is refused in it."""
+    return _game_of.decode(message.payload[_SIGNED_HEAD:]).game_id
+
+
 def on_room_started(service: GameService):  # type: ignore[no-untyped-def]
     async def handle(message: Message) -> None:
         msg = _room_started.decode(message.payload)

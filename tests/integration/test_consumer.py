@@ -231,3 +231,186 @@ async def test_every_group_is_made_again_when_the_stream_is_gone(
     assert missed.payload == b"after"
     a.stop()
     await asyncio.wait_for(task, 2)
+
+
+# Lanes: a key per message (the game a command is for), lanes concurrent, one lane in order.
+
+
+def lane_of(m: Message) -> str:
+    return m.payload.decode().split(":")[0]
+
+
+async def run_until(c: Consumer, condition: Callable[[], bool | Awaitable[bool]]) -> None:
+    task = asyncio.create_task(c.run())
+    try:
+        await until(condition)
+    finally:
+        c.stop()
+        await asyncio.wait_for(task, 5)
+
+
+async def test_a_slow_lane_does_not_hold_back_another(streams: Streams, name: str) -> None:
+    release = asyncio.Event()
+    done: list[str] = []
+
+    async def handler(m: Message) -> None:
+        if lane_of(m) == "a":
+            await release.wait()  # game a's command is slow
+        done.append(m.payload.decode())
+
+    c = Consumer(streams, name, "g", "c", handler, key=lane_of, concurrency=4, **FAST)
+    await streams.ensure_group(name, "g")
+    first = await streams.publish(name, b"a:1")
+    for i in range(3):
+        await streams.publish(name, f"b:{i}".encode())
+    task = asyncio.create_task(c.run())
+    await until(lambda: len(done) == 3)
+    assert done == ["b:0", "b:1", "b:2"]  # while a:1 is still being applied
+    assert await pending(streams, name, "g") == {first: 1}  # only a:1 is unacked
+    late = await streams.publish(name, b"b:3")  # read and applied past the slow one too
+    await until(lambda: len(done) == 4)
+    assert late not in await pending(streams, name, "g")
+    release.set()
+    await until(lambda: len(done) == 5)
+    c.stop()
+    await asyncio.wait_for(task, 5)
+    assert done[-1] == "a:1"
+    assert await pending(streams, name, "g") == {}
+
+
+async def test_one_lane_is_handled_in_stream_order_one_at_a_time(
+    streams: Streams, name: str
+) -> None:
+    events: list[tuple[str, str]] = []
+    busy: set[str] = set()
+
+    async def handler(m: Message) -> None:
+        lane, seq = m.payload.decode().split(":")
+        assert lane not in busy, "two of one lane at once"
+        busy.add(lane)
+        events.append((lane, seq))
+        await asyncio.sleep(0.001 * (7 - int(seq) % 7))  # earlier ones slower
+        busy.discard(lane)
+
+    c = Consumer(streams, name, "g", "c", handler, key=lane_of, concurrency=8, **FAST)
+    await streams.ensure_group(name, "g")
+    for i in range(30):  # interleaved lanes, more than one read's room
+        await streams.publish(name, f"{'xyz'[i % 3]}:{i}".encode())
+    await run_until(c, lambda: len(events) == 30)
+    for lane in "xyz":
+        seqs = [int(s) for k, s in events if k == lane]
+        assert seqs == sorted(seqs) and len(seqs) == 10
+    assert len({k for k, _ in events[:3]}) > 1  # lanes did interleave
+    assert await pending(streams, name, "g") == {}
+
+
+async def test_a_failing_message_is_not_acked_while_the_others_are(
+    streams: Streams, name: str
+) -> None:
+    outage = asyncio.Event()  # set: Postgres is back
+    calls: list[str] = []
+
+    async def handler(m: Message) -> None:
+        body = m.payload.decode()
+        calls.append(body)
+        if body == "bad:1":
+            raise ValueError("not a move")  # its own content: refused, left for redelivery
+        if body == "down:1" and not outage.is_set():
+            raise asyncpg.CannotConnectNowError("the database system is starting up")
+
+    c = Consumer(
+        streams, name, "g", "c", handler, key=lane_of, concurrency=4, min_idle_ms=60_000, **FAST
+    )
+    await streams.ensure_group(name, "g")
+    bad = await streams.publish(name, b"bad:1")
+    down = await streams.publish(name, b"down:1")
+    goods = [await streams.publish(name, f"ok{i}:1".encode()) for i in range(3)]
+    task = asyncio.create_task(c.run())
+    await until(lambda: calls.count("down:1") >= 3 and all(f"ok{i}:1" in calls for i in range(3)))
+
+    async def only_failures_pending() -> bool:
+        return set(await pending(streams, name, "g")) == {bad, down}
+
+    await until(only_failures_pending)  # the good ones acked, the failing ones not
+    assert not set(goods) & set(await pending(streams, name, "g"))
+    outage.set()  # the outage ends: retried in place, then acked; the bad one stays
+    await until(lambda: calls.count("down:1") >= 4)
+
+    async def only_bad_pending() -> bool:
+        return await pending(streams, name, "g") == {bad: 1}
+
+    await until(only_bad_pending)
+    c.stop()
+    await asyncio.wait_for(task, 5)
+    assert await streams.dead_letters(name) == []
+
+
+async def test_poison_in_a_lane_is_dead_lettered(streams: Streams, name: str) -> None:
+    async def handler(m: Message) -> None:
+        if lane_of(m) == "bad":
+            raise ValueError("not a move")
+
+    c = Consumer(
+        streams, name, "g", "c", handler, key=lane_of, concurrency=4, max_deliveries=2,
+        min_idle_ms=0, **FAST,
+    )  # fmt: skip
+    await streams.ensure_group(name, "g")
+    mid = await streams.publish(name, b"bad:1")
+    ok = await streams.publish(name, b"ok:1")
+    for _ in range(4):
+        await c.step()
+    [dead] = await streams.dead_letters(name)
+    assert (dead.original_id, dead.deliveries) == (mid, 3)
+    assert ok not in await pending(streams, name, "g")
+    assert await pending(streams, name, "g") == {}
+
+
+async def test_at_most_concurrency_messages_are_in_flight(streams: Streams, name: str) -> None:
+    release = asyncio.Event()
+    running: set[str] = set()
+    most = 0
+    done: list[str] = []
+
+    async def handler(m: Message) -> None:
+        nonlocal most
+        running.add(m.id)
+        most = max(most, len(running))
+        await release.wait()
+        running.discard(m.id)
+        done.append(m.id)
+
+    c = Consumer(streams, name, "g", "c", handler, key=lane_of, concurrency=3, **FAST)
+    await streams.ensure_group(name, "g")
+    for i in range(10):  # ten games at once: a burst
+        await streams.publish(name, f"game{i}:1".encode())
+    task = asyncio.create_task(c.run())
+    await until(lambda: len(running) == 3)
+    await asyncio.sleep(0.2)  # several reads' worth: it must not take more
+    assert most == 3
+    assert len(await pending(streams, name, "g")) == 3  # read = in flight, no more
+    release.set()
+    await until(lambda: len(done) == 10)
+    c.stop()
+    await asyncio.wait_for(task, 5)
+    assert most == 3
+    assert await pending(streams, name, "g") == {}
+
+
+async def test_stopped_with_lanes_in_an_outage_leaves_them_pending(
+    streams: Streams, name: str
+) -> None:
+    calls: list[str] = []
+
+    async def down(m: Message) -> None:
+        calls.append(m.id)
+        raise asyncpg.exceptions.AdminShutdownError("terminating connection")
+
+    c = Consumer(streams, name, "g", "c", down, key=lane_of, concurrency=4, **FAST)
+    await streams.ensure_group(name, "g")
+    mids = [await streams.publish(name, f"{lane}:1".encode()) for lane in "ab"]
+    task = asyncio.create_task(c.run())
+    await until(lambda: all(calls.count(mid) >= 2 for mid in mids))
+    c.stop()
+    await asyncio.wait_for(task, 2)
+    assert await pending(streams, name, "g") == {mid: 1 for mid in mids}
+    assert await streams.dead_letters(name) == []
