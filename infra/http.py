@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 import msgspec
@@ -93,6 +93,9 @@ async def authenticate(request: Request[Any, Any, Any]) -> Principal:
         raise ProblemError(401, exc.code, str(exc)) from exc
 
 
+T = TypeVar("T")
+
+
 def decode_body(raw: bytes, type_: Any) -> Any:
     """Decode a JSON body strictly; every failure is a 400 that says what was wrong."""
     if not raw:
@@ -103,6 +106,16 @@ def decode_body(raw: bytes, type_: Any) -> Any:
         raise ProblemError(400, "malformed_request", f"invalid body: {exc}") from exc
     except msgspec.DecodeError as exc:
         raise ProblemError(400, "malformed_request", f"body is not valid JSON: {exc}") from exc
+
+
+async def strictly(request: Request[Any, Any, Any], data: T) -> T:
+    """The body again, decoded strictly. Litestar converts a handler's body laxly (JSON 0 is
+    false, "2" is 2); the API's contract is JSON's own types, so what only the lax conversion
+    accepts is a 400 `malformed_request` like any other malformed body."""
+    if data is None:
+        return data
+    decoded: T = decode_body(await request.body(), type(data))
+    return decoded
 
 
 def check_background(request: Request[Any, Any, Any]) -> dict[str, str]:

@@ -36,7 +36,13 @@ from games.table import TableState
 from infra.auth import Principal
 from infra.eventstore.api import command_uuid
 from infra.guards import BodyGuardMiddleware
-from infra.http import EXCEPTION_HANDLERS, AllowMiddleware, authenticate, check_background
+from infra.http import (
+    EXCEPTION_HANDLERS,
+    AllowMiddleware,
+    authenticate,
+    check_background,
+    strictly,
+)
 from infra.openapi import SECURITY, closed_structs, openapi_config, problems
 from infra.ratelimit import RateLimitMiddleware, rate_limits
 from infra.settings import Settings
@@ -188,6 +194,7 @@ async def post_action(
     ] = None,
 ) -> ActionAccepted:
     who = await _who(request)
+    data = await strictly(request, data)
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
@@ -262,6 +269,7 @@ async def claim(
     request: Request[Any, Any, Any],
 ) -> ActionAccepted:
     who = await _who(request)
+    data = await strictly(request, data)
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))

@@ -33,7 +33,13 @@ from games.registry import registry
 from games.schemas import game_schemas
 from infra.auth import InvalidToken, Principal
 from infra.guards import BodyGuardMiddleware
-from infra.http import EXCEPTION_HANDLERS, AllowMiddleware, authenticate, check_background
+from infra.http import (
+    EXCEPTION_HANDLERS,
+    AllowMiddleware,
+    authenticate,
+    check_background,
+    strictly,
+)
 from infra.openapi import SECURITY, OptionalBody, closed_structs, openapi_config, problems
 from infra.ratelimit import RateLimitMiddleware, rate_limits
 from infra.settings import Settings
@@ -75,6 +81,7 @@ async def create_player(
     data: Annotated[NewPlayer, Body(examples=[Example(value={"name": "Ada"})])],
     request: Request[Any, Any, Any],
 ) -> PlayerCreated:
+    data = await strictly(request, data)
     name = data.name.strip()
     if not 1 <= len(name) <= 40:
         raise ProblemError(422, "invalid_name", "a name has 1 to 40 characters")
@@ -226,6 +233,7 @@ async def create_room(
     start would; without it the host starts the room, full of bots. The wait ends when the
     room starts or is cancelled."""
     who = await _who(request)
+    data = await strictly(request, data)
     return await _lobby(request).create_room(who.player_id, data)
 
 
@@ -284,6 +292,7 @@ async def join_room(
     data: Annotated[JoinRoom | None, Body(examples=[Example(value={"seat": 1})])] = None,
 ) -> Room:
     who = await _who(request)
+    data = await strictly(request, data)
     return await _lobby(request).join(room_id, who.player_id, (data or JoinRoom()).seat)
 
 
@@ -335,6 +344,7 @@ async def add_bot(
     request: Request[Any, Any, Any],
 ) -> Room:
     who = await _who(request)
+    data = await strictly(request, data)
     return await _lobby(request).add_bot(room_id, who.player_id, data.level, data.seat)
 
 
@@ -384,6 +394,7 @@ async def start_room(
     """202 with `Location` (the room, which carries `game_id` once the game exists); with
     `?wait=S`, 200 as soon as the game exists within S seconds, with its `game_id`."""
     who = await _who(request)
+    data = await strictly(request, data)
     fill_bots = (data or StartRoom()).fill_bots
     lobby = _lobby(request)
     room, message = await lobby.start(room_id, who.player_id, fill_bots)

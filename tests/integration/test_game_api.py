@@ -160,6 +160,12 @@ async def test_errors_are_problem_details(table: Table, client: httpx.AsyncClien
         "expected_version": 11,
     }
     problem(await table.post(0, bad_card), 422, "not_offered")
+    lax = {"action": {"type": "take_ittybit", "card": None}, "expected_version": "11"}
+    problem(await table.post(0, lax), 400, "malformed_request")  # JSON's own types only
+    claim = await table.client.post(
+        f"/v1/games/{table.game_id}/claim", json={"seat": "1"}, headers=table.auth(0)
+    )
+    problem(claim, 400, "malformed_request")
     problem(await table.get(0, "/events", after=-1), 400, "malformed_request")
     problem(await table.get(0, "/events", wait=999), 400, "malformed_request")
     assert (await table.get(0)).json()["version"] == 11  # nothing was written by any of it

@@ -114,6 +114,13 @@ async def test_create_room_and_its_errors(client: httpx.AsyncClient) -> None:
         ),
         ({"game": "itty-bitty"}, 400, "malformed_request"),
         ({"game": "itty-bitty", "seats": "two"}, 400, "malformed_request"),
+        # JSON's own types only: what a lax conversion would take is malformed too
+        ({"game": "itty-bitty", "seats": "2"}, 400, "malformed_request"),
+        (
+            {"game": "itty-bitty", "seats": 2, "fill_with_bots_after_s": 60, "auto_start": 0},
+            400,
+            "malformed_request",
+        ),
     ]
     for body, status, code in bad:
         problem(await client.post("/v1/rooms", json=body, headers=auth(host)), status, code)
@@ -127,6 +134,18 @@ async def test_create_room_and_its_errors(client: httpx.AsyncClient) -> None:
         "unknown_player",
     )
     problem(await client.get("/v1/rooms/r-missing"), 404, "unknown_room")
+    rid = r["id"]
+    for path, body in (
+        (f"/v1/rooms/{rid}/bots", {"level": "random", "seat": "1"}),
+        (f"/v1/rooms/{rid}/start", {"fill_bots": 1}),
+    ):
+        problem(await client.post(path, json=body, headers=auth(host)), 400, "malformed_request")
+    guest = await player(client, "Guest")
+    problem(
+        await client.post(f"/v1/rooms/{rid}/join", json={"seat": "1"}, headers=auth(guest)),
+        400,
+        "malformed_request",
+    )
 
 
 async def test_timing_ranges_and_combinations(client: httpx.AsyncClient) -> None:
