@@ -155,15 +155,18 @@ def report(results: list[Result], elapsed: float, workers: int, budget: str) -> 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="*", default=list(SEATS))
-    parser.add_argument("--tables", type=int, default=40, help="per match-up and seat count")
+    parser.add_argument("--tables", type=int, default=6, help="per match-up and seat count")
     parser.add_argument("--simulations", type=int, default=24, help="mcts playouts per move")
     parser.add_argument("--width", type=int, default=3, help="mcts moves considered per move")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     todo = tables(args.games, args.tables, args.simulations, args.width)
     started = time.perf_counter()
+    results = []
     with ProcessPoolExecutor(args.workers) as pool:
-        results = list(pool.map(play, todo, chunksize=1))
+        for n, result in enumerate(pool.map(play, todo, chunksize=1), 1):
+            results.append(result)
+            print(f"{n}/{len(todo)} tables", end="\r", file=sys.stderr, flush=True)
     budget = f"{args.simulations} playouts over {args.width} moves considered, per move"
     print(report(results, time.perf_counter() - started, args.workers, budget))
     return 0
