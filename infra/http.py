@@ -97,15 +97,29 @@ T = TypeVar("T")
 
 
 def decode_body(raw: bytes, type_: Any) -> Any:
-    """Decode a JSON body strictly; every failure is a 400 that says what was wrong."""
+    """Decode a JSON body strictly, as JSON Schema reads it: JSON's own types (no 0 for
+    false, no "2" for 2), where a number with no fraction is an integer (9.0 is 9).
+    Every failure is a 400 that says what was wrong."""
     if not raw:
         raise ProblemError(400, "malformed_request", "a JSON body is required")
     try:
-        return msgspec.json.decode(raw, type=type_)
+        return msgspec.convert(_whole_numbers(msgspec.json.decode(raw)), type_, strict=True)
     except msgspec.ValidationError as exc:
         raise ProblemError(400, "malformed_request", f"invalid body: {exc}") from exc
     except msgspec.DecodeError as exc:
         raise ProblemError(400, "malformed_request", f"body is not valid JSON: {exc}") from exc
+
+
+def _whole_numbers(value: Any) -> Any:
+    """Floats with no fraction as ints, everywhere in a decoded JSON value (a float field
+    still takes an int)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_whole_numbers(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _whole_numbers(v) for k, v in value.items()}
+    return value
 
 
 async def strictly(request: Request[Any, Any, Any], data: T) -> T:
