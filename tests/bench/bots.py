@@ -49,6 +49,7 @@ from infra.auth import issue
 from infra.keys import SigningKey
 from infra.streams.redis import RedisStreams
 from services.game.handlers import game_id_for_room
+from tests.bench.proc import postgres_ticks as _postgres_ticks
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK_ROOT = Path(os.environ.get("BENCH_STACK_ROOT", str(ROOT)))
@@ -90,23 +91,6 @@ def _session_ticks() -> dict[int, int]:
         session = int(fields[3])
         by_session[session] = by_session.get(session, 0) + int(fields[11]) + int(fields[12])
     return by_session
-
-
-def _postgres_ticks() -> int:
-    total = 0
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/comm") as f:
-                if f.read().strip() not in ("postgres", "postmaster"):
-                    continue
-            with open(f"/proc/{d}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total
 
 
 class Stack:

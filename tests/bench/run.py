@@ -67,6 +67,8 @@ from services.game.handlers import GameService, game_id_for_room  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
 from tests.bench import bots, clocks  # noqa: E402
+from tests.bench.proc import postgres_ticks as _postgres_ticks  # noqa: E402
+from tests.bench.proc import ticks as _ticks  # noqa: E402
 
 ADMIN_DSN = os.environ.get("BENCH_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -114,15 +116,6 @@ def free_port() -> int:
 # -- CPU accounting (Linux /proc), to say who was busy during a measurement --------------
 
 
-def _ticks(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])  # utime + stime
-    except (OSError, IndexError, ValueError):
-        return 0
-
-
 def _machine_ticks() -> tuple[int, int]:
     """(busy, total) jiffies of the whole machine, from /proc/stat."""
     try:
@@ -132,21 +125,6 @@ def _machine_ticks() -> tuple[int, int]:
         return 0, 0
     idle = vals[3] + vals[4]  # idle + iowait
     return sum(vals) - idle, sum(vals)
-
-
-def _postgres_ticks() -> int:
-    total = 0
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/comm") as f:
-                if f.read().strip() not in ("postgres", "postmaster"):
-                    continue
-        except OSError:
-            continue
-        total += _ticks(int(d))
-    return total
 
 
 class CpuMeter:

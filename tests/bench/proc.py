@@ -1,0 +1,31 @@
+"""CPU time from /proc, for the benchmarks (Linux only)."""
+
+from __future__ import annotations
+
+import os
+
+
+def ticks(pid: int) -> int:
+    """User + system jiffies of one process (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def postgres_ticks() -> int:
+    """Jiffies of every Postgres process on the machine."""
+    total = 0
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/comm") as f:
+                if f.read().strip() not in ("postgres", "postmaster"):
+                    continue
+        except OSError:
+            continue
+        total += ticks(int(d))
+    return total
