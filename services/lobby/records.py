@@ -49,7 +49,7 @@ def room_of(row: asyncpg.Record, taken_rows: Sequence[asyncpg.Record]) -> Room:
         options=json.loads(row["options"]),
         timing=msgspec.json.decode(row["timing"], type=Timing),
         game_id=row["game_id"],
-        created_at=row["created_at"].isoformat(),
+        created_at=timestamp(row["created_at"]),
         rematch_of=row["rematch_of"],
         rematch_id=row["rematch_id"],
         fill_level=row["fill_level"],

@@ -102,6 +102,7 @@ async def test_create_room_and_its_errors(client: httpx.AsyncClient) -> None:
     host = await player(client)
     r = await room(client, host)
     assert r["status"] == "open" and r["host"] == host["id"] and r["game_id"] is None
+    assert r["created_at"].endswith("Z")  # RFC 3339 in UTC, as every time the APIs show
     assert [s["player_id"] for s in r["seats"]] == [host["id"], None, None]
     bad = [
         ({"game": "chess", "seats": 2}, 422, "unknown_game"),
