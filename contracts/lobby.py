@@ -136,7 +136,8 @@ class AddBot(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 
 class StartRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Empty seats are filled with bots of `fill_bots` level; null refuses to start with gaps."""
+    """Empty seats are filled with bots of `fill_bots` level; null refuses to start with gaps.
+    A start with no body fills with the room's own `fill_level` (default greedy)."""
 
     fill_bots: str | None = "greedy"
 

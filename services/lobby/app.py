@@ -397,7 +397,8 @@ async def start_room(
     data = await strictly(request, data)
     fill_bots = (data or StartRoom()).fill_bots
     lobby = _lobby(request)
-    room, message = await lobby.start(room_id, who.player_id, fill_bots)
+    # no body: the room's own fill_level (set at creation), else greedy
+    room, message = await lobby.start(room_id, who.player_id, fill_bots, room_level=data is None)
     # The room is committed as starting either way, so the answer is still 202.
     await announce(request.app.state.streams, request.app.state.settings, message)
     deadline = asyncio.get_running_loop().time() + wait

@@ -186,12 +186,15 @@ class Lobby:
             return await self._room(conn, room_id)
 
     async def start(
-        self, room_id: str, player_id: str, fill_bots: str | None
+        self, room_id: str, player_id: str, fill_bots: str | None, room_level: bool = False
     ) -> tuple[Room, RoomStarted]:
+        """`room_level`: fill with the room's own `fill_level` (a start with no body)."""
         async with self.pool.acquire() as conn, conn.transaction():
             room = await self._locked(conn, room_id)
             self._must_be_host(room, player_id)
             self._must_be_open(room)
+            if room_level:
+                fill_bots = room.fill_level or DEFAULT_LEVEL
             empty = [s.seat for s in room.seats if s.player_id is None]
             if empty and fill_bots is None:
                 raise ProblemError(

@@ -199,6 +199,25 @@ async def test_starting_or_closing_a_room_ends_its_wait(client: httpx.AsyncClien
     assert left["status"] == "cancelled" and left["fill_due_at"] is None
 
 
+async def test_a_start_without_a_body_fills_with_the_rooms_own_level(
+    client: httpx.AsyncClient,
+) -> None:
+    """The level chosen at creation is the room's: the host's plain start uses it too (a
+    body's `fill_bots` still chooses, as before)."""
+    host = await player(client)
+    own = await new_room(client, host, fill_with_bots_after_s=600, fill_level="random")
+    r = await client.post(f"/v1/rooms/{own['id']}/start", headers=auth(host))
+    assert r.status_code == 202 and [s["bot"] for s in r.json()["seats"]][1:] == ["random"] * 2
+    told = await new_room(client, host, fill_with_bots_after_s=600, fill_level="random")
+    r = await client.post(
+        f"/v1/rooms/{told['id']}/start", json={"fill_bots": "greedy"}, headers=auth(host)
+    )
+    assert r.status_code == 202 and [s["bot"] for s in r.json()["seats"]][1:] == ["greedy"] * 2
+    plain = await new_room(client, host)  # no fill_level: greedy, as always
+    r = await client.post(f"/v1/rooms/{plain['id']}/start", headers=auth(host))
+    assert r.status_code == 202 and [s["bot"] for s in r.json()["seats"]][1:] == ["greedy"] * 2
+
+
 async def test_a_rematch_waits_again(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
     host = await player(client)
     old = await new_room(client, host, fill_with_bots_after_s=3600, fill_level="random")
