@@ -102,3 +102,37 @@ def test_win_chances_follow_the_lead_over_the_best_other() -> None:
     ahead, behind, last = win_chances([10.0, 7.0, 0.0], 3.0)
     assert ahead > 0.7 > 0.3 > behind > last
     assert win_chances([5.0, 5.0], 3.0) == [0.5, 0.5]
+
+
+def test_itty_bittys_estimate_counts_coins_payable_grails_and_time_left() -> None:
+    """Coins, plus each held collector: its grails payable now in full, less the coin it
+    costs unfinished; while the end is not triggered, also a share of what it may bring."""
+    from collections import Counter
+
+    import msgspec
+
+    from games.itty_bitty.content import load
+
+    content = load()
+    state, seat = midgame("itty-bitty", 3, seats=2)
+    col = next(
+        c for c in content.collectors.values() if len({g.trait for g in c.grails}) == len(c.grails)
+    )
+    first = col.grails[0]
+    others = {g.trait for g in col.grails[1:]}
+    cards = [
+        b
+        for b in content.ittybits
+        if first.trait in content.traits(b) and not content.traits(b) & others
+    ]
+    hand = msgspec.structs.replace(
+        state.hands[seat], coins=5, collectors=(col.id,), ittybits=tuple(cards[: first.qty])
+    )
+    hands = tuple(hand if s == seat else h for s, h in enumerate(state.hands))
+    late = msgspec.structs.replace(state, hands=hands, end_triggered_by=1 - seat)
+    assert Counter(t for c in hand.ittybits for t in content.traits(c))[first.trait] == first.qty
+    assert itty_bitty.points(late)[seat] == 5 + first.coins - 1  # nothing more to come
+    early = msgspec.structs.replace(late, end_triggered_by=None)
+    assert itty_bitty.points(early)[seat] == 5 + first.coins - 1 + itty_bitty.POTENTIAL * (
+        itty_bitty.HOPE
+    )

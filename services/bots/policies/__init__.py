@@ -11,12 +11,9 @@ import msgspec
 from games.registry import get as get_rules
 from services.bots.observe import Observation
 from services.bots.policies import footprints, itchy_feet, itty_bitty
-from services.bots.search import Budget, Estimate, Playout, search, uniform
+from services.bots.search import Budget, Estimate, Playout, search
 
 Policy = Callable[[Observation, Random], Any]
-
-# The search level's budget per move (a move lands within it plus the path's overhead).
-MCTS_BUDGET = Budget()
 
 
 def even(state: Any) -> list[float]:
@@ -45,9 +42,7 @@ def playing(game: str, policy: Policy) -> Playout:
     return move
 
 
-def searching(
-    estimate: Estimate, budget: Budget = MCTS_BUDGET, playout: Playout = uniform
-) -> Policy:
+def searching(estimate: Estimate, budget: Budget, playout: Playout) -> Policy:
     """The `mcts` level: information-set MCTS from the seat's `world` (services/bots/search.py)."""
 
     def mcts(obs: Observation, rng: Random) -> Any:
@@ -81,10 +76,10 @@ SEARCHED: dict[str, tuple[Estimate, Policy, Budget]] = {
     "itty-bitty": (
         itty_bitty.estimate,
         itty_bitty.greedy,
-        Budget(simulations=96, seconds=2.0, rollout=30),
+        Budget(rollout=30),
     ),
-    "itchy-feet": (even, itchy_feet.greedy, Budget(simulations=96, seconds=2.0)),
-    "footprints": (even, footprints.greedy, Budget(simulations=96, seconds=2.0)),
+    "itchy-feet": (even, itchy_feet.greedy, Budget()),
+    "footprints": (even, footprints.greedy, Budget()),
 }
 
 

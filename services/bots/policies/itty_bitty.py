@@ -90,16 +90,18 @@ def greedy(obs: Observation, rng: Random) -> Any:
 
 # -- for the search (services/bots/search.py): a guessed state's worth to each seat ---------
 
-POTENTIAL = 0.35  # what a grail not yet payable is worth, of its coins, while turns remain
+POTENTIAL = 0.35  # of what a collector may still bring, while turns remain
+HOPE = 1.0  # coins a held collector may still bring from ittybits not yet in hand
 POINTS_SCALE = 3.0  # coins of lead that make a win about 73 % likely
 
 
 def _worth(col: Collector, have: Counter[str], late: bool) -> float:
-    """A held collector: the grails payable now in full, a share of the rest while there is
-    time, less the coin it costs if it stays unfinished."""
+    """A held collector: the grails payable now in full; while there is time, a share of
+    the progress on the others and of what cards still to come may bring; less the coin it
+    costs if it stays unfinished."""
     now = sum(g.coins for g in col.grails if have[g.trait] >= g.qty)
-    later = sum(g.coins * min(have[g.trait], g.qty) / g.qty for g in col.grails)
-    return now + (0.0 if late else POTENTIAL * (later - now + 1)) - 1
+    progress = sum(g.coins * min(have[g.trait], g.qty) / g.qty for g in col.grails) - now
+    return now + (0.0 if late else POTENTIAL * (progress + HOPE)) - 1
 
 
 def points(state: State) -> list[float]:
