@@ -1,0 +1,1 @@
+"""Notifier: tells players about their games (webhooks), from the games stream and the clocks."""

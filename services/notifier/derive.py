@@ -1,0 +1,117 @@
+"""Which players to tell what: pure functions from the games stream and the clock projection.
+
+Two sources, one shape (contracts.notifications.Notification):
+
+- `notifications(event, facts)`: after a command (an envelope with `batch_end`), who must
+  now act that did not have to before (`your_turn`), and everyone's `game_started` /
+  `game_finished`. The envelope carries `to_act`, `status` and `bots`; the rest (who sits
+  where, the deadlines, `to_act` before the command) the caller reads from Postgres into a
+  `GameFacts` (services/notifier/facts.py reads it so).
+- `deadlines_soon(clocks, players, now, lead)`: the seats of one `turns` row whose deadline
+  falls within `lead` of `now`; the caller tells each deadline once (Notification.key).
+
+A seat a bot plays (from the start, or since its person resigned or timed out) is never
+told it must act. A person whose seat a bot took over is still told the game ended: they
+are still ranked in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
+
+import msgspec
+
+from contracts.game import timestamp
+from contracts.notifications import Notification, NotificationType, links_for
+from contracts.streams import GameEvent
+from games.registry import get as get_rules
+
+
+class GameFacts(msgspec.Struct, frozen=True, kw_only=True):
+    """What the derivation needs beyond the envelope, as Postgres has it."""
+
+    players: Mapping[int, str]  # seat -> player id of every seat a person took (not bots')
+    deadlines: Mapping[int, datetime]  # seat -> deadline of its running clock (turns.deadlines)
+    # to_act after the command before this one; None when this command set the game up
+    before: Iterable[int] | None
+
+
+class Clocks(msgspec.Struct, frozen=True, kw_only=True):
+    """One row of the clock projection (`turns`) as the deadline sweep reads it."""
+
+    game_id: str
+    game: str
+    version: int
+    deadlines: Mapping[int, datetime]  # people's running clocks only (bots have none)
+    overdue: Iterable[int] = ()  # past their deadline under policy wait: nothing is soon
+
+
+def title_of(game: str) -> str:
+    """The game's display name as the catalog shows it (its key for a game not hosted)."""
+    rules = get_rules(game)
+    return rules.name if rules is not None else game
+
+
+def notifications(event: GameEvent, facts: GameFacts) -> list[Notification]:
+    """What follows one envelope of the games stream: nothing unless it ends a command.
+
+    In order: `game_started` (the set-up's command), `your_turn` for each person who must
+    act now and did not before this command (another seat's move in a simultaneous phase
+    tells nobody again; a seat that acts again after its own move is not told), and
+    `game_finished` when the command ended the game."""
+    if not event.batch_end:
+        return []
+    out: list[Notification] = []
+    players = facts.players
+    if facts.before is None:
+        out += [_tell("game_started", event, seat, facts) for seat in sorted(players)]
+    if event.status == "active":
+        before = set(facts.before or ())
+        out += [
+            _tell("your_turn", event, seat, facts)
+            for seat in sorted(event.to_act)
+            if seat in players and str(seat) not in event.bots and seat not in before
+        ]
+    else:
+        out += [_tell("game_finished", event, seat, facts) for seat in sorted(players)]
+    return out
+
+
+def deadlines_soon(
+    clocks: Clocks, players: Mapping[int, str], now: datetime, lead: timedelta
+) -> list[Notification]:
+    """`deadline_soon` for every person's deadline in (now, now + lead]: one that has passed
+    is the scheduler's, not news."""
+    overdue = set(clocks.overdue)
+    title = title_of(clocks.game)
+    return [
+        Notification(
+            type="deadline_soon",
+            game_id=clocks.game_id,
+            game=clocks.game,
+            title=title,
+            version=clocks.version,
+            seat=seat,
+            player_id=players[seat],
+            deadline=timestamp(deadline),
+            links=links_for(clocks.game_id),
+        )
+        for seat, deadline in sorted(clocks.deadlines.items())
+        if seat in players and seat not in overdue and now < deadline <= now + lead
+    ]
+
+
+def _tell(kind: NotificationType, event: GameEvent, seat: int, facts: GameFacts) -> Notification:
+    deadline = facts.deadlines.get(seat) if kind == "your_turn" else None
+    return Notification(
+        type=kind,
+        game_id=event.game_id,
+        game=event.game,
+        title=title_of(event.game),
+        version=event.version,
+        seat=seat,
+        player_id=facts.players[seat],
+        deadline=timestamp(deadline) if deadline is not None else None,
+        links=links_for(event.game_id),
+    )

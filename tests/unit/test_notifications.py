@@ -1,0 +1,162 @@
+"""Notifications derived from the games stream and the clock projection (services/notifier)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import msgspec
+
+from contracts.notifications import Notification
+from contracts.streams import GameEvent
+from services.notifier.derive import Clocks, GameFacts, deadlines_soon, notifications, title_of
+
+GAME = "00000000-0000-0000-0000-00000000000a"
+NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+PLAYERS = {0: "ada", 1: "bob", 2: "cy"}  # seat 3 is a bot's from the start
+
+
+def envelope(**kw: Any) -> GameEvent:
+    fields: dict[str, Any] = dict(
+        game_id=GAME,
+        game="itty-bitty",
+        room_id="r1",
+        version=7,
+        type="turn_started",
+        to_act=[1],
+        status="active",
+        bots={"3": "greedy"},
+        batch_end=True,
+        global_position=70,
+    )
+    return GameEvent(**(fields | kw))
+
+
+def facts(before: Iterable[int] | None = (), **kw: Any) -> GameFacts:
+    """`before`: to_act after the previous command (None: this one set the game up)."""
+    return GameFacts(
+        players=kw.get("players", PLAYERS), deadlines=kw.get("deadlines", {}), before=before
+    )
+
+
+def told(out: list[Notification]) -> list[tuple[str, int]]:
+    return [(n.type, n.seat) for n in out]
+
+
+def test_your_turn_for_the_seat_that_must_act_now() -> None:
+    [n] = notifications(envelope(), facts(before=[0]))
+    assert (n.type, n.seat, n.player_id, n.version) == ("your_turn", 1, "bob", 7)
+    assert (n.game_id, n.game, n.title) == (GAME, "itty-bitty", title_of("itty-bitty"))
+    assert n.title != "itty-bitty"  # the catalog's display name, not the key
+    assert n.links.game == f"/v1/games/{GAME}"
+    assert n.links.legal_actions == f"/v1/games/{GAME}/legal-actions"
+    assert n.deadline is None
+
+
+def test_your_turn_carries_the_seat_deadline_in_rfc3339_z() -> None:
+    deadline = NOW + timedelta(hours=1)
+    [n] = notifications(envelope(), facts(before=[0], deadlines={1: deadline, 0: NOW}))
+    assert n.deadline == "2026-01-02T04:04:05Z"
+
+
+def test_nothing_before_the_end_of_a_command() -> None:
+    assert notifications(envelope(batch_end=False), facts(before=[0])) == []
+    assert notifications(envelope(batch_end=False), facts(before=None)) == []
+
+
+def test_a_seat_already_awaited_is_not_told_again() -> None:
+    # simultaneous choices: seat 0 chose, seat 1 still must; a clock tick; its own second act
+    assert notifications(envelope(to_act=[1]), facts(before=[0, 1])) == []
+    assert notifications(envelope(to_act=[1]), facts(before=[1])) == []
+
+
+def test_each_seat_that_newly_must_act_is_told() -> None:
+    out = notifications(envelope(to_act=[0, 1, 2]), facts(before=[1]))
+    assert told(out) == [("your_turn", 0), ("your_turn", 2)]
+
+
+def test_bots_seats_are_never_told() -> None:
+    # seat 3 a bot from the start (no player); seat 2 taken over by a bot since
+    out = notifications(envelope(to_act=[2, 3], bots={"2": "greedy", "3": "greedy"}), facts())
+    assert out == []
+
+
+def test_the_set_up_tells_everyone_it_started_then_who_acts_first() -> None:
+    out = notifications(envelope(version=3, to_act=[0]), facts(before=None))
+    assert told(out) == [
+        ("game_started", 0),
+        ("game_started", 1),
+        ("game_started", 2),
+        ("your_turn", 0),
+    ]
+    assert {n.version for n in out} == {3}
+    assert all(n.deadline is None for n in out if n.type == "game_started")
+
+
+def test_the_end_tells_every_person_even_one_a_bot_replaced() -> None:
+    out = notifications(
+        envelope(status="finished", to_act=[], bots={"2": "greedy", "3": "greedy"}),
+        facts(before=[2]),
+    )
+    assert told(out) == [("game_finished", 0), ("game_finished", 1), ("game_finished", 2)]
+
+
+def test_a_game_of_bots_alone_tells_nobody() -> None:
+    out = notifications(envelope(to_act=[0]), facts(before=None, players={}))
+    assert out == []
+
+
+def test_the_same_news_has_the_same_key_whatever_derives_it() -> None:
+    a = notifications(envelope(), facts(before=[0]))
+    b = notifications(envelope(), facts(before=[0]))
+    assert [n.key() for n in a] == [n.key() for n in b]
+    later = notifications(envelope(version=9), facts(before=[0]))
+    assert a[0].key() != later[0].key()
+
+
+def test_a_notification_names_nothing_private() -> None:
+    out = notifications(envelope(to_act=[0, 1]), facts(before=None))
+    for n in out:
+        body = msgspec.json.decode(msgspec.json.encode(n))
+        assert set(body) == {
+            "type", "game_id", "game", "title", "version", "seat", "player_id", "deadline", "links"
+        }  # fmt: skip
+        assert "ittybit-" not in msgspec.json.encode(n).decode()
+
+
+def clocks(**kw: Any) -> Clocks:
+    fields: dict[str, Any] = dict(
+        game_id=GAME,
+        game="footprints",
+        version=12,
+        deadlines={0: NOW + timedelta(seconds=30), 1: NOW + timedelta(minutes=10)},
+    )
+    return Clocks(**(fields | kw))
+
+
+def test_deadline_soon_within_the_lead_only() -> None:
+    [n] = deadlines_soon(clocks(), PLAYERS, NOW, timedelta(minutes=1))
+    assert (n.type, n.seat, n.player_id, n.version) == ("deadline_soon", 0, "ada", 12)
+    assert n.deadline == "2026-01-02T03:04:35Z"
+    assert n.title == title_of("footprints")
+    both = deadlines_soon(clocks(), PLAYERS, NOW, timedelta(minutes=10))
+    assert told(both) == [("deadline_soon", 0), ("deadline_soon", 1)]
+
+
+def test_deadline_soon_not_for_a_passed_or_overdue_deadline_nor_a_bot() -> None:
+    passed = clocks(deadlines={0: NOW - timedelta(seconds=1), 3: NOW + timedelta(seconds=5)})
+    assert deadlines_soon(passed, PLAYERS, NOW, timedelta(minutes=1)) == []
+    overdue = clocks(overdue=[0])
+    assert deadlines_soon(overdue, PLAYERS, NOW, timedelta(minutes=1)) == []
+
+
+def test_deadline_soon_once_per_deadline_whatever_the_version() -> None:
+    a = deadlines_soon(clocks(version=12), PLAYERS, NOW, timedelta(minutes=1))
+    b = deadlines_soon(
+        clocks(version=13), PLAYERS, NOW + timedelta(seconds=5), timedelta(minutes=1)
+    )
+    assert [n.key() for n in a] == [n.key() for n in b]
+    moved = clocks(deadlines={0: NOW + timedelta(seconds=40)})
+    c = deadlines_soon(moved, PLAYERS, NOW, timedelta(minutes=1))
+    assert c[0].key() != a[0].key()
