@@ -86,15 +86,26 @@ def payments(
     hand: Sequence[CardId],
     traits: Traits,
     limit: int = MAX_PAYMENTS_LISTED,
+    every: bool = True,
 ) -> list[tuple[Payment, ...]]:
     """Every distinct payment of the collector from `hand`, at most `limit` of them.
 
     First the canonical payment (`find_payment`) of every payable set of grails, most grails
-    first, so that each set stays on offer; then every other way, in the same order.
+    first, so that each set stays on offer; then every other way, in the same order. With
+    `every` false, only the canonical ones: one payment per set of grails (each set's coins),
+    not each choice of cards.
     """
-    n = len(collector.grails)
-    subsets = [s for size in range(n, 0, -1) for s in combinations(range(n), size)]
+    grails = collector.grails
+    # a grail with too few fitting cards on its own is in no payable set: skip those sets
+    alone = [
+        g
+        for g, grail in enumerate(grails)
+        if sum(grail.trait in traits(c) for c in hand) >= grail.qty
+    ]
+    subsets = [s for size in range(len(alone), 0, -1) for s in combinations(alone, size)]
     canonical = [p for s in subsets if (p := find_payment(collector, s, hand, traits))]
+    if not every:
+        return canonical[:limit]
     others = (
         payment
         for first in canonical

@@ -211,6 +211,12 @@ class IttyBitty:
         return frozenset({state.current})
 
     def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
+        return self.moves(state, seat)
+
+    def moves(self, state: State, seat: int, every_payment: bool = True) -> Sequence[Action]:
+        """`legal_actions`; with `every_payment` false, a collector is listed with one
+        payment per set of grails it can pay (what a bot's playout needs: the choice of
+        coins, not of cards), which costs a fraction of listing every payment."""
         if seat not in self.to_act(state):
             return []
         hand = state.hands[seat]
@@ -220,7 +226,9 @@ class IttyBitty:
         completes: list[Action] = [
             CompleteCollector(collector=c, payments=p)
             for c in dict.fromkeys(hand.collectors)
-            for p in payments(self.content.collectors[c], hand.ittybits, self.traits)
+            for p in payments(
+                self.content.collectors[c], hand.ittybits, self.traits, every=every_payment
+            )
         ]
         if state.end_triggered_by is not None:  # the last turn: complete, then pass to end it
             return [*completes, PassTurn()]

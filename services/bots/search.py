@@ -35,6 +35,9 @@ from games.api import Rules
 Estimate = Callable[[Any], Sequence[float]]  # a state -> each seat's chance to win, 0..1
 # How the playout past the tree moves: (guessed state, seat, its legal actions, rng) -> action
 Playout = Callable[[Any, int, Sequence[Any], Random], Any]
+# The moves a playout chooses among: (guessed state, seat) -> actions; by default the legal
+# ones, but a game may offer fewer (the same choices without their variants) to play faster
+Moves = Callable[[Any, int], Sequence[Any]]
 
 
 def uniform(state: Any, seat: int, actions: Sequence[Any], rng: Random) -> Any:
@@ -81,25 +84,27 @@ def search(
     estimate: Estimate,
     playout: Playout = uniform,
     clock: Callable[[], float] = time.perf_counter,
+    moves: Moves | None = None,
 ) -> Any:
     """The move `seat` makes, searched from `world` (a state it cannot tell from the real one):
     see the module's docstring."""
     if len(legal) == 1:
         return legal[0]
-    moves = _widest(rules, world, seat, legal, rng, budget, estimate, playout)
-    results: list[list[float]] = [[] for _ in moves]
+    listing = moves or rules.legal_actions
+    root = _widest(rules, world, seat, legal, rng, budget, estimate, playout)
+    results: list[list[float]] = [[] for _ in root]
     deadline = clock() + budget.seconds
-    for _ in range(max(2, budget.simulations // len(moves))):
+    for _ in range(max(2, budget.simulations // len(root))):
         if clock() >= deadline:
             break
         guess = rules.sample(world, seat, rng)
         seed = rng.randrange(2**32)
-        for i, move in enumerate(moves):
+        for i, move in enumerate(root):
             draws = Random(seed)
             after = _play(rules, guess, seat, move, draws)
-            rewards = _rollout(rules, after, draws, budget.rollout, estimate, playout)
+            rewards = _rollout(rules, after, draws, budget.rollout, estimate, playout, listing)
             results[i].append(rewards[seat])
-    return moves[_confident_best(results)]
+    return root[_confident_best(results)]
 
 
 def _confident_best(results: list[list[float]]) -> int:
@@ -161,6 +166,7 @@ def _rollout(
     moves: int,
     estimate: Estimate,
     playout: Playout,
+    listing: Moves,
 ) -> Sequence[float]:
     for _ in range(moves):
         if rules.outcome(state) is not None:
@@ -169,8 +175,7 @@ def _rollout(
         if not to_act:
             break
         mover = to_act[rng.randrange(len(to_act))]
-        actions = rules.legal_actions(state, mover)
-        state = _play(rules, state, mover, playout(state, mover, actions, rng), rng)
+        state = _play(rules, state, mover, playout(state, mover, listing(state, mover), rng), rng)
     outcome = rules.outcome(state)
     if outcome is not None:
         return outcome_rewards(outcome, len(outcome.ranks))

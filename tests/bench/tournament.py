@@ -57,7 +57,7 @@ def play(table: Table) -> Result:
     assert rules is not None
     rng = Random(table.seed)
     state = fold(rules, rules.setup(rules.options_type(), len(table.levels), rng))
-    default = SEARCHED[table.game][2]
+    default = SEARCHED[table.game].budget
     budget = msgspec.structs.replace(default, simulations=table.simulations, width=table.width)
     policies = {
         level: POLICIES[(table.game, level)] if level != "mcts" else mcts_policy(table.game, budget)

@@ -11,7 +11,7 @@ import msgspec
 from games.registry import get as get_rules
 from services.bots.observe import Observation
 from services.bots.policies import footprints, itchy_feet, itty_bitty
-from services.bots.search import Budget, Estimate, Playout, search
+from services.bots.search import Budget, Estimate, Moves, Playout, search
 
 Policy = Callable[[Observation, Random], Any]
 
@@ -42,13 +42,36 @@ def playing(game: str, policy: Policy) -> Playout:
     return move
 
 
-def searching(estimate: Estimate, budget: Budget, playout: Playout) -> Policy:
+class Searched(msgspec.Struct, frozen=True):
+    """How the `mcts` level searches a game (services/bots/search.py): its estimate of a
+    guessed state (for a playout cut short), the policy its playouts use (the cheap greedy
+    level), its budget per move, and the moves its playouts choose among (None: the legal
+    ones)."""
+
+    estimate: Estimate
+    policy: Policy
+    budget: Budget
+    moves: Moves | None = None
+
+
+def searching(game: str, settings: Searched, budget: Budget) -> Policy:
     """The `mcts` level: information-set MCTS from the seat's `world` (services/bots/search.py)."""
+    playout = playing(game, settings.policy)
 
     def mcts(obs: Observation, rng: Random) -> Any:
         rules = get_rules(obs.game)
         assert rules is not None and obs.world is not None
-        return search(rules, obs.world, obs.seat, obs.legal, rng, budget, estimate, playout)
+        return search(
+            rules,
+            obs.world,
+            obs.seat,
+            obs.legal,
+            rng,
+            budget,
+            settings.estimate,
+            playout,
+            moves=settings.moves,
+        )
 
     return mcts
 
@@ -68,24 +91,21 @@ def policy_for(game: str, level: str) -> Policy:
     return POLICIES.get((game, level)) or POLICIES.get((game, "greedy")) or random_policy
 
 
-# The search's settings per game: its estimate of a guessed state (for a playout cut short),
-# the policy its playouts use (the cheap greedy level), and its budget per move. itty bitty's
-# playouts are cut at 30 moves (its listing of payments makes a move costly); the others play
-# to the end (Itchy Feet and Footprints end within about 100 greedy moves).
-SEARCHED: dict[str, tuple[Estimate, Policy, Budget]] = {
-    "itty-bitty": (
-        itty_bitty.estimate,
-        itty_bitty.greedy,
-        Budget(rollout=30),
+# The search's settings per game. itty bitty's playouts are cut at 30 moves and list one
+# payment per set of grails (listing every payment would cost most of a playout); the others
+# play to the end (Itchy Feet and Footprints end within about 100 greedy moves).
+SEARCHED: dict[str, Searched] = {
+    "itty-bitty": Searched(
+        itty_bitty.estimate, itty_bitty.greedy, Budget(rollout=30), itty_bitty.playout_moves
     ),
-    "itchy-feet": (even, itchy_feet.greedy, Budget()),
-    "footprints": (even, footprints.greedy, Budget()),
+    "itchy-feet": Searched(even, itchy_feet.greedy, Budget()),
+    "footprints": Searched(even, footprints.greedy, Budget()),
 }
 
 
 def mcts_policy(game: str, budget: Budget | None = None) -> Policy:
-    estimate, policy, default = SEARCHED[game]
-    return searching(estimate, budget or default, playing(game, policy))
+    settings = SEARCHED[game]
+    return searching(game, settings, budget or settings.budget)
 
 
 POLICIES.update({(game, "mcts"): mcts_policy(game) for game in SEARCHED})

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from random import Random
 from typing import Any
 
 from games.itty_bitty.content import Collector, load
 from games.itty_bitty.model import (
+    Action,
     CompleteCollector,
     DrawCollectors,
     KeepCollector,
@@ -15,10 +17,12 @@ from games.itty_bitty.model import (
     State,
     TakeIttybit,
 )
+from games.itty_bitty.rules import IttyBitty
 from services.bots.observe import Observation
 from services.bots.search import win_chances
 
 WANT_COLLECTORS = 2
+_RULES = IttyBitty()
 
 
 def _need(collectors: list[Collector], hand: list[str]) -> Counter[str]:
@@ -118,3 +122,10 @@ def points(state: State) -> list[float]:
 
 def estimate(state: State) -> list[float]:
     return win_chances(points(state), POINTS_SCALE)
+
+
+def playout_moves(state: State, seat: int) -> Sequence[Action]:
+    """The moves a playout chooses among: the legal ones, each collector with one payment
+    per set of grails (greedy picks by coins, then by cards paid, which every payment of the
+    same grails shares)."""
+    return _RULES.moves(state, seat, every_payment=False)

@@ -6,11 +6,13 @@ are the cases that shaped it, on the small deck of test_rules.py.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
 
 import pytest
 
 from games.itty_bitty.model import (
+    Action,
     CompleteCollector,
     Hand,
     PassTurn,
@@ -187,3 +189,41 @@ def test_after_the_end_is_triggered_only_completions_and_pass_are_listed() -> No
     )
     assert SMALL.legal_actions(seat2, 2) == [PassTurn()]  # nothing to complete
     assert play(seat2, 2, PassTurn(), SMALL)[1].result is not None
+
+
+def test_without_every_payment_the_canonical_payments_alone_are_listed() -> None:
+    collector = SMALL.content.collectors[EX]
+    hand = (*HOODIES, *ZOMBIES)
+    canonical = payments(collector, hand, SMALL.traits, every=False)
+    assert canonical == payments(collector, hand, SMALL.traits, limit=3)
+    assert payments(collector, hand, SMALL.traits, limit=2, every=False) == canonical[:2]
+
+
+def test_with_one_grail_payable_only_its_payments_are_listed() -> None:
+    # EX with no Zombie in hand: only the Hoodie grail can be paid
+    collector = SMALL.content.collectors[EX]
+    found = payments(collector, HOODIES, SMALL.traits)
+    assert found and all([p.grail for p in f] == [0] for f in found)
+
+
+@pytest.mark.parametrize("at", range(5))
+def test_a_playouts_listing_offers_every_move_with_one_payment_per_set_of_grails(
+    at: int,
+) -> None:
+    # bots' playouts (services/bots/policies/itty_bitty.py) choose among these
+    state, seat = positions()[at]
+    every = SMALL.legal_actions(state, seat)
+    few = SMALL.moves(state, seat, every_payment=False)
+    assert set(few) <= set(every)
+    assert [a for a in few if not isinstance(a, CompleteCollector)] == [
+        a for a in every if not isinstance(a, CompleteCollector)
+    ]
+
+    def grails(actions: Sequence[Action]) -> list[tuple[str, tuple[int, ...]]]:
+        return sorted(
+            (a.collector, tuple(p.grail for p in a.payments))
+            for a in actions
+            if isinstance(a, CompleteCollector)
+        )
+
+    assert grails(few) == sorted(set(grails(every)))
