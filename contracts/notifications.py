@@ -8,7 +8,7 @@ anything. A client reads the game itself through `links`.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -52,3 +52,102 @@ class Notification(msgspec.Struct, frozen=True, kw_only=True):
 
 def links_for(game_id: str) -> Links:
     return Links(game=f"/v1/games/{game_id}", legal_actions=f"/v1/games/{game_id}/legal-actions")
+
+
+# -- webhooks: what is sent, and the REST bodies of /v1/me/webhooks -----------------------
+
+MAX_URL_LENGTH = 2048
+
+
+class WebhookPayload(msgspec.Struct, frozen=True, kw_only=True):
+    """A delivery's body, shaped as Standard Webhooks suggests: the type, when the news was
+    derived (the same on every retry: the body is signed anew, never changed), the news."""
+
+    type: NotificationType
+    timestamp: str  # RFC 3339, Z
+    data: Notification
+
+
+class WebhookTestData(msgspec.Struct, frozen=True, kw_only=True):
+    webhook_id: str
+    player_id: str
+
+
+class WebhookTest(msgspec.Struct, frozen=True, kw_only=True):
+    """The body of POST /v1/me/webhooks/{id}/test's delivery."""
+
+    type: Literal["webhook_test"] = "webhook_test"
+    timestamp: str
+    data: WebhookTestData
+
+
+class NewWebhook(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    url: Annotated[
+        str,
+        msgspec.Meta(
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            description="https URL that receives the notifications (POST, signed)",
+        ),
+    ]
+    events: Annotated[
+        list[NotificationType],
+        msgspec.Meta(min_length=1, max_length=4, description="the notifications it receives"),
+    ]
+    game_id: (
+        Annotated[
+            str,
+            msgspec.Meta(max_length=64, description="one game only; absent: every game of yours"),
+        ]
+        | None
+    ) = None
+
+
+class Webhook(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    url: str
+    events: list[NotificationType]
+    game_id: str | None
+    created_at: str
+    disabled: bool
+    disabled_at: str | None
+    disabled_reason: str | None
+    failing_since: str | None  # its first failed attempt since the last success
+
+
+class WebhookCreated(Webhook, frozen=True, kw_only=True):
+    secret: Annotated[
+        str,
+        msgspec.Meta(
+            description="whsec_…: verifies the signatures (Standard Webhooks); shown only here"
+        ),
+    ]
+
+
+class Webhooks(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[Webhook]
+
+
+class Attempt(msgspec.Struct, frozen=True, kw_only=True):
+    attempt: int
+    at: str
+    status_code: int | None  # the receiver's answer; null when none came
+    latency_ms: float
+    error: str | None  # null: delivered
+
+
+class Delivery(msgspec.Struct, frozen=True, kw_only=True):
+    id: str  # the webhook-id header, the same on every attempt
+    type: str
+    game_id: str | None
+    created_at: str
+    status: Literal["pending", "delivered", "failed"]
+    attempts: list[Attempt]
+
+
+class Deliveries(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[Delivery]  # newest first
+
+
+class QueuedTest(msgspec.Struct, frozen=True, kw_only=True):
+    delivery_id: str

@@ -15,7 +15,7 @@ COMMANDS = "turnpost:commands"
 # before its own process first started.
 GROUPS: dict[str, tuple[str, ...]] = {
     LOBBY: ("game",),
-    GAMES: ("lobby", "bots"),
+    GAMES: ("lobby", "bots", "notifier"),
     COMMANDS: ("game",),
 }
 

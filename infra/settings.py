@@ -32,6 +32,19 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str = "INFO"
     bot_resend_after_s: float = 30.0  # a bot turn waiting this long is sent again (backing off)
     timeout_resend_after_s: float = 5.0  # a sent timeout that did not land is sent again
+    # Webhooks (services/notifier, issue 11). Endpoints on loopback, private, link-local or
+    # metadata addresses, and plain http, are refused unless allowed (development, tests).
+    webhook_allow_private: bool = False
+    webhook_allow_http: bool = False
+    webhook_max_per_player: int = 20
+    webhook_connect_timeout_s: float = 3.0
+    webhook_read_timeout_s: float = 5.0
+    webhook_backoff_base_s: float = 5.0  # the n-th retry waits base * 2**(n-1), less jitter
+    webhook_backoff_max_s: float = 300.0  # under the broker's visibility timeout (600 s)
+    webhook_retry_for_s: float = 86_400.0  # a delivery is given up this long after its news
+    webhook_disable_after_s: float = 86_400.0  # an endpoint failing this long is disabled
+    webhook_retention_s: float = 7 * 86_400.0  # finished deliveries listed this long
+    deadline_soon_s: float = 3_600.0  # deadline_soon this long before a deadline
     # Guards (infra/ratelimit.py, infra/guards.py). A limit is "N/second|minute|hour|day" or "off".
     rate_limit_register: str = "20/hour"  # POST /v1/players, per client address
     rate_limit_action: str = "120/minute"  # moves, resign, claim: per player
@@ -59,6 +72,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         return f"{self.stream_prefix}{name}"
 
 
+def _flag(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
 def from_env(env: dict[str, str] | None = None) -> Settings:
     e = os.environ if env is None else env
     defaults = Settings()
@@ -83,6 +100,27 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         timeout_resend_after_s=float(
             e.get("TIMEOUT_RESEND_AFTER_S", defaults.timeout_resend_after_s)
         ),
+        webhook_allow_private=_flag(e.get("WEBHOOK_ALLOW_PRIVATE", "")),
+        webhook_allow_http=_flag(e.get("WEBHOOK_ALLOW_HTTP", "")),
+        webhook_max_per_player=int(
+            e.get("WEBHOOK_MAX_PER_PLAYER", defaults.webhook_max_per_player)
+        ),
+        webhook_connect_timeout_s=float(
+            e.get("WEBHOOK_CONNECT_TIMEOUT_S", defaults.webhook_connect_timeout_s)
+        ),
+        webhook_read_timeout_s=float(
+            e.get("WEBHOOK_READ_TIMEOUT_S", defaults.webhook_read_timeout_s)
+        ),
+        webhook_backoff_base_s=float(
+            e.get("WEBHOOK_BACKOFF_BASE_S", defaults.webhook_backoff_base_s)
+        ),
+        webhook_backoff_max_s=float(e.get("WEBHOOK_BACKOFF_MAX_S", defaults.webhook_backoff_max_s)),
+        webhook_retry_for_s=float(e.get("WEBHOOK_RETRY_FOR_S", defaults.webhook_retry_for_s)),
+        webhook_disable_after_s=float(
+            e.get("WEBHOOK_DISABLE_AFTER_S", defaults.webhook_disable_after_s)
+        ),
+        webhook_retention_s=float(e.get("WEBHOOK_RETENTION_S", defaults.webhook_retention_s)),
+        deadline_soon_s=float(e.get("DEADLINE_SOON_S", defaults.deadline_soon_s)),
         rate_limit_register=e.get("RATE_LIMIT_REGISTER", defaults.rate_limit_register),
         rate_limit_action=e.get("RATE_LIMIT_ACTION", defaults.rate_limit_action),
         rate_limit_write=e.get("RATE_LIMIT_WRITE", defaults.rate_limit_write),

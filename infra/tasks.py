@@ -31,6 +31,11 @@ DEAD_TURN = "bot_turn"
 FAST_QUEUE = "bots"
 SEARCH_QUEUE = "bots-mcts"
 QUEUE_OF_LEVEL = {"random": FAST_QUEUE, "greedy": FAST_QUEUE, "mcts": SEARCH_QUEUE}
+# Webhook deliveries (services/notifier): a queue of their own, consumed by their own worker
+# (an endpoint that times out holds no bot turn back), and an app of their own, so a bots
+# worker started without -Q never takes a task it has not registered.
+WEBHOOK_QUEUE = "webhooks"
+DELIVER_TASK = "webhooks.deliver"  # args: (delivery_id,)
 
 
 def queue_for(level: str) -> str:
@@ -38,13 +43,19 @@ def queue_for(level: str) -> str:
     return QUEUE_OF_LEVEL.get(level, SEARCH_QUEUE)
 
 
-def celery_app(settings: Settings, name: str = "turnpost-bots") -> Celery:
+def celery_app(
+    settings: Settings,
+    name: str = "turnpost-bots",
+    queues: tuple[str, ...] = (FAST_QUEUE, SEARCH_QUEUE),
+) -> Celery:
+    """The broker's client and worker settings; `queues`: what a worker without -Q takes
+    (the first is where a task without a queue goes)."""
     app = Celery(name, broker=settings.redis_url)
     app.conf.update(
-        task_queues=[Queue(FAST_QUEUE), Queue(SEARCH_QUEUE)],  # type: ignore[no-untyped-call]  # a worker without -Q takes both
-        task_default_queue=FAST_QUEUE,
+        task_queues=[Queue(q) for q in queues],  # type: ignore[no-untyped-call]
+        task_default_queue=queues[0],
         task_default_exchange="",
-        task_default_routing_key=FAST_QUEUE,
+        task_default_routing_key=queues[0],
         task_serializer="json",
         accept_content=["json"],
         task_ignore_result=True,
@@ -97,16 +108,30 @@ def bot_turn_message(
     task protocol 2 in kombu's Redis envelope. The dispatcher pushes it itself, in one round
     trip per batch and without a thread (tests/integration/test_bot_queues.py runs it
     through a real worker)."""
-    task_id = str(uuid.uuid4())
     args = [game, game_id, seat, level, version]
     kwargs = {"fresh": True} if fresh else {}
-    queue = queue_for(level)
+    return task_message(settings, PLAY_TASK, queue_for(level), args, kwargs, "turnpost-dispatcher")
+
+
+def task_message(
+    settings: Settings,
+    task: str,
+    queue: str,
+    args: list[Any],
+    kwargs: dict[str, Any] | None = None,
+    origin: str = "turnpost",
+) -> tuple[str, bytes]:
+    """(Redis list key, message) of one task on `queue` as Celery's own client would push it
+    (task protocol 2 in kombu's Redis envelope, through the anonymous exchange), for a
+    process that pushes its tasks itself with its own Redis client."""
+    task_id = str(uuid.uuid4())
+    kwargs = kwargs or {}
     body = msgspec.json.encode([args, kwargs, _NO_CALLBACKS])
     message = TaskMessage(
         body=base64.b64encode(body).decode(),
         headers={
             "lang": "py",
-            "task": PLAY_TASK,
+            "task": task,
             "id": task_id,
             "shadow": None,
             "eta": None,
@@ -119,7 +144,7 @@ def bot_turn_message(
             "parent_id": None,
             "argsrepr": repr(tuple(args)),
             "kwargsrepr": repr(kwargs),
-            "origin": "turnpost-dispatcher",
+            "origin": origin,
             "ignore_result": True,
         },
         properties={

@@ -13,6 +13,7 @@ from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath, FromQuery, HeaderParameter, QueryParameter
 
 import contracts.game
+import contracts.notifications
 from contracts.game import (
     ActionAccepted,
     Claim,
@@ -51,6 +52,8 @@ from services.game.bootstrap import lifespan
 from services.game.handlers import Accepted, GameService, Loaded, status_of
 from services.game.maps import GameMap, map_components
 from services.game.repository import PageKey
+from services.game.webhooks import ROUTES as WEBHOOK_ROUTES
+from services.game.webhooks import webhook_store
 
 MAX_WAIT_SECONDS = 30.0
 MAX_VERSION = 2**62  # fits Postgres bigint
@@ -446,13 +449,16 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             board_svg,
             game_map,
             my_games,
+            *WEBHOOK_ROUTES,
             health,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
-        lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
+        lifespan=[lifespan, rate_limits, webhook_store],  # rate_limits after: it reads the settings
         middleware=[RateLimitMiddleware(), BodyGuardMiddleware(), AllowMiddleware()],
         openapi_config=openapi_config(
-            "Turnpost game service", _components(), closed=closed_structs(contracts.game)
+            "Turnpost game service",
+            _components(),
+            closed=closed_structs(contracts.game, contracts.notifications),
         ),
         debug=False,
     )

@@ -45,6 +45,9 @@ class Clocks(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     deadlines: Mapping[int, datetime]  # people's running clocks only (bots have none)
     overdue: Iterable[int] = ()  # past their deadline under policy wait: nothing is soon
+    # when the row was last written (turns.waiting_since): a deadline already within the lead
+    # then was told by an earlier sweep, or set that close (its your_turn said it)
+    since: datetime | None = None
 
 
 def title_of(game: str) -> str:
@@ -82,7 +85,8 @@ def deadlines_soon(
     clocks: Clocks, players: Mapping[int, str], now: datetime, lead: timedelta
 ) -> list[Notification]:
     """`deadline_soon` for every person's deadline in (now, now + lead]: one that has passed
-    is the scheduler's, not news."""
+    is the scheduler's, not news, and a turn shorter than the lead is not warned of (its
+    `your_turn` carries the deadline)."""
     overdue = set(clocks.overdue)
     title = title_of(clocks.game)
     return [
@@ -98,7 +102,10 @@ def deadlines_soon(
             links=links_for(clocks.game_id),
         )
         for seat, deadline in sorted(clocks.deadlines.items())
-        if seat in players and seat not in overdue and now < deadline <= now + lead
+        if seat in players
+        and seat not in overdue
+        and now < deadline <= now + lead
+        and (clocks.since is None or deadline - clocks.since > lead)
     ]
 
 

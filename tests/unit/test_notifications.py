@@ -160,3 +160,10 @@ def test_deadline_soon_once_per_deadline_whatever_the_version() -> None:
     moved = clocks(deadlines={0: NOW + timedelta(seconds=40)})
     c = deadlines_soon(moved, PLAYERS, NOW, timedelta(minutes=1))
     assert c[0].key() != a[0].key()
+
+
+def test_no_deadline_soon_for_a_turn_shorter_than_the_lead() -> None:
+    short = clocks(since=NOW - timedelta(seconds=10))  # seat 0: 40 s from its start
+    assert deadlines_soon(short, PLAYERS, NOW, timedelta(minutes=1)) == []
+    long = clocks(since=NOW - timedelta(minutes=5))
+    assert told(deadlines_soon(long, PLAYERS, NOW, timedelta(minutes=1))) == [("deadline_soon", 0)]

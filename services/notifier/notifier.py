@@ -1,0 +1,249 @@
+"""Notifier: tells players' webhooks what happened in their games.
+
+python -m services.notifier
+
+Two sources, one truth each (DESIGN.md, "Telling players"):
+- the games stream, read in the `notifier` group: after each command, the notifications
+  that follow (derive.notifications) for the endpoints of the game's players;
+- the clock projection (`turns`), swept every second: `deadline_soon` once per deadline.
+
+Each notification becomes a delivery row, then a task on the `webhooks` queue
+(services/notifier/deliveries.py), and only then is the stream entry acked: a crash between
+the two is a redelivered entry, whose rows exist already and whose tasks are pushed again
+(an attempt claims its row first, so twice is once). The same sweep pushes again the tasks
+of deliveries overdue for long (a task lost with its broker), and forgets old deliveries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+
+import asyncpg
+import msgspec
+import redis.asyncio as aioredis
+
+from contracts.notifications import Notification
+from contracts.streams import GAMES, GROUPS, GameEvent
+from infra.db import create_pool
+from infra.errors import is_transient
+from infra.settings import Settings
+from infra.streams import Message
+from infra.streams.consumer import Consumer
+from infra.streams.redis import RedisStreams
+from infra.tasks import DEAD_TURN
+from services.notifier.deliveries import Hook, hooks_of_game, plan, push, record, utcnow
+from services.notifier.derive import Clocks, deadlines_soon, notifications
+from services.notifier.facts import deadlines_of, players_of, read_facts
+
+log = logging.getLogger(__name__)
+
+GROUP = "notifier"
+SWEEP_EVERY_S = 1.0  # deadline_soon is this late at most
+RESEND_EVERY_S = 10.0
+RESEND_AFTER_S = 60.0  # a delivery this overdue lost its task: pushed again
+PRUNE_EVERY_S = 600.0
+BATCH = 500
+
+
+class End(msgspec.Struct):
+    """The one field read of every envelope: most events are not the end of a command."""
+
+    batch_end: bool
+
+
+_end = msgspec.json.Decoder(End)
+_event = msgspec.json.Decoder(GameEvent)
+
+# Games with a deadline within the lead whose players have an endpoint for deadline_soon
+# (next_deadline is the earliest running deadline: any within the lead makes it so).
+_SOON = """
+SELECT t.game_id::text AS game_id, t.game, t.version, t.deadlines::text AS deadlines,
+       t.overdue, t.waiting_since, g.seats::text AS seats
+FROM turns t JOIN games g ON g.id = t.game_id
+WHERE t.status = 'active' AND t.next_deadline IS NOT NULL
+  AND t.next_deadline <= now() + make_interval(secs => $1)
+  AND EXISTS (SELECT 1 FROM game_seats gs JOIN webhooks w ON w.player_id = gs.player_id
+              WHERE gs.game_id = t.game_id AND w.disabled_at IS NULL
+                AND 'deadline_soon' = ANY (w.events))
+LIMIT $2"""
+
+
+class Notifier:
+    """Turns news into delivery rows and tasks; keeps nothing between calls but timers."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        r: aioredis.Redis,
+        settings: Settings,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.pool, self.r, self.settings, self.now = pool, r, settings, now
+        self._next_resend = 0.0
+        self._next_prune = 0.0
+
+    async def on_message(self, message: Message) -> None:
+        """One envelope of the games stream: its notifications, delivered (rows + tasks)."""
+        if not _end.decode(message.payload).batch_end:
+            return
+        event = _event.decode(message.payload)
+        if event.type == DEAD_TURN:  # the bots' dead letter replayed: no news of the game
+            return
+        hooks = await hooks_of_game(self.pool, event.game_id)
+        if not hooks:
+            return
+        facts = await read_facts(self.pool, event)
+        if facts is not None:
+            await self.send(notifications(event, facts), hooks)
+
+    async def send(self, notes: Sequence[Notification], hooks: Sequence[Hook]) -> int:
+        """Rows first, then tasks; how many tasks were pushed."""
+        ids = await record(self.pool, plan(notes, hooks, self.now()))
+        await push(self.r, self.settings, ids)
+        return len(ids)
+
+    async def deadlines(self) -> int:
+        """`deadline_soon` for every deadline newly within the lead; how many were sent."""
+        lead = timedelta(seconds=self.settings.deadline_soon_s)
+        rows = await self.pool.fetch(_SOON, lead.total_seconds(), BATCH)
+        if not rows:
+            return 0
+        told = {
+            (r["game_id"], r["seat"], r["deadline"])
+            for r in await self.pool.fetch(
+                """SELECT game_id::text AS game_id, seat, deadline FROM deadline_notices
+                   WHERE game_id = ANY ($1::uuid[])""",
+                [uuid.UUID(r["game_id"]) for r in rows],
+            )
+        }
+        now = self.now()
+        notes: list[Notification] = []
+        due: list[tuple[str, int, datetime]] = []
+        for row in rows:
+            deadlines = deadlines_of(row["deadlines"])
+            clocks = Clocks(
+                game_id=row["game_id"],
+                game=row["game"],
+                version=row["version"],
+                deadlines=deadlines,
+                overdue=row["overdue"],
+                since=row["waiting_since"],
+            )
+            for note in deadlines_soon(clocks, players_of(row["seats"]), now, lead):
+                if (note.game_id, note.seat, deadlines[note.seat]) not in told:
+                    notes.append(note)
+                    due.append((note.game_id, note.seat, deadlines[note.seat]))
+        if not notes:
+            return 0
+        hooks = await self._hooks({n.game_id for n in notes})
+        sent = await self.send(notes, hooks)
+        # told only once delivered to the queue: a crash before this tells it again, as
+        # the same deliveries (their ids derive from the deadline)
+        await self.pool.execute(
+            """INSERT INTO deadline_notices (game_id, seat, deadline)
+               SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[])
+               ON CONFLICT DO NOTHING""",
+            [uuid.UUID(g) for g, _, _ in due],
+            [s for _, s, _ in due],
+            [d for _, _, d in due],
+        )
+        return sent
+
+    async def _hooks(self, game_ids: set[str]) -> list[Hook]:
+        hooks: dict[str, Hook] = {}
+        for game_id in game_ids:
+            for hook in await hooks_of_game(self.pool, game_id):
+                hooks[hook.id] = hook
+        return list(hooks.values())
+
+    async def resend_lost(self) -> int:
+        """Push again the tasks of deliveries overdue for long (their task was lost)."""
+        rows = await self.pool.fetch(
+            """UPDATE webhook_deliveries SET next_attempt_at = now()
+               WHERE id IN (SELECT id FROM webhook_deliveries
+                            WHERE status = 'pending'
+                              AND next_attempt_at < now() - make_interval(secs => $1)
+                            ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+               RETURNING id""",
+            RESEND_AFTER_S,
+            BATCH,
+        )
+        ids = [r["id"] for r in rows]
+        await push(self.r, self.settings, ids)
+        return len(ids)
+
+    async def prune(self) -> None:
+        """Forget finished deliveries past their retention, and deadlines long gone."""
+        await self.pool.execute(
+            """DELETE FROM webhook_deliveries WHERE status <> 'pending'
+               AND finished_at < now() - make_interval(secs => $1)""",
+            self.settings.webhook_retention_s,
+        )
+        await self.pool.execute(
+            "DELETE FROM deadline_notices WHERE deadline < now() - interval '1 day'"
+        )
+
+    async def sweep(self) -> None:
+        """One round of the timed work: deadlines always, the rest when due."""
+        if told := await self.deadlines():
+            log.info("told %d deadline_soon", told)
+        loop = asyncio.get_running_loop()
+        if loop.time() >= self._next_resend:
+            self._next_resend = loop.time() + RESEND_EVERY_S
+            if resent := await self.resend_lost():
+                log.warning("pushed again %d webhook deliveries whose task was lost", resent)
+        if loop.time() >= self._next_prune:
+            self._next_prune = loop.time() + PRUNE_EVERY_S
+            await self.prune()
+
+
+async def sweep_forever(notifier: Notifier, stop: asyncio.Event) -> None:
+    backoff = SWEEP_EVERY_S
+    while not stop.is_set():
+        try:
+            await notifier.sweep()
+            backoff = SWEEP_EVERY_S
+        except Exception as exc:
+            if is_transient(exc):
+                log.warning("notifier sweep: Postgres or Redis unreachable (%r)", exc)
+            else:
+                log.exception("notifier sweep failed")
+            backoff = min(backoff * 2, 30.0)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), backoff)
+
+
+async def run(settings: Settings, stop: asyncio.Event) -> None:
+    pool = await create_pool(settings.database_url, min_size=1, max_size=4)
+    streams = RedisStreams.from_url(settings.redis_url)  # the broker's Redis too
+    notifier = Notifier(pool, streams.r, settings)
+    consumer = Consumer(
+        streams,
+        settings.stream(GAMES),
+        GROUP,
+        f"notifier-{os.getpid()}",
+        notifier.on_message,
+        groups=GROUPS[GAMES],
+        max_deliveries=settings.max_deliveries,
+        batch=128,
+    )
+    tasks = [
+        asyncio.create_task(consumer.run(), name="notifier-games"),
+        asyncio.create_task(sweep_forever(notifier, stop), name="notifier-sweep"),
+    ]
+    try:
+        await stop.wait()
+    finally:
+        consumer.stop()
+        await asyncio.wait(tasks, timeout=5)
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await streams.close()
+        await pool.close()
