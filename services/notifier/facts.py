@@ -14,15 +14,13 @@ from contracts.streams import GameEvent
 from services.notifier.derive import GameFacts
 
 # `before`: to_act as the last command before this envelope's left it (the events of the
-# envelope's own command before it are not batch ends); none at all means the set-up.
+# envelope's own command before it are not batch ends); none at all: this is the set-up.
 _FACTS = """
 SELECT g.seats::text AS seats, t.deadlines::text AS deadlines,
        (SELECT (e.metadata -> 'to_act')::text FROM events e
         WHERE e.stream_id = 'game-' || g.id::text AND e.version < $2
           AND coalesce((e.metadata ->> 'batch_end')::boolean, true)
-        ORDER BY e.version DESC LIMIT 1) AS before,
-       EXISTS (SELECT 1 FROM events e
-               WHERE e.stream_id = 'game-' || g.id::text AND e.version < $2) AS earlier
+        ORDER BY e.version DESC LIMIT 1) AS before
 FROM games g LEFT JOIN turns t ON t.game_id = g.id
 WHERE g.id = $1"""
 
@@ -49,11 +47,7 @@ async def read_facts(conn: asyncpg.Pool | asyncpg.Connection, event: GameEvent) 
     row = await conn.fetchrow(_FACTS, uuid.UUID(event.game_id), event.version)
     if row is None:
         return None
-    before: list[int] | None = None
-    if row["before"] is not None:
-        before = [int(s) for s in json.loads(row["before"])]
-    elif row["earlier"]:
-        before = []  # events before, none a batch end (not written so): not the set-up
+    before = None if row["before"] is None else [int(s) for s in json.loads(row["before"])]
     return GameFacts(
         players=players_of(row["seats"]),
         deadlines=deadlines_of(row["deadlines"]),
