@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Run the whole stack in the foreground: lobby, game, relay, bot dispatcher, scheduler,
-and the bots' Celery workers, one per queue (cheap levels; mcts).
+the bots' Celery workers, one per queue (cheap levels; mcts), the notifier and the webhook
+deliveries' worker. A development stack may send webhooks to local receivers (plain http,
+loopback and private addresses), unless WEBHOOK_ALLOW_PRIVATE / WEBHOOK_ALLOW_HTTP say 0.
 
 Used by `make run` and by the end-to-end tests. Ctrl-C (or SIGTERM) stops every process;
 if one process dies, the others are stopped too, so a broken stack never looks healthy.
@@ -21,14 +23,14 @@ from pathlib import Path
 PY = sys.executable
 
 
-def worker(queue: str, pool: str, concurrency: str) -> list[str]:
-    """A Celery worker of the bots that takes only `queue`'s turns (infra/tasks.py)."""
+def worker(queue: str, pool: str, concurrency: str, app: str = "services.bots.worker") -> list[str]:
+    """A Celery worker that takes only `queue`'s tasks (infra/tasks.py)."""
     return [
         PY,
         "-m",
         "celery",
         "-A",
-        "services.bots.worker",
+        app,
         "worker",
         "--queues",
         queue,
@@ -62,6 +64,10 @@ PROCESSES = {
         os.environ.get("BOT_SEARCH_POOL", "prefork"),
         os.environ.get("BOT_SEARCH_CONCURRENCY", "1"),
     ),
+    # webhooks: the notifier derives and enqueues, the worker delivers (waits on the network:
+    # threads, many)
+    "notifier": [PY, "-m", "services.notifier"],
+    "webhooks": worker("webhooks", "threads", "16", app="services.notifier.worker"),
 }
 
 
@@ -82,6 +88,8 @@ def checkout_secret(root: str) -> str:
 def main() -> int:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.setdefault("WEBHOOK_ALLOW_PRIVATE", "1")
+    env.setdefault("WEBHOOK_ALLOW_HTTP", "1")
     if not env.get("TURNPOST_SECRET") and not env.get("TURNPOST_KEYS", "").strip():
         env["TURNPOST_SECRET"] = checkout_secret(root)
     # Migrate once before the services start, so they do not race to do it.
