@@ -17,6 +17,8 @@ What it measures, all in one run against the local Postgres and Redis:
    level, p50/p99; the bot load run (1, 10, 40 tables of a person and three greedy bots):
    bot reply p50/p99 and CPU per bot move by process; one worker process's moves per second
    by pool setting, against Celery's own floor.
+7. Webhooks (tests/bench/webhooks.py): delivery latency from the event's commit to the
+   receiver, p50/p99, through the relay, the notifier and the webhook worker.
 
 It makes its own database (dropped at the end, also on failure) and its own Redis stream
 prefix (deleted at the end). Not a test: it asserts nothing, it reports.
@@ -66,7 +68,7 @@ from infra.streams.redis import RedisStreams  # noqa: E402
 from services.game.handlers import GameService, game_id_for_room  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
-from tests.bench import bots, clocks  # noqa: E402
+from tests.bench import bots, clocks, webhooks  # noqa: E402
 from tests.bench.proc import postgres_ticks as _postgres_ticks  # noqa: E402
 from tests.bench.proc import ticks as _ticks  # noqa: E402
 
@@ -785,6 +787,7 @@ async def main() -> int:
         await clocks.deadline_lateness(dsn, REDIS_URL, f"{prefix}clocks:", free_port(), out, pct)
         await bots.bot_turns(ADMIN_DSN, REDIS_URL, f"{prefix}bots:", out, pct)
         await bots.bot_load(ADMIN_DSN, REDIS_URL, f"{prefix}botload:", out, pct)
+        await webhooks.webhook_latency(dsn, REDIS_URL, f"{prefix}hooks:", out, pct)
         out("bench_wall_s", time.monotonic() - began, "s")
         return 0
     finally:
