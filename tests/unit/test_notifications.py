@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
+import pytest
 
 from contracts.notifications import Notification
 from contracts.streams import GameEvent
 from services.notifier.derive import Clocks, GameFacts, deadlines_soon, notifications, title_of
+from services.notifier.ssrf import UnsafeURL, forbidden, vet_url
+from services.notifier.worker import backoff
 
 GAME = "00000000-0000-0000-0000-00000000000a"
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -167,3 +171,31 @@ def test_no_deadline_soon_for_a_turn_shorter_than_the_lead() -> None:
     assert deadlines_soon(short, PLAYERS, NOW, timedelta(minutes=1)) == []
     long = clocks(since=NOW - timedelta(minutes=5))
     assert told(deadlines_soon(long, PLAYERS, NOW, timedelta(minutes=1))) == [("deadline_soon", 0)]
+
+
+# -- the webhooks' address guard and backoff (services/notifier) ---------------------------
+
+
+def test_forbidden_addresses_are_every_one_not_globally_routable() -> None:
+    for a in ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254",
+              "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "fe80::1", "fd00:ec2::254",
+              "::ffff:10.0.0.1", "2002:7f00:1::1"]:  # fmt: skip
+        assert forbidden(ipaddress.ip_address(a)), a
+    for a in ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]:
+        assert not forbidden(ipaddress.ip_address(a)), a
+
+
+def test_a_webhook_url_is_https_with_a_host_and_no_credentials() -> None:
+    assert vet_url("https://example.com/hook", allow_http=False) == ("example.com", 443)
+    assert vet_url("http://example.com:8080/x", allow_http=True) == ("example.com", 8080)
+    for url in ["http://example.com/x", "ftp://example.com", "https://", "https://u:p@example.com",
+                "https://example.com:99999/", "https://example.com/a b", "https://example.com/#f"]:  # fmt: skip
+        with pytest.raises(UnsafeURL):
+            vet_url(url, allow_http=False)
+
+
+def test_backoff_doubles_to_its_cap_less_up_to_half() -> None:
+    for attempt, full in [(1, 5.0), (2, 10.0), (3, 20.0), (10, 300.0), (60, 300.0)]:
+        waits = [backoff(attempt, 5.0, 300.0) for _ in range(200)]
+        assert all(full / 2 <= w <= full for w in waits), (attempt, min(waits), max(waits))
+        assert max(waits) - min(waits) > full / 10  # jitter: not all at once

@@ -1,0 +1,162 @@
+"""The notifier's guarantees on real Postgres and Redis, its parts driven one by one: a crash
+between writing the deliveries and pushing their tasks loses nothing (the redelivered entry
+pushes them), news read twice is one delivery, a task pushed twice makes one attempt, and a
+delivery whose task was lost is pushed again by the sweep."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+import redis.asyncio as aioredis
+
+from contracts.streams import GAMES, RoomStarted, StartedSeat
+from infra.settings import Settings
+from infra.streams import Message
+from infra.tasks import WEBHOOK_QUEUE
+from services.game.relay import envelope
+from services.game.repository import stream_id
+from services.game.webhook_store import new_secret
+from services.notifier.notifier import Notifier
+from services.notifier.worker import Courier
+from tests.integration.tables import game_service
+from tests.integration.test_webhooks_delivery import receiving
+
+pytestmark = pytest.mark.integration
+
+
+class Away:
+    """A Redis that is gone by the time the tasks are pushed (the process died there)."""
+
+    def pipeline(self, **_: Any) -> Away:
+        return self
+
+    def lpush(self, *_: Any) -> None:
+        pass
+
+    async def execute(self) -> None:
+        raise ConnectionError("the notifier died before its tasks were pushed")
+
+
+@pytest.fixture
+def settings(database_url: str, redis_url: str, stream_prefix: str) -> Settings:
+    return Settings(
+        database_url=database_url,
+        redis_url=redis_url,
+        stream_prefix=f"{stream_prefix}notifier-{uuid.uuid4().hex[:6]}:",
+        webhook_allow_private=True,
+        webhook_allow_http=True,
+        webhook_backoff_base_s=0.2,
+    )
+
+
+async def hook(pool: asyncpg.Pool, player: str, url: str) -> str:
+    hook_id = uuid.uuid4()
+    await pool.execute(
+        "INSERT INTO webhooks (id, player_id, url, events, secret) VALUES ($1, $2, $3, $4, $5)",
+        hook_id,
+        player,
+        url,
+        ["game_started", "your_turn"],
+        new_secret(),
+    )
+    return str(hook_id)
+
+
+async def set_up(pool: asyncpg.Pool, players: list[str]) -> tuple[str, Message]:
+    """A game of these people, and the games stream's entry of its set-up's last event."""
+    service = game_service(pool)
+    room = f"room-{uuid.uuid4()}"
+    game_id = await service.create_from_room(
+        RoomStarted(
+            room_id=room,
+            game="itty-bitty",
+            seats=[StartedSeat(seat=i, player_id=p) for i, p in enumerate(players)],
+        )
+    )
+    last = (await service.store.read(stream_id(game_id)))[-1]
+    payload = msgspec.json.encode(envelope(last))
+    return game_id, Message(stream=GAMES, id="1-0", payload=payload)
+
+
+async def queued(r: aioredis.Redis, settings: Settings) -> list[str]:
+    """The delivery ids of the tasks waiting on the webhooks queue."""
+    import base64
+
+    out = []
+    for raw in await r.lrange(settings.stream_prefix + WEBHOOK_QUEUE, 0, -1):
+        message = msgspec.json.decode(raw)
+        args, _, _ = msgspec.json.decode(base64.b64decode(message["body"]))
+        out.append(args[0])
+    return sorted(out)
+
+
+async def pending(pool: asyncpg.Pool, hook_id: str) -> list[str]:
+    rows = await pool.fetch(
+        "SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'",
+        uuid.UUID(hook_id),
+    )
+    return sorted(r["id"] for r in rows)
+
+
+async def test_a_crash_between_the_rows_and_the_tasks_loses_nothing(
+    pool: asyncpg.Pool, redis_client: aioredis.Redis, settings: Settings
+) -> None:
+    ada = f"ada-{uuid.uuid4().hex[:6]}"
+    hook_id = await hook(pool, ada, "http://127.0.0.1:9/hook")
+    _, entry = await set_up(pool, [ada, f"bob-{uuid.uuid4().hex[:6]}"])
+
+    with pytest.raises(ConnectionError):  # the consumer does not ack: the entry comes back
+        await Notifier(pool, Away(), settings).on_message(entry)  # type: ignore[arg-type]
+    rows = await pending(pool, hook_id)
+    assert len(rows) == 2  # game_started and your_turn, written before the push
+    assert await queued(redis_client, settings) == []
+
+    notifier = Notifier(pool, redis_client, settings)
+    await notifier.on_message(entry)  # the redelivered entry
+    assert await pending(pool, hook_id) == rows  # the same deliveries, not new ones
+    assert await queued(redis_client, settings) == rows  # and now their tasks
+
+    await notifier.on_message(entry)  # read once more (another notifier, a replay)
+    assert await pending(pool, hook_id) == rows
+    assert await queued(redis_client, settings) == sorted(rows + rows)  # pushed again: harmless
+
+
+async def test_a_task_pushed_twice_makes_one_attempt_and_a_lost_one_is_pushed_again(
+    pool: asyncpg.Pool, redis_client: aioredis.Redis, settings: Settings
+) -> None:
+    ada = f"ada-{uuid.uuid4().hex[:6]}"
+    async with receiving() as receiver:
+        hook_id = await hook(pool, ada, receiver.url("/ok"))
+        _, entry = await set_up(pool, [ada, f"bob-{uuid.uuid4().hex[:6]}"])
+        notifier = Notifier(pool, redis_client, settings)
+        await notifier.on_message(entry)
+        first, second = await pending(pool, hook_id)
+
+        courier = await asyncio.to_thread(Courier, settings)
+        try:
+            assert await asyncio.to_thread(courier.attempt, first) is None
+            assert await asyncio.to_thread(courier.attempt, first) is None  # done: nothing
+            assert len(receiver.at("/ok")) == 1
+
+            # the second's task was lost (its broker flushed): the sweep pushes it again
+            # once it is overdue by RESEND_AFTER_S, and only then
+            await redis_client.delete(settings.stream_prefix + WEBHOOK_QUEUE)
+            assert await notifier.resend_lost() == 0
+            await pool.execute(
+                """UPDATE webhook_deliveries SET next_attempt_at = now() - interval '2 minutes'
+                   WHERE id = $1""",
+                second,
+            )
+            assert await notifier.resend_lost() == 1
+            assert await queued(redis_client, settings) == [second]
+            assert await notifier.resend_lost() == 0  # not again until overdue again
+            assert await asyncio.to_thread(courier.attempt, second) is None
+            assert len(receiver.at("/ok")) == 2
+            assert await pending(pool, hook_id) == []
+        finally:
+            await asyncio.to_thread(courier.close)
