@@ -20,6 +20,8 @@ from urllib.parse import urlsplit
 import httpcore
 import httpx
 
+RESOLVE_TIMEOUT_S = 3.0  # a registration waits no longer on a name server
+
 
 class UnsafeURL(ValueError):
     """A URL a webhook may not use; `code` is the API's problem code."""
@@ -87,10 +89,11 @@ def _addresses(infos: Iterable[tuple[Any, ...]]) -> list[str]:
 
 async def vet_host(host: str, port: int, allow_private: bool) -> list[str]:
     """At registration: resolve `host` and refuse it if any address is forbidden."""
+    lookup = asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise UnsafeURL("webhook_url_unresolvable", f"{host} does not resolve: {exc}") from exc
+        infos = await asyncio.wait_for(lookup, RESOLVE_TIMEOUT_S)
+    except (socket.gaierror, UnicodeError, TimeoutError) as exc:
+        raise UnsafeURL("webhook_url_unresolvable", f"{host} does not resolve: {exc!r}") from exc
     return check_addresses(host, _addresses(infos), allow_private)
 
 
