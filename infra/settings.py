@@ -53,6 +53,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     trusted_proxies: str = ""  # addresses/CIDRs, comma-separated, whose X-Forwarded-For is believed
     max_body_bytes: int = 65_536
     max_json_depth: int = 32
+    # Live feeds (services/game/sse.py): a comment after this many idle seconds keeps proxies
+    # and clients from taking a quiet stream for a dead one; a game's one reader per process
+    # also reads the store this often without a wake-up (Redis may lose a message).
+    sse_heartbeat_s: float = 15.0
 
     stream_key: str = ""  # signs commands on the streams; derived from the signing key when empty
 
@@ -128,4 +132,5 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         trusted_proxies=e.get("TRUSTED_PROXIES", defaults.trusted_proxies),
         max_body_bytes=int(e.get("MAX_BODY_BYTES", defaults.max_body_bytes)),
         max_json_depth=int(e.get("MAX_JSON_DEPTH", defaults.max_json_depth)),
+        sse_heartbeat_s=float(e.get("SSE_HEARTBEAT_S", defaults.sse_heartbeat_s)),
     )

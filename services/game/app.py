@@ -52,6 +52,7 @@ from services.game.bootstrap import lifespan
 from services.game.handlers import Accepted, GameService, Loaded, status_of
 from services.game.maps import GameMap, map_components
 from services.game.repository import PageKey
+from services.game.sse import game_stream, live_feeds
 from services.game.webhooks import ROUTES as WEBHOOK_ROUTES
 from services.game.webhooks import webhook_store
 
@@ -446,6 +447,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             resign,
             claim,
             events,
+            game_stream,
             board_svg,
             game_map,
             my_games,
@@ -453,7 +455,8 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             health,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
-        lifespan=[lifespan, rate_limits, webhook_store],  # rate_limits after: it reads the settings
+        # the service's own first: the others read its settings (and live_feeds its service)
+        lifespan=[lifespan, rate_limits, live_feeds, webhook_store],
         middleware=[RateLimitMiddleware(), BodyGuardMiddleware(), AllowMiddleware()],
         openapi_config=openapi_config(
             "Turnpost game service",

@@ -1,22 +1,30 @@
-"""Wake long-polling readers when a game moves: local appends and the games stream."""
+"""Wake readers when a game moves (local appends and the games stream), and fan each game's
+news out to every live feed of this process through one reader of the store."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+from collections import deque
+from collections.abc import AsyncGenerator, Awaitable, Callable
 
 import msgspec
 
 from contracts.streams import GameEvent
+from infra.eventstore import StoredEvent
 from infra.streams import Streams
 
 log = logging.getLogger(__name__)
+
+Read = Callable[[str, int, int], Awaitable[list[StoredEvent]]]  # (game_id, after, limit)
+Heard = Callable[[GameEvent], None]
 
 
 class Waiters:
     def __init__(self) -> None:
         self._events: dict[str, asyncio.Event] = {}
+        self._listeners: list[Heard] = []
 
     def notify(self, game_id: str) -> None:
         event = self._events.pop(game_id, None)
@@ -34,6 +42,20 @@ class Waiters:
             await asyncio.wait_for(event.wait(), seconds)
             return True
         return False
+
+    def heard(self, envelope: GameEvent) -> None:
+        """An envelope off the games stream: wakes the game's readers, tells the listeners."""
+        self.notify(envelope.game_id)
+        for listener in self._listeners:
+            try:
+                listener(envelope)
+            except Exception:
+                log.exception("a games-stream listener failed on %s", envelope.game_id)
+
+    def listen(self, listener: Heard) -> Callable[[], None]:
+        """Every envelope this process hears from now on; returns what stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
 
 
 async def follow_games_stream(streams: Streams, stream: str, waiters: Waiters) -> None:
@@ -54,4 +76,94 @@ async def follow_games_stream(streams: Streams, stream: str, waiters: Waiters) -
         for m in messages:
             last = m.id
             with contextlib.suppress(msgspec.DecodeError):
-                waiters.notify(decoder.decode(m.payload).game_id)
+                waiters.heard(decoder.decode(m.payload))
+
+
+class _Game:
+    """One game followed by this process: what its reader has read lately, and its news."""
+
+    def __init__(self, head: int, keep: int) -> None:
+        self.head = head  # the last version read
+        self.recent: deque[StoredEvent] = deque(maxlen=keep)
+        self.moved = asyncio.Event()  # set (and replaced) whenever head moves
+        self.feeds = 0
+        self.reader: asyncio.Task[None] | None = None
+
+
+class Feeds:
+    """Live feeds of games: each game followed by any feed here has one reader of the store,
+    woken by the Waiters (this process' appends, the games stream for the others'), whatever
+    the number of feeds; a feed behind what the reader keeps catches up from the store
+    alone. The last feed of a game to close stops its reader and forgets the game."""
+
+    def __init__(self, read: Read, waiters: Waiters, recheck_s: float, keep: int = 256) -> None:
+        self._read = read
+        self._waiters = waiters
+        self._recheck_s = recheck_s  # a read without a wake-up: Redis may lose a message
+        self._keep = keep
+        self._games: dict[str, _Game] = {}
+
+    def followed(self) -> dict[str, int]:
+        """Feeds open per game (what a closed connection must give back)."""
+        return {game_id: g.feeds for game_id, g in self._games.items()}
+
+    async def follow(
+        self, game_id: str, after: int, head: int, idle_s: float, batch: int = 500
+    ) -> AsyncGenerator[list[StoredEvent]]:
+        """The game's events after `after`, in order, each once, as they come; an empty list
+        after `idle_s` seconds without any (a heartbeat's cue). `head`: a version the game
+        is known to have reached."""
+        game = self._games.get(game_id)
+        if game is None:
+            game = self._games[game_id] = _Game(head, self._keep)
+            game.reader = asyncio.create_task(self._reader(game_id, game))
+        game.feeds += 1
+        try:
+            while True:
+                moved = game.moved
+                if after < game.head:
+                    if game.recent and game.recent[0].version <= after + 1:
+                        news = [e for e in game.recent if e.version > after][:batch]
+                    else:  # further back than the reader keeps: from the store, alone
+                        news = await self._read(game_id, after, batch)
+                    if news:
+                        after = news[-1].version
+                        yield news
+                        continue
+                try:
+                    await asyncio.wait_for(moved.wait(), idle_s)
+                except TimeoutError:
+                    yield []
+        finally:
+            game.feeds -= 1
+            if game.feeds == 0 and self._games.get(game_id) is game:
+                del self._games[game_id]
+                if game.reader is not None:
+                    game.reader.cancel()
+
+    async def _reader(self, game_id: str, game: _Game) -> None:
+        while True:
+            woken = self._waiters.subscribe(game_id)  # before reading: a move between is seen
+            try:
+                news = await self._read(game_id, game.head, 500)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("reading game %s for its live feeds failed; retrying", game_id)
+                await asyncio.sleep(1)
+                continue
+            if news:
+                game.recent.extend(news)
+                game.head = news[-1].version
+                game.moved.set()
+                game.moved = asyncio.Event()
+                if len(news) == 500:
+                    continue
+            await Waiters.wait(woken, self._recheck_s)
+
+    async def close(self) -> None:
+        readers = [g.reader for g in self._games.values() if g.reader is not None]
+        for r in readers:
+            r.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+        self._games.clear()

@@ -1,0 +1,211 @@
+"""Live feeds over Server-Sent Events: a game's events as they are appended (redacted for the
+caller exactly as GET /v1/games/{id}/events redacts them), resumable with Last-Event-ID."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Litestar, Request, Response, get
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example
+from litestar.params import FromPath, HeaderParameter, QueryParameter
+from litestar.response import Stream
+
+from contracts.problems import ProblemError
+from infra.eventstore import StoredEvent
+from infra.http import authenticate
+from infra.openapi import SECURITY, problems
+from infra.settings import Settings
+from services.game.handlers import GameService, status_of
+from services.game.live import Feeds
+from services.game.repository import GameRecord, stream_id
+
+MAX_VERSION = 2**62  # as the feed's `after`
+EVENT_STREAM = "text/event-stream"
+STREAM_HEADERS = {
+    "Cache-Control": "no-cache",
+    "X-Accel-Buffering": "no",  # nginx: pass each event on as it is written
+}
+HEARTBEAT = b": heartbeat\n\n"
+RENDERED_KEPT = 8192  # (game, version, seat) frames: a thousand feeds of a game redact once
+
+STREAM_DOC = (
+    "Server-Sent Events (`text/event-stream`): one event per game event, `id:` its version,"
+    " `event:` its type, `data:` the event as `GET /v1/games/{id}/events` gives it to the"
+    " caller (one item of its `events`); events the caller may not see at all are left out."
+    " A comment (`: heartbeat`) after every quiet `SSE_HEARTBEAT_S` seconds (15 by default)."
+    " The stream ends after the event that finishes the game. Resume with the `Last-Event-ID`"
+    " header (what EventSource sends on reconnecting; it wins over `after`) or `?after=`."
+)
+STREAM_EXAMPLE = (
+    ": game 6f1c0b9e-5d7e-5a57-8f0e-3c2a1d4b5e6f after version 11\n\n"
+    "id: 12\nevent: collector_kept\ndata: "
+    '{"version":12,"type":"collector_kept","data":{"type":"collector_kept","seat":0,"kept":null},'
+    '"seat":0,"recorded_at":"2026-01-05T10:00:00.123Z"}\n\n'
+    ": heartbeat\n\n"
+)
+
+
+class Frames:
+    """Each stored event as one seat sees it, as an SSE frame, made once per process."""
+
+    def __init__(self, svc: GameService, kept: int = RENDERED_KEPT) -> None:
+        self._svc = svc
+        self._kept = kept
+        self._frames: OrderedDict[tuple[str, int, int | None], bytes] = OrderedDict()
+
+    def frame(self, rules: Any, event: StoredEvent, seat: int | None) -> bytes:
+        key = (event.stream_id, event.version, seat)
+        made = self._frames.get(key)
+        if made is None:
+            visible = self._svc.feed(rules, [event], seat)  # the feed's own redaction
+            made = b"".join(
+                b"id: %d\nevent: %s\ndata: %s\n\n"
+                % (f.version, f.type.encode(), msgspec.json.encode(f))
+                for f in visible
+            )
+            self._frames[key] = made
+            if len(self._frames) > self._kept:
+                self._frames.popitem(last=False)
+        return made
+
+
+def _ends(event: StoredEvent, final: int | None) -> bool:
+    """The event that finishes the game (the last of its command), or the last one stored
+    when the stream began with the game over."""
+    m = event.metadata
+    finishing = m.get("status") == "finished" and m.get("batch_end", True)
+    return bool(finishing) or (final is not None and event.version >= final)
+
+
+def _start(last_event_id: str | None, after: int) -> int:
+    if last_event_id is None:
+        return after
+    text = last_event_id.strip()
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_VERSION:
+        raise ProblemError(
+            400,
+            "bad_last_event_id",
+            "Last-Event-ID must be the id of an event of this stream (a version: 0 or more)",
+        )
+    return int(text)
+
+
+async def _game_frames(
+    feeds: Feeds,
+    frames: Frames,
+    record: GameRecord,
+    rules: Any,
+    seat: int | None,
+    after: int,
+    head: int,
+    final: int | None,
+    heartbeat_s: float,
+) -> AsyncIterator[bytes]:
+    yield b": game %s after version %d\n\n" % (record.id.encode(), after)  # headers out now
+    async with contextlib.aclosing(feeds.follow(record.id, after, head, heartbeat_s)) as news:
+        async for batch in news:
+            if not batch:
+                yield HEARTBEAT
+                continue
+            chunk = []
+            for event in batch:
+                chunk.append(frames.frame(rules, event, seat))
+                if _ends(event, final):
+                    yield b"".join(chunk)
+                    return
+            yield b"".join(chunk)
+
+
+@get(
+    "/v1/games/{game_id:str}/stream",
+    operation_id="streamGameEvents",
+    summary="The caller's event feed as Server-Sent Events, live, resumable",
+    description=STREAM_DOC,
+    security=SECURITY,
+    media_type=EVENT_STREAM,
+    responses={
+        200: ResponseSpec(
+            str,
+            description="The events, then more as they come (`text/event-stream`)",
+            media_type=EVENT_STREAM,
+            generate_examples=False,
+            examples=[Example(summary="itty-bitty, as seat 1 sees it", value=STREAM_EXAMPLE)],
+        ),
+        204: ResponseSpec(
+            None,
+            description="The game is over and the caller has every event (EventSource stops)",
+            media_type=EVENT_STREAM,
+        ),
+        **problems(
+            400,
+            401,
+            404,
+            503,
+            codes={
+                404: ["unknown_game"],
+                503: ["game_unavailable"],
+                400: ["malformed_request", "bad_last_event_id", "after_beyond_version"],
+            },
+        ),
+    },
+)
+async def game_stream(
+    game_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
+    last_event_id: Annotated[
+        str | None, HeaderParameter(name="Last-Event-ID", max_length=40, required=False)
+    ] = None,
+) -> Response[Any]:
+    who = await authenticate(request)
+    svc: GameService = request.app.state.service
+    record = await svc.record(game_id)
+    seat = record.seat_of(who.player_id)  # a spectator reads the public feed, as /events
+    start = _start(last_event_id, after)
+    loaded = await svc.load(record.id, record)
+    if start > loaded.version:
+        raise ProblemError(
+            400,
+            "after_beyond_version",
+            f"the game is at version {loaded.version}; the stream can start at most there",
+            current_version=loaded.version,
+        )
+    finished = status_of(loaded.rules, loaded.state) == "finished"
+    if finished and start >= loaded.version:
+        return Response(b"", status_code=204, media_type=EVENT_STREAM)
+    settings: Settings = request.app.state.settings
+    content = _game_frames(
+        request.app.state.feeds,
+        request.app.state.frames,
+        record,
+        loaded.rules,
+        seat,
+        start,
+        loaded.version,
+        loaded.version if finished else None,
+        settings.sse_heartbeat_s,
+    )
+    return Stream(content, media_type=EVENT_STREAM, headers=STREAM_HEADERS)
+
+
+@contextlib.asynccontextmanager
+async def live_feeds(app: Litestar) -> AsyncIterator[None]:
+    """Lifespan, after the service's own (it reads the service and the settings)."""
+    svc: GameService = app.state.service
+    settings: Settings = app.state.settings
+
+    async def read(game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        return await svc.store.read(stream_id(game_id), after=after, limit=limit)
+
+    feeds = Feeds(read, svc.waiters, settings.sse_heartbeat_s)
+    app.state.feeds = feeds
+    app.state.frames = Frames(svc)
+    try:
+        yield
+    finally:
+        await feeds.close()
