@@ -52,7 +52,7 @@ from services.game.bootstrap import lifespan
 from services.game.handlers import Accepted, GameService, Loaded, status_of
 from services.game.maps import GameMap, map_components
 from services.game.repository import PageKey
-from services.game.sse import game_stream, live_feeds
+from services.game.sse import game_stream, live_feeds, my_stream
 from services.game.webhooks import ROUTES as WEBHOOK_ROUTES
 from services.game.webhooks import webhook_store
 
@@ -451,6 +451,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             board_svg,
             game_map,
             my_games,
+            my_stream,
             *WEBHOOK_ROUTES,
             health,
         ],

@@ -1,5 +1,6 @@
 """Live feeds over Server-Sent Events: a game's events as they are appended (redacted for the
-caller exactly as GET /v1/games/{id}/events redacts them), resumable with Last-Event-ID."""
+caller exactly as GET /v1/games/{id}/events redacts them), resumable with Last-Event-ID; and a
+player's news across their games (services/game/news.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from litestar.openapi.spec import Example
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
+from contracts.notifications import Notification
 from contracts.problems import ProblemError
 from infra.eventstore import StoredEvent
 from infra.http import authenticate
@@ -22,7 +24,8 @@ from infra.openapi import SECURITY, problems
 from infra.settings import Settings
 from services.game.handlers import GameService, status_of
 from services.game.live import Feeds
-from services.game.repository import GameRecord, stream_id
+from services.game.news import PlayerNews
+from services.game.repository import GameRecord, PostgresGamesRepository, stream_id
 
 MAX_VERSION = 2**62  # as the feed's `after`
 EVENT_STREAM = "text/event-stream"
@@ -193,6 +196,63 @@ async def game_stream(
     return Stream(content, media_type=EVENT_STREAM, headers=STREAM_HEADERS)
 
 
+NEWS_DOC = (
+    "Server-Sent Events (`text/event-stream`) of the caller's news across all their games:"
+    " `event:` `your_turn`, `deadline_soon`, `game_started` or `game_finished`, `data:` the"
+    " notification a webhook carries (game, title, version, seat, deadline, links; nothing"
+    " private). Live only: news from while no stream was open is not replayed (read"
+    " `GET /v1/me/games?awaiting=true` on connecting). A comment (`: heartbeat`) after every"
+    " quiet `SSE_HEARTBEAT_S` seconds."
+)
+NEWS_EXAMPLE = (
+    ": news of player 0b6c…\n\nevent: your_turn\ndata: "
+    '{"type":"your_turn","game_id":"6f1c0b9e-5d7e-5a57-8f0e-3c2a1d4b5e6f","game":"itty-bitty",'
+    '"title":"The itty bitty card game","version":14,"seat":0,"player_id":"0b6c…",'
+    '"deadline":null,"links":{"game":"/v1/games/6f1c…","legal_actions":"/v1/games/6f1c…/legal-actions"}}'
+    "\n\n"
+)
+_note = msgspec.json.Encoder()
+
+
+def _news_frame(note: Notification) -> bytes:
+    return b"event: %s\ndata: %s\n\n" % (note.type.encode(), _note.encode(note))
+
+
+async def _news_frames(
+    news: PlayerNews, player_id: str, heartbeat_s: float
+) -> AsyncIterator[bytes]:
+    yield b": news of player %s\n\n" % player_id.encode()
+    async with contextlib.aclosing(news.follow(player_id, heartbeat_s)) as notes:
+        async for batch in notes:
+            yield b"".join(_news_frame(n) for n in batch) if batch else HEARTBEAT
+
+
+@get(
+    "/v1/me/stream",
+    operation_id="streamMyNews",
+    summary="The caller's news across their games as Server-Sent Events: your turn, a deadline"
+    " near, a game started or finished",
+    description=NEWS_DOC,
+    security=SECURITY,
+    media_type=EVENT_STREAM,
+    responses={
+        200: ResponseSpec(
+            str,
+            description="The news as it comes (`text/event-stream`)",
+            media_type=EVENT_STREAM,
+            generate_examples=False,
+            examples=[Example(summary="your turn in a game", value=NEWS_EXAMPLE)],
+        ),
+        **problems(401),
+    },
+)
+async def my_stream(request: Request[Any, Any, Any]) -> Stream:
+    who = await authenticate(request)
+    settings: Settings = request.app.state.settings
+    content = _news_frames(request.app.state.news, who.player_id, settings.sse_heartbeat_s)
+    return Stream(content, media_type=EVENT_STREAM, headers=STREAM_HEADERS)
+
+
 @contextlib.asynccontextmanager
 async def live_feeds(app: Litestar) -> AsyncIterator[None]:
     """Lifespan, after the service's own (it reads the service and the settings)."""
@@ -203,9 +263,12 @@ async def live_feeds(app: Litestar) -> AsyncIterator[None]:
         return await svc.store.read(stream_id(game_id), after=after, limit=limit)
 
     feeds = Feeds(read, svc.waiters, settings.sse_heartbeat_s)
-    app.state.feeds = feeds
-    app.state.frames = Frames(svc)
+    pool = svc.games.pool if isinstance(svc.games, PostgresGamesRepository) else None
+    news = PlayerNews(svc, pool, settings.deadline_soon_s, settings.sse_heartbeat_s)
+    news.start(svc.waiters)
+    app.state.feeds, app.state.frames, app.state.news = feeds, Frames(svc), news
     try:
         yield
     finally:
+        await news.close()
         await feeds.close()
