@@ -50,7 +50,7 @@ def local_config(folder: Path, port: int, lobby: int, game: int) -> str:
         (r"listen 8000;", f"listen 127.0.0.1:{port};"),
         (r"server lobby:8010[^;]*;", f"server 127.0.0.1:{lobby};"),
         (r"server game:8020[^;]*;", f"server 127.0.0.1:{game};"),
-        (r"proxy_read_timeout [^;]+;", "proxy_read_timeout 2s;"),  # a quicker 504
+        (r"proxy_read_timeout 65s;", "proxy_read_timeout 2s;"),  # a quicker 504
     ]
     for pattern, replacement in swaps:
         text, n = re.subn(pattern, replacement, text)
