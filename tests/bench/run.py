@@ -19,6 +19,9 @@ What it measures, all in one run against the local Postgres and Redis:
    by pool setting, against Celery's own floor.
 7. Webhooks (tests/bench/webhooks.py): delivery latency from the event's commit to the
    receiver, p50/p99, through the relay, the notifier and the webhook worker.
+8. Live feeds (tests/bench/sse.py): 1,000 idle SSE subscribers of one game on one game
+   service process: its memory growth, and the time from a move's POST to the last
+   subscriber having its event, p50/p99 (subscribers in two processes of their own).
 
 It makes its own database (dropped at the end, also on failure) and its own Redis stream
 prefix (deleted at the end). Not a test: it asserts nothing, it reports.
@@ -68,7 +71,7 @@ from infra.streams.redis import RedisStreams  # noqa: E402
 from services.game.handlers import GameService, game_id_for_room  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
-from tests.bench import bots, clocks, webhooks  # noqa: E402
+from tests.bench import bots, clocks, sse, webhooks  # noqa: E402
 from tests.bench.proc import postgres_ticks as _postgres_ticks  # noqa: E402
 from tests.bench.proc import ticks as _ticks  # noqa: E402
 
@@ -785,6 +788,7 @@ async def main() -> int:
         engine_playouts()
         await rebuild(dsn)
         await clocks.deadline_lateness(dsn, REDIS_URL, f"{prefix}clocks:", free_port(), out, pct)
+        await sse.fanout(dsn, REDIS_URL, f"{prefix}sse:", free_port(), out, pct)
         await bots.bot_turns(ADMIN_DSN, REDIS_URL, f"{prefix}bots:", out, pct)
         await bots.bot_load(ADMIN_DSN, REDIS_URL, f"{prefix}botload:", out, pct)
         await webhooks.webhook_latency(dsn, REDIS_URL, f"{prefix}hooks:", out, pct)
