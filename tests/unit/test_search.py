@@ -136,3 +136,53 @@ def test_itty_bittys_estimate_counts_coins_payable_grails_and_time_left() -> Non
     assert itty_bitty.points(early)[seat] == 5 + first.coins - 1 + itty_bitty.POTENTIAL * (
         itty_bitty.HOPE
     )
+
+
+def test_itchy_feets_estimate_counts_the_cards_and_trips_to_the_centre() -> None:
+    """A seat's steps to win: the items (a map for any one) and passport its next trip still
+    lacks, the trip, and before home a share of the centre's items it lacks; fewer steps, a
+    better chance; a won game is certain."""
+    import msgspec
+
+    from games.itchy_feet.content import load
+    from services.bots.policies import itchy_feet
+
+    content = load()
+    state, _ = midgame("itchy-feet", 5, seats=2)
+    ids: dict[str, list[str]] = {}
+    for card in sorted(content.cards):
+        ids.setdefault(content.kind(card), []).append(card)
+    home = content.countries[state.homes[0]].items
+    centre = content.countries[state.centre].items
+    other = next(k for k in ids if content.type(ids[k][0]) == "item" and k not in centre)
+
+    def at(hand: list[str], visited: bool = False) -> float:
+        hands = (tuple(hand), ())
+        s = msgspec.structs.replace(
+            state, hands=hands, visited_home=(visited, False), winner=None, pending=None
+        )
+        return itchy_feet.steps(s, 0)
+
+    ready = [ids["passport"][0], *(ids[k][0] for k in home)]
+    centre_missing = sum(1 for k in centre if k not in home)
+    assert at(ready) == pytest.approx(1 + 1 + itchy_feet.AFTER_HOME * centre_missing)
+    assert at(ready[1:]) == at(ready) + 1  # no passport
+    # an item short: one more card, and a share of it if the centre wants it too
+    short = 1 + itchy_feet.AFTER_HOME * (home[-1] in centre)
+    assert at(ready[:-1]) == pytest.approx(at(ready) + short)
+    shared = itchy_feet.AFTER_HOME * (home[-1] in centre)  # the map is spent at home
+    assert at([*ready[:-1], ids["poorly-drawn-map"][0]]) == pytest.approx(at(ready) + shared)
+    assert at([*ready[:-1], ids[other][0]]) == pytest.approx(at(ready) + short)  # not another
+    forbidden = next(k for k in ids if content.type(ids[k][0]) == "forbidden")
+    assert at([*ready, ids[forbidden][0]]) == pytest.approx(at(ready) + 1)  # to be rid of
+    at_centre = [ids["passport"][0], *(ids[k][-1] for k in centre)]
+    assert at(at_centre, visited=True) == 1
+    assert at(at_centre[:1], visited=True) == 4
+
+    near = msgspec.structs.replace(
+        state, hands=(tuple(at_centre), ()), visited_home=(True, False), winner=None, pending=None
+    )
+    ahead, behind = itchy_feet.estimate(near)
+    assert ahead > 0.5 > behind
+    won = msgspec.structs.replace(near, winner=1)
+    assert itchy_feet.estimate(won) == [0.0, 1.0]

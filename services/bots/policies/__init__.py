@@ -98,7 +98,7 @@ SEARCHED: dict[str, Searched] = {
     "itty-bitty": Searched(
         itty_bitty.estimate, itty_bitty.greedy, Budget(rollout=30), itty_bitty.playout_moves
     ),
-    "itchy-feet": Searched(even, itchy_feet.greedy, Budget()),
+    "itchy-feet": Searched(itchy_feet.estimate, itchy_feet.greedy, Budget(rollout=20)),
     "footprints": Searched(even, footprints.greedy, Budget()),
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from random import Random
 from typing import Any
 
@@ -20,10 +21,13 @@ from games.itchy_feet.model import (
     PlaySpecial,
     Recycle,
     SkipBonus,
+    State,
     Steal,
     Travel,
 )
+from games.itchy_feet.travel import MAP, needed_items
 from services.bots.observe import Observation
+from services.bots.search import win_chances
 
 CHARACTER_PREFERENCE = ("pickpocket", "planner", "backpacker", "hoarder", "haggler", "globetrotter")
 STEAL_FROM = 5  # steal only from a player holding at least this many cards
@@ -140,3 +144,34 @@ def greedy(obs: Observation, rng: Random) -> Any:
     if Draw in by_type:
         return Draw()
     return rng.choice(legal)
+
+
+# -- for the search (services/bots/search.py): a guessed state's worth to each seat ---------
+
+STEPS_SCALE = 1.0  # cards-or-trips of lead that make a win about 73 % likely
+AFTER_HOME = 0.7  # of a centre item not yet held, for a seat still on its way home
+
+
+def steps(state: State, seat: int) -> float:
+    """Roughly how many good actions `seat` is from winning: the cards it lacks for its next
+    trip (an item, a passport; a forbidden item to be rid of), the trips, and, before home,
+    the centre's items it will still have to find."""
+    content = load()
+    hand = state.hands[seat]
+    kinds = Counter(content.kind(c) for c in hand)
+    lacking = sum(1 for k in needed_items(content, state, seat) if not kinds[k])
+    left = max(0, lacking - kinds[MAP]) + (0 if kinds["passport"] else 1) + 1
+    left += any(content.type(c) == "forbidden" for c in hand)
+    if not state.visited_home[seat]:
+        centre = content.countries[state.centre].items
+        left += 1 + AFTER_HOME * sum(1 for k in centre if not kinds[k])
+    if state.options.postcards:
+        postcards = sum(1 for c in hand if content.type(c) == "postcard")
+        left = min(left, 4 - postcards)
+    return left
+
+
+def estimate(state: State) -> list[float]:
+    if state.winner is not None:
+        return [1.0 if s == state.winner else 0.0 for s in range(state.seats)]
+    return win_chances([-steps(state, s) for s in range(state.seats)], STEPS_SCALE)
