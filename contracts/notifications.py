@@ -1,7 +1,7 @@
 """What a player is told about their games: webhooks' bodies and `/v1/me/stream`'s events.
 
 One notification names one seat of one game at one version. It is derived from the games
-stream's envelopes and the clock projection (services/notifier/derive.py), never from an
+stream's envelopes and the clock projection (infra/notify/derive.py), never from an
 event's data, so it holds nothing a seat may not see: no card, no view, no other seat's
 anything. A client reads the game itself through `links`.
 """

@@ -15,11 +15,11 @@ import asyncpg
 from contracts.notifications import Notification
 from contracts.problems import ProblemError
 from contracts.streams import GameEvent
+from infra.notify.derive import Clocks, deadlines_soon, notifications
+from infra.notify.facts import deadlines_of, players_of, read_facts
 from infra.tasks import DEAD_TURN
 from services.game.handlers import GameService
 from services.game.live import Waiters
-from services.notifier.derive import Clocks, deadlines_soon, notifications
-from services.notifier.facts import deadlines_of, players_of, read_facts
 
 log = logging.getLogger(__name__)
 QUEUED = 256  # news waiting for one slow listener; more is dropped (and logged)

@@ -22,8 +22,8 @@ from contracts.notifications import (
     WebhookTest,
     WebhookTestData,
 )
+from infra.notify.deliveries import NewDelivery, push, record
 from infra.settings import Settings
-from services.notifier.deliveries import NewDelivery, push, record
 
 
 class TooMany(Exception):

@@ -1,6 +1,6 @@
 """/v1/me/webhooks: a player's endpoints for notifications (issue 11), and their deliveries.
 
-Registering checks the URL (services/notifier/ssrf.py: public addresses only, https, unless
+Registering checks the URL (infra/notify/ssrf.py: public addresses only, https, unless
 the settings allow otherwise), and the delivery worker checks the address again when it
 connects. The secret is shown once, in the 201; it signs every delivery (Standard Webhooks).
 """
@@ -30,6 +30,7 @@ from contracts.problems import ProblemError
 from infra.auth import Principal
 from infra.db import create_pool
 from infra.http import authenticate, strictly
+from infra.notify.ssrf import UnsafeURL, vet_host, vet_url
 from infra.openapi import SECURITY, problems
 from infra.settings import Settings
 from services.game.handlers import GameService
@@ -39,7 +40,6 @@ from services.game.webhook_store import (
     TooMany,
     WebhookStore,
 )
-from services.notifier.ssrf import UnsafeURL, vet_host, vet_url
 
 UNKNOWN_WEBHOOK = {404: ["unknown_webhook"]}
 REFUSED_URL = ["invalid_webhook_url", "webhook_url_forbidden", "webhook_url_unresolvable"]

@@ -8,7 +8,7 @@ Two sources, one truth each (DESIGN.md, "Telling players"):
 - the clock projection (`turns`), swept every second: `deadline_soon` once per deadline.
 
 Each notification becomes a delivery row, then a task on the `webhooks` queue
-(services/notifier/deliveries.py), and only then is the stream entry acked: a crash between
+(infra/notify/deliveries.py), and only then is the stream entry acked: a crash between
 the two is a redelivered entry, whose rows exist already and whose tasks are pushed again
 (an attempt claims its row first, so twice is once). The same sweep pushes again the tasks
 of deliveries overdue for long (a task lost with its broker), and forgets old deliveries.
@@ -32,14 +32,14 @@ from contracts.notifications import Notification
 from contracts.streams import GAMES, GROUPS, GameEvent
 from infra.db import create_pool
 from infra.errors import is_transient
+from infra.notify.deliveries import Hook, hooks_of_game, plan, push, record, utcnow
+from infra.notify.derive import Clocks, deadlines_soon, notifications
+from infra.notify.facts import deadlines_of, players_of, read_facts
 from infra.settings import Settings
 from infra.streams import Message
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
 from infra.tasks import DEAD_TURN
-from services.notifier.deliveries import Hook, hooks_of_game, plan, push, record, utcnow
-from services.notifier.derive import Clocks, deadlines_soon, notifications
-from services.notifier.facts import deadlines_of, players_of, read_facts
 
 log = logging.getLogger(__name__)
 

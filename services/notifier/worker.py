@@ -1,7 +1,7 @@
 """Celery app of the webhook deliveries: `celery -A services.notifier.worker worker -Q webhooks
 -P threads -c 16` (a delivery waits on the network, not the CPU: threads, many).
 
-A task names a delivery row (services/notifier/deliveries.py); an attempt claims the row
+A task names a delivery row (infra/notify/deliveries.py); an attempt claims the row
 first (a lease as long as an attempt can take), so a task pushed twice, or a retry and the
 sweep's resend, make one attempt at a time. Each attempt is signed anew with the endpoint's
 secret as Standard Webhooks says (`webhook-id` the row's id, the same on every attempt;
@@ -36,9 +36,9 @@ from standardwebhooks import Webhook
 
 from infra.db import create_pool
 from infra.errors import is_transient
+from infra.notify.ssrf import guarded_client
 from infra.settings import Settings, from_env
 from infra.tasks import DELIVER_TASK, WEBHOOK_QUEUE, celery_app
-from services.notifier.ssrf import guarded_client
 
 log = logging.getLogger(__name__)
 settings = from_env()
@@ -111,7 +111,7 @@ WHERE id = $1 RETURNING status"""
 class Courier:
     """What one worker process keeps: an event loop on a thread of its own with a Postgres
     pool (the task threads hand it their queries), and one HTTP client whose connections
-    go only to addresses it checked (services/notifier/ssrf.py)."""
+    go only to addresses it checked (infra/notify/ssrf.py)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings

@@ -36,12 +36,12 @@ from standardwebhooks import Webhook
 from contracts.streams import RoomStarted, StartedSeat
 from infra.auth import issue
 from infra.keys import SigningKey
+from infra.notify.derive import title_of
+from infra.notify.ssrf import guarded_client
 from infra.settings import Settings
 from services.game import relay
 from services.game.app import create_app
 from services.game.handlers import GameService
-from services.notifier.derive import title_of
-from services.notifier.ssrf import guarded_client
 from tests.integration.serve import serving
 from tests.integration.tables import game_service
 
@@ -402,7 +402,7 @@ async def test_deadline_soon_once_per_deadline(stack: Stack) -> None:
 
 
 async def test_a_delivery_connects_only_to_an_address_it_checked() -> None:
-    """The worker's client (services/notifier/ssrf.py) against a live local receiver: with
+    """The worker's client (infra/notify/ssrf.py) against a live local receiver: with
     private addresses not allowed, 127.0.0.1 is refused before any connection, whatever the
     registration let through (DNS changes); allowed, it is reached; a redirect is an answer,
     never followed."""

@@ -12,8 +12,8 @@ import pytest
 
 from contracts.notifications import Notification
 from contracts.streams import GameEvent
-from services.notifier.derive import Clocks, GameFacts, deadlines_soon, notifications, title_of
-from services.notifier.ssrf import UnsafeURL, forbidden, vet_url
+from infra.notify.derive import Clocks, GameFacts, deadlines_soon, notifications, title_of
+from infra.notify.ssrf import UnsafeURL, forbidden, vet_url
 from services.notifier.worker import backoff
 
 GAME = "00000000-0000-0000-0000-00000000000a"

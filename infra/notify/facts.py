@@ -11,7 +11,7 @@ import msgspec
 
 from contracts.game import SeatInfo
 from contracts.streams import GameEvent
-from services.notifier.derive import GameFacts
+from infra.notify.derive import GameFacts
 
 # `before`: to_act as the last command before this envelope's left it (the events of the
 # envelope's own command before it are not batch ends); none at all: this is the set-up.

@@ -6,7 +6,7 @@ Two sources, one shape (contracts.notifications.Notification):
   now act that did not have to before (`your_turn`), and everyone's `game_started` /
   `game_finished`. The envelope carries `to_act`, `status` and `bots`; the rest (who sits
   where, the deadlines, `to_act` before the command) the caller reads from Postgres into a
-  `GameFacts` (services/notifier/facts.py reads it so).
+  `GameFacts` (infra/notify/facts.py reads it so).
 - `deadlines_soon(clocks, players, now, lead)`: the seats of one `turns` row whose deadline
   falls within `lead` of `now`; the caller tells each deadline once (Notification.key).
 
