@@ -20,7 +20,14 @@ from infra.settings import Settings
 from infra.streams import Message
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
-from infra.tasks import DEAD_TURN, bot_turn_message
+from infra.tasks import (
+    DEAD_TURN,
+    FAST_QUEUE,
+    MANY_AT_MOST,
+    bot_turn_message,
+    bot_turns_message,
+    queue_for,
+)
 
 log = logging.getLogger(__name__)
 # A few milliseconds of a bot's reply buy reads of several commands' events at once: the
@@ -80,6 +87,26 @@ def turns_of(payload: bytes) -> list[BotTurn]:
 
 
 Enqueue = Callable[[Sequence[BotTurn]], Awaitable[None]]
+
+
+def task_messages(settings: Settings, turns: Sequence[BotTurn]) -> list[tuple[str, bytes]]:
+    """The tasks of a batch's turns: the cheap levels' in tasks of up to MANY_AT_MOST turns
+    each (one Celery task's cost for all), each search its own task (a long search must not
+    hold up the turns batched with it)."""
+    cheap = [t for t in turns if queue_for(t.level) == FAST_QUEUE]
+    out = [
+        bot_turns_message(
+            settings,
+            [(t.game, t.game_id, t.seat, t.level, t.version, t.fresh) for t in chunk],
+        )
+        for chunk in (cheap[i : i + MANY_AT_MOST] for i in range(0, len(cheap), MANY_AT_MOST))
+    ]
+    out += [
+        bot_turn_message(settings, t.game, t.game_id, t.seat, t.level, t.version, t.fresh)
+        for t in turns
+        if queue_for(t.level) != FAST_QUEUE
+    ]
+    return out
 
 
 class Dispatcher:
@@ -161,10 +188,7 @@ class BatchConsumer(Consumer):
     async def _push_and_ack(self, turns: list[BotTurn], ids: list[str]) -> None:
         if self.settings is not None and isinstance(self.streams, RedisStreams):
             pipe = self.streams.r.pipeline(transaction=True)
-            for t in turns:
-                key, message = bot_turn_message(
-                    self.settings, t.game, t.game_id, t.seat, t.level, t.version, t.fresh
-                )
+            for key, message in task_messages(self.settings, turns):
                 pipe.lpush(key, message)
             pipe.xack(self.stream, self.group, *ids)
             await pipe.execute()
@@ -180,10 +204,7 @@ def pusher(settings: Settings, r: aioredis.Redis) -> Enqueue:
 
     async def enqueue(turns: Sequence[BotTurn]) -> None:
         pipe = r.pipeline(transaction=False)
-        for t in turns:
-            key, message = bot_turn_message(
-                settings, t.game, t.game_id, t.seat, t.level, t.version, t.fresh
-            )
+        for key, message in task_messages(settings, turns):
             pipe.lpush(key, message)
         await pipe.execute()
 

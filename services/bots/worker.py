@@ -41,7 +41,7 @@ from infra.eventstore.api import command_uuid
 from infra.process import refuse_unsafe_secrets
 from infra.settings import Settings, from_env
 from infra.streams.api import dead_letter_stream
-from infra.tasks import DEAD_TURN, PLAY_TASK, TASK_TIME_LIMIT, celery_app
+from infra.tasks import DEAD_TURN, PLAY_MANY_TASK, PLAY_TASK, TASK_TIME_LIMIT, celery_app
 from services.bots.observe import Observation, States, observe
 from services.bots.policies import SEARCHING, policy_for
 
@@ -398,3 +398,34 @@ def play(
         tries = len(RETRY_AFTER_S) - 1
         countdown = RETRY_AFTER_S[min(self.request.retries, tries)]
         raise self.retry(exc=exc, countdown=countdown) from exc
+
+
+@app.task(name=PLAY_MANY_TASK, bind=True, max_retries=None)
+def play_many(self: Any, turns: list[list[Any]]) -> list[str]:
+    """Several cheap turns (the dispatcher's batch, infra/tasks.py), each played as `play`
+    plays one, with its own time limit: Celery's cost per task is paid once for them all.
+
+    A turn that fails on its content leaves the batch: it was counted (or dead-lettered) by
+    `play_turn`, and goes on as a `play` task of its own, retried and dead-lettered as any.
+    An outage retries the rest of the batch with backoff; a batch whose worker died comes
+    back whole, each turn counted as a redelivered `play` is, and a turn played already
+    finds nothing to do or sends the same command again (its id derives from the version)."""
+    redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
+    results: list[str] = []
+    for i, (game, game_id, seat, level, version, fresh) in enumerate(turns):
+        turn = Turn(game, game_id, seat, level, version)
+        try:
+            with time_limit(TASK_TIME_LIMIT - 10):
+                results.append(play_turn(bot(), turn, fresh, redelivered, 0))
+        except Exception as exc:
+            if is_transient(exc):
+                if self.request.retries >= 5:
+                    raise  # the scheduler's sweep sends the turns again later
+                rest = turns[i:]
+                raise self.retry(args=(rest,), exc=exc, countdown=2**self.request.retries) from exc
+            log.exception("bot turn %s failed", turn)
+            play.apply_async(
+                (game, game_id, seat, level, version), countdown=RETRY_AFTER_S[0], retries=1
+            )
+            results.append("retried")
+    return results

@@ -3,6 +3,7 @@ worker`), with what a test needs to control from outside, set by environment var
 
 - TEST_MCTS_S: the `mcts` level of itty bitty sleeps that long, then plays as `greedy` (a
   long search, whatever the real one costs).
+- TEST_BROKEN: a level whose itty bitty policy always raises (a turn failing on its content).
 - TEST_STALL: `policy` or `sent`: the first try of a turn stalls (60 s) before its policy
   runs, or after its command is sent; the stalling process writes its pid to Redis under
   `<prefix>test:stalled`, so a test can SIGKILL it there.
@@ -46,7 +47,13 @@ def _stalling(policy: Any) -> Any:
     return play
 
 
+def _broken(obs: Observation, rng: Random) -> Any:
+    raise ValueError("a broken policy")
+
+
 POLICIES[("itty-bitty", "mcts")] = _slow_mcts
+if broken := os.environ.get("TEST_BROKEN"):
+    POLICIES[("itty-bitty", broken)] = _broken
 POLICIES[("itty-bitty", "greedy")] = _stalling(POLICIES[("itty-bitty", "greedy")])
 _send = worker.Bot.send
 

@@ -27,10 +27,11 @@ import msgspec
 import pytest
 import redis.asyncio as aioredis
 
-from contracts.streams import COMMANDS
+from contracts.streams import COMMANDS, GAMES
 from infra import signing
 from infra.settings import Settings
 from infra.streams import Message
+from infra.streams.redis import RedisStreams
 from infra.tasks import celery_app, send_bot_turn
 from services.bots.dispatcher import BotTurn, pusher
 from services.game.consumers import on_command
@@ -257,3 +258,64 @@ async def test_a_whole_worker_killed_mid_turn_the_sweep_and_the_broker_lose_noth
     del restored
     assert await table.moves(game_id, 1) == 1
     assert len({cmd for cmd, _ in table.applied}) == 1
+
+
+async def queued(table: Table, queue: str) -> int:
+    return int(await table.redis.llen(f"{table.prefix}{queue}"))
+
+
+async def test_a_batchs_cheap_turns_ride_one_task_and_each_is_played_once(table: Table) -> None:
+    greedy = [await table.game("greedy") for _ in range(5)]
+    searching = await table.game("mcts")
+    await table.push(
+        *(BotTurn("itty-bitty", g, 1, "greedy", v) for g, v in greedy),
+        BotTurn("itty-bitty", searching[0], 1, "mcts", searching[1]),
+    )
+    assert (await queued(table, "bots"), await queued(table, "bots-mcts")) == (1, 1)
+    with started(table.worker("bots"), table.worker("bots-mcts", TEST_MCTS_S="0")):
+        for g, _ in [*greedy, searching]:
+            await table.wait_moved(g, 1)
+        await asyncio.sleep(1)
+    assert [await table.moves(g, 1) for g, _ in [*greedy, searching]] == [1] * 6
+    assert len(table.applied) == len({cmd for cmd, _ in table.applied}) == 6
+
+
+async def test_a_worker_killed_mid_batch_loses_no_turn_and_plays_none_twice(table: Table) -> None:
+    worker = table.worker("bots", pool="prefork", n=1, TEST_STALL="sent")
+    games = [await table.game("greedy") for _ in range(4)]
+    with started(worker):
+        await table.push(*(BotTurn("itty-bitty", g, 1, "greedy", v) for g, v in games))
+        os.kill(await table.stalled_pid(), signal.SIGKILL)  # the first turn sent, 3 to play
+        for g, _ in games:
+            await table.wait_moved(g, 1)
+        await asyncio.sleep(2)  # the redelivered batch has run by now
+    assert [await table.moves(g, 1) for g, _ in games] == [1] * 4
+    assert len({cmd for cmd, _ in table.applied}) == 4  # the first sent again at most: the same
+
+
+async def test_a_turn_failing_in_a_batch_holds_up_none_and_ends_a_dead_letter(
+    table: Table,
+) -> None:
+    worker = table.worker("bots", TEST_BROKEN="random", MAX_DELIVERIES="3")
+    broken = await table.game("random")
+    fine = [await table.game("greedy") for _ in range(3)]
+    turns = [BotTurn("itty-bitty", g, 1, "greedy", v) for g, v in fine]
+    with started(worker):
+        await table.push(
+            turns[0], BotTurn("itty-bitty", broken[0], 1, "random", broken[1]), *turns[1:]
+        )
+        for g, _ in fine:
+            await table.wait_moved(g, 1, seconds=10)
+        streams = RedisStreams.from_url(table.settings.redis_url)
+        try:
+            deadline = time.monotonic() + 30
+            while not (dead := await streams.dead_letters(table.settings.stream(GAMES))):
+                assert time.monotonic() < deadline, "no dead letter"
+                await asyncio.sleep(0.2)
+            await asyncio.sleep(2)  # nothing more comes of it
+            assert len(await streams.dead_letters(table.settings.stream(GAMES))) == 1
+        finally:
+            await streams.close()
+    assert broken[0] in dead[0].payload.decode()
+    assert "3 times" in dead[0].reason
+    assert await table.moves(broken[0], 1) == 0
