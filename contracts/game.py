@@ -90,10 +90,20 @@ _UNAVAILABLE = (
 )
 
 
+_ACTIONS = (
+    'Each postable as-is, with its `text` for a person to read ("Take ittybit-4229 (Alien,'
+    ' Earring) from the market"), which a posted action may keep or leave out'
+)
+_EVENT_TEXT = (
+    "The event in words, made from this copy alone: what the caller may not see, it does not"
+    ' say ("Ada completed a collector for 3 coins")'
+)
+
+
 class LegalActions(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     seat: int
-    actions: Annotated[list[Any], _component("AnyAction", "Each postable as-is", items=True)]
+    actions: Annotated[list[Any], _component("DescribedAction", _ACTIONS, items=True)]
     unavailable: Annotated[list[Unavailable], msgspec.Meta(description=_UNAVAILABLE)]
 
 
@@ -110,6 +120,7 @@ class FeedEvent(msgspec.Struct, frozen=True, kw_only=True):
     data: Annotated[Any, _component("AnyEvent", "The event as the caller may see it")]
     seat: int | None  # the seat whose action produced it, None for the set-up
     recorded_at: str
+    text: Annotated[str, msgspec.Meta(description=_EVENT_TEXT)]
 
 
 class ActionAccepted(msgspec.Struct, frozen=True, kw_only=True):

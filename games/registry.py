@@ -6,6 +6,7 @@ from functools import cache
 from typing import Any
 
 from games.api import Rules
+from games.text import Narrator
 
 
 @cache
@@ -20,3 +21,18 @@ def registry() -> dict[str, Rules[Any, Any, Any, Any]]:
 
 def get(key: str) -> Rules[Any, Any, Any, Any] | None:
     return registry().get(key)
+
+
+@cache
+def narrators() -> dict[str, Narrator]:
+    """Game key -> its words (games/<game>/text.py): beside the engines, never inside them."""
+    from games.footprints import text as footprints
+    from games.itchy_feet import text as itchy_feet
+    from games.itty_bitty import text as itty_bitty
+
+    return {"itty-bitty": itty_bitty, "itchy-feet": itchy_feet, "footprints": footprints}
+
+
+def narrator(key: str) -> Narrator:
+    """The words of a game the registry lists (every one has them: tests/unit/test_text.py)."""
+    return narrators()[key]

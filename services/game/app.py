@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import uuid
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -31,7 +32,7 @@ from contracts.game import (
 )
 from contracts.problems import ProblemError
 from games import table as tables
-from games.registry import registry
+from games.registry import narrator, registry
 from games.schemas import openapi_components
 from games.table import TableState
 from infra.auth import Principal
@@ -144,12 +145,18 @@ async def legal_actions(game_id: FromPath[str], request: Request[Any, Any, Any])
     return LegalActions(
         version=loaded.version,
         seat=seat,
-        actions=msgspec.to_builtins(list(rules.legal_actions(state, seat))),
+        actions=_described(rules, rules.legal_actions(state, seat), record.names),
         unavailable=[
             Unavailable(type=u.type, code=u.code, message=u.message)
             for u in rules.unavailable(state, seat)
         ],
     )
+
+
+def _described(rules: Any, actions: Sequence[Any], names: Sequence[str]) -> list[Any]:
+    """The actions as the wire has them, each with its `text` (games/<game>/text.py)."""
+    words = narrator(rules.key)
+    return [{**msgspec.to_builtins(a), "text": words.describe(a, names)} for a in actions]
 
 
 @post(
@@ -216,7 +223,7 @@ async def post_action(
 def _answer(svc: GameService, record: Any, accepted: Accepted, seat: int) -> ActionAccepted:
     return ActionAccepted(
         version=accepted.version,
-        events=svc.feed(svc.rules_for(record), accepted.events, seat),
+        events=svc.feed(svc.rules_for(record), accepted.events, seat, record.names),
         replayed=accepted.replayed,
     )
 
@@ -319,7 +326,7 @@ async def events(
         loaded = await svc.load(record.id, record)  # where it stands after what it returns
     to_act = sorted(svc.to_act(loaded.rules, loaded.state))
     return EventFeed(
-        events=svc.feed(loaded.rules, stored, seat),
+        events=svc.feed(loaded.rules, stored, seat, record.names),
         last_version=(last := stored[-1].version if stored else after),
         version=loaded.version,
         has_more=last < loaded.version,
@@ -435,7 +442,18 @@ def _seat(seat: int | None) -> int:
 def _components() -> dict[str, Any]:
     games = list(registry().values())
     components = openapi_components(games)
-    return {**components, **map_components(games, components)}
+    described = {  # what legal-actions lists: an action and its words
+        "allOf": [
+            {"$ref": "#/components/schemas/AnyAction"},
+            {
+                "type": "object",
+                "properties": {"text": {"type": "string", "description": "The action in words"}},
+                "required": ["text"],
+            },
+        ],
+        "description": "A legal action (`AnyAction`) with its `text`, for a person to read",
+    }
+    return {**components, "DescribedAction": described, **map_components(games, components)}
 
 
 def create_app(settings: Settings | None = None, embedded: bool = False) -> Litestar:

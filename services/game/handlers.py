@@ -20,7 +20,9 @@ from contracts.streams import RoomStarted
 from games import table as tables
 from games.api import IllegalAction, Rules, fold
 from games.registry import get as get_rules
+from games.registry import narrator
 from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableEvent, TableState
+from games.text import narrate_table
 from infra.eventstore import (
     AppendResult,
     ConcurrencyError,
@@ -475,13 +477,20 @@ class GameService:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def feed(self, rules: Any, stored: list[StoredEvent], seat: int | None) -> list[FeedEvent]:
-        """Stored events as `seat` may see them."""
+    def feed(
+        self, rules: Any, stored: list[StoredEvent], seat: int | None, names: Sequence[str]
+    ) -> list[FeedEvent]:
+        """Stored events as `seat` may see them, each with its text made from that copy alone
+        (`names`: who sits in each seat)."""
+        words = narrator(rules.key)
         out = []
         for e in stored:
             event = self._decode(rules, e)
-            visible = event if isinstance(event, TableEvent) else rules.redact(event, seat)
-            if visible is None:
+            if isinstance(event, TableEvent):
+                visible, text = event, narrate_table(event, names)
+            elif (visible := rules.redact(event, seat)) is not None:
+                text = words.narrate(visible, names)
+            else:
                 continue
             out.append(
                 FeedEvent(
@@ -490,6 +499,7 @@ class GameService:
                     data=msgspec.to_builtins(visible),
                     seat=e.metadata.get("seat"),
                     recorded_at=timestamp(e.recorded_at),
+                    text=text,
                 )
             )
         return out

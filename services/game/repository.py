@@ -29,6 +29,14 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
         return next((s.seat for s in self.seats if s.player_id == player_id), None)
 
     @property
+    def names(self) -> list[str]:
+        """Who sits in each seat, for the texts of the feed and the legal actions."""
+        names = [f"Seat {i}" for i in range(max((s.seat for s in self.seats), default=-1) + 1)]
+        for s in self.seats:
+            names[s.seat] = s.name or (f"{s.bot} bot" if s.bot else names[s.seat])
+        return names
+
+    @property
     def bots(self) -> dict[str, str]:
         return {str(s.seat): s.bot for s in self.seats if s.bot}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -48,7 +48,7 @@ STREAM_EXAMPLE = (
     ": game 6f1c0b9e-5d7e-5a57-8f0e-3c2a1d4b5e6f after version 11\n\n"
     "id: 12\nevent: collector_kept\ndata: "
     '{"version":12,"type":"collector_kept","data":{"type":"collector_kept","seat":0,"kept":null},'
-    '"seat":0,"recorded_at":"2026-01-05T10:00:00.123Z"}\n\n'
+    '"seat":0,"recorded_at":"2026-01-05T10:00:00.123Z","text":"Ada kept a collector"}\n\n'
     ": heartbeat\n\n"
 )
 
@@ -61,11 +61,13 @@ class Frames:
         self._kept = kept
         self._frames: OrderedDict[tuple[str, int, int | None], bytes] = OrderedDict()
 
-    def frame(self, rules: Any, event: StoredEvent, seat: int | None) -> bytes:
+    def frame(
+        self, rules: Any, event: StoredEvent, seat: int | None, names: Sequence[str]
+    ) -> bytes:
         key = (event.stream_id, event.version, seat)
         made = self._frames.get(key)
         if made is None:
-            visible = self._svc.feed(rules, [event], seat)  # the feed's own redaction
+            visible = self._svc.feed(rules, [event], seat, names)  # the feed's own redaction
             made = b"".join(
                 b"id: %d\nevent: %s\ndata: %s\n\n"
                 % (f.version, f.type.encode(), msgspec.json.encode(f))
@@ -110,6 +112,7 @@ async def _game_frames(
     heartbeat_s: float,
 ) -> AsyncIterator[bytes]:
     yield b": game %s after version %d\n\n" % (record.id.encode(), after)  # headers out now
+    names = record.names
     async with contextlib.aclosing(feeds.follow(record.id, after, head, heartbeat_s)) as news:
         async for batch in news:
             if not batch:
@@ -117,7 +120,7 @@ async def _game_frames(
                 continue
             chunk = []
             for event in batch:
-                chunk.append(frames.frame(rules, event, seat))
+                chunk.append(frames.frame(rules, event, seat, names))
                 if _ends(event, final):
                     yield b"".join(chunk)
                     return

@@ -118,6 +118,25 @@ async def test_a_move_is_accepted_and_the_feed_redacts_it(table: Table) -> None:
     assert feed["events"][0]["seat"] == 0
 
 
+async def test_actions_and_events_come_with_words_made_from_the_caller_s_copy(
+    table: Table,
+) -> None:
+    legal = (await table.get(0, "/legal-actions")).json()
+    kept = legal["actions"][0]["card"]
+    assert all(a["text"].startswith(f"Keep {a['card']} (") for a in legal["actions"])
+    r = await table.post(0, {"action": legal["actions"][0], "expected_version": 11})
+    assert r.status_code == 200, r.text  # posted as listed, its text and all
+    mine = r.json()["events"][0]["text"]
+    assert mine.startswith(f"p0 kept {kept} (")
+    for seat in (1, 2):
+        theirs = (await table.get(seat, "/events", after=11)).json()["events"][0]["text"]
+        assert theirs.startswith("p0 kept a collector") and kept not in theirs
+    opening = (await table.get(1, "/events", after=0)).json()["events"]
+    assert all(e["text"] for e in opening)
+    dealt = [e["text"] for e in opening if e["type"] == "ittybits_dealt"]
+    assert dealt[0] == "p0 was dealt 3 ittybits" and dealt[1].startswith("p1 was dealt ittybit-")
+
+
 async def test_errors_are_problem_details(table: Table, client: httpx.AsyncClient) -> None:
     problem(await client.get(f"/v1/games/{table.game_id}"), 401, "unauthorized")
     forged = {
@@ -468,7 +487,9 @@ async def test_legal_actions_name_the_question_and_say_why_an_answer_is_missing(
     assert view["private"]["questions"] == [question]
     answers = (await table.get(responder, "/legal-actions")).json()
     # the responder cannot hand over what is asked: the decline alone, and why
-    assert answers["actions"] == [{"type": "decline_trade", "question": question}]
+    assert answers["actions"] == [
+        {"type": "decline_trade", "question": question, "text": "Decline the trade"}
+    ]
     why = f"you do not hold 1 x {offer['want'][0]}: decline"
     assert answers["unavailable"] == [
         {"type": "accept_trade", "code": "cannot_fulfil_trade", "message": why}

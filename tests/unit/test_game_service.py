@@ -111,9 +111,9 @@ async def test_feeds_are_redacted_per_seat() -> None:
     gid = await new_game(svc)
     loaded = await svc.load(gid)
     stored = await svc.store.read(stream_id(gid))
-    mine = svc.feed(loaded.rules, stored, 0)
-    theirs = svc.feed(loaded.rules, stored, 1)
-    spectator = svc.feed(loaded.rules, stored, None)
+    mine = svc.feed(loaded.rules, stored, 0, [])
+    theirs = svc.feed(loaded.rules, stored, 1, [])
+    spectator = svc.feed(loaded.rules, stored, None, [])
     hand0 = set(loaded.state.hands[0].ittybits)
     assert hand0 <= set(msgspec.json.encode(mine).decode().split('"'))
     for feed in (theirs, spectator):
@@ -251,3 +251,19 @@ async def test_a_long_poll_woken_without_news_waits_on() -> None:
     started = asyncio.get_running_loop().time()
     assert await svc.events_after(gid, accepted.version, wait=0.3) == []
     assert asyncio.get_running_loop().time() - started >= 0.3
+
+
+async def test_feed_texts_are_made_from_each_caller_s_copy() -> None:
+    svc = service()
+    gid = await new_game(svc)
+    loaded = await svc.load(gid)
+    stored = await svc.store.read(stream_id(gid))
+    names = loaded.record.names
+    mine = {f.version: f for f in svc.feed(loaded.rules, stored, 0, ["Ada", "Bob"])}
+    theirs = {f.version: f for f in svc.feed(loaded.rules, stored, 1, ["Ada", "Bob"])}
+    assert names == ["Seat 0", "Seat 1"]  # no names in this room: the seats' own
+    assert all(f.text for f in [*mine.values(), *theirs.values()])
+    dealt = next(f for f in mine.values() if f.type == "ittybits_dealt" and f.data["seat"] == 0)
+    hand = loaded.state.hands[0].ittybits
+    assert dealt.text.startswith("Ada was dealt ") and all(c in dealt.text for c in hand)
+    assert theirs[dealt.version].text == "Ada was dealt 3 ittybits"

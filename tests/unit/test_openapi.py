@@ -83,8 +83,14 @@ def test_the_timed_fill_is_described() -> None:
 def test_the_game_service_names_each_game_s_actions_events_and_views() -> None:
     schemas = _document(game_app())["components"]["schemas"]
     assert schemas["LegalActions"]["properties"]["actions"]["items"] == {
-        "$ref": "#/components/schemas/AnyAction"
+        "$ref": "#/components/schemas/DescribedAction"
     }
+    described = schemas["DescribedAction"]["allOf"]
+    assert described[0] == {"$ref": "#/components/schemas/AnyAction"}
+    assert described[1]["required"] == ["text"]
+    assert described[1]["properties"]["text"]["type"] == "string"
+    assert "text" in schemas["FeedEvent"]["required"]
+    assert schemas["FeedEvent"]["properties"]["text"]["type"] == "string"
     assert {"$ref": "#/components/schemas/AnyEvent"} in schemas["FeedEvent"]["properties"]["data"][
         "oneOf"
     ]

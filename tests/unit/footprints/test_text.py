@@ -1,0 +1,70 @@
+"""Footprints in words (games/footprints/text.py): every type has a text, texts never say
+more than the caller's copy, and a few lines exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.footprints import text
+from games.footprints.model import (
+    CardPlayed,
+    FireDrawn,
+    GameEnded,
+    LeaderChosen,
+    Options,
+    Play,
+    StartingFootprints,
+    Top,
+)
+from games.footprints.rules import Footprints
+from games.testing import check_every_type_has_words, check_words, random_playout
+
+RULES = Footprints()
+NAMES = ["Ada", "Bob", "Cy", "Di", "Eve", "Fay"]
+
+
+def test_every_action_and_event_type_has_a_text() -> None:
+    check_every_type_has_words(RULES, text, NAMES, "fire-01")
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("options", [Options(), Options(advanced=True)], ids=["basic", "advanced"])
+def test_texts_say_no_more_than_the_copy_they_are_made_from(seed: int, options: Options) -> None:
+    seats = 1 + seed % 6 if seed else 1  # the solo mode first
+    playout = random_playout(RULES, seed, seats, options)
+    check_words(RULES, text, playout, NAMES[:seats])
+
+
+def test_actions_in_words() -> None:
+    assert (
+        text.describe(Play(card="clan-1-f01", fire="fire-01"), NAMES)
+        == "Play clan-1-f01 (ice follower, +1 mountain move) with fire-01 (move 3 mountain)"
+    )
+    assert (
+        text.describe(Top(path=((2, 0), (2, 1)), fire_at=1, fire_path=((3, 1),)), NAMES)
+        == "Top action: move to [2, 1] (2 steps), the fire card after 1 step, then on to [3, 1]"
+    )
+
+
+def test_secret_cards_stay_secret() -> None:
+    chosen = LeaderChosen(seat=1, leader="clan-1-leader-b")
+    assert text.narrate(RULES.redact(chosen, 1), NAMES) == (
+        "Bob chose clan-1-leader-b (Scout, leader) as their leader"
+    )
+    assert text.narrate(RULES.redact(chosen, 0), NAMES) == "Bob chose a secret leader"
+    drawn = FireDrawn(seat=0, card="fire-02")
+    assert text.narrate(RULES.redact(drawn, 0), NAMES) == "Ada drew fire-02 (move 3 ice)"
+    assert text.narrate(RULES.redact(drawn, None), NAMES) == "Ada drew a fire card"
+    dealt = StartingFootprints(seat=2, cards=("footprint-01", "footprint-02", "footprint-03"))
+    assert text.narrate(RULES.redact(dealt, 1), NAMES) == (
+        "Cy was dealt footprint cards to keep one"
+    )
+    played = CardPlayed(seat=0, card="clan-1-leader-b", fire=None)
+    assert text.narrate(played, NAMES) == "Ada played clan-1-leader-b (Scout, leader)"
+
+
+def test_the_end() -> None:
+    end = GameEnded(scores=(30, 41), parts=({}, {}), ranks=(2, 1), winners=(1,), solo=None)
+    assert text.narrate(end, NAMES) == "Game over: Bob wins (Ada 30, Bob 41)"
+    solo = GameEnded(scores=(52,), parts=({},), ranks=(1,), winners=(0,), solo=(52, True, "Chief"))
+    assert text.narrate(solo, NAMES) == "Game over: Ada won the solo game with 52 points (Chief)"

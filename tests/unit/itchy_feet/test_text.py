@@ -1,0 +1,87 @@
+"""Itchy Feet in words (games/itchy_feet/text.py): every type has a text, texts never say
+more than the caller's copy, and a few lines exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.itchy_feet import text
+from games.itchy_feet.model import (
+    CardDrawn,
+    CardKept,
+    CardStolen,
+    OfferTrade,
+    Options,
+    Recycle,
+    Steal,
+    TradeOffered,
+    Travelled,
+)
+from games.itchy_feet.rules import ItchyFeet
+from games.testing import check_every_type_has_words, check_words, random_playout
+
+RULES = ItchyFeet()
+NAMES = ["Ada", "Bob", "Cy", "Di", "Eve", "Fay"]
+EVERYTHING = Options(
+    events=True, special_items=True, forbidden_items=True, postcards=True, characters="choose"
+)
+
+
+def test_every_action_and_event_type_has_a_text() -> None:
+    check_every_type_has_words(RULES, text, NAMES, "item-umbrella-1")
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("options", [Options(), EVERYTHING], ids=["core", "everything"])
+def test_texts_say_no_more_than_the_copy_they_are_made_from(seed: int, options: Options) -> None:
+    seats = 2 + seed % 5
+    playout = random_playout(RULES, seed, seats, options)
+    check_words(RULES, text, playout, NAMES[:seats])
+
+
+def test_actions_in_words() -> None:
+    assert (
+        text.describe(
+            Recycle(discard=("passport-1", "item-camera-2"), take="item-umbrella-1"), NAMES
+        )
+        == "Recycle passport-1 (Passport) and item-camera-2 (Camera) to take"
+        " item-umbrella-1 (Umbrella) from the discard"
+    )
+    assert (
+        text.describe(OfferTrade(to=2, give=("item-camera-2",), want=("umbrella",)), NAMES)
+        == "Offer Cy item-camera-2 (Camera) for Umbrella"
+    )
+    assert text.describe(Steal(victim=1), NAMES) == "Steal a random card from Bob"
+
+
+def test_what_only_two_players_see_is_said_to_them_alone() -> None:
+    stolen = CardStolen(thief=0, victim=1, card="item-umbrella-1")
+    for seat in (0, 1):
+        assert (
+            text.narrate(RULES.redact(stolen, seat), NAMES)
+            == "Ada stole item-umbrella-1 (Umbrella) from Bob"
+        )
+    for seat in (2, None):
+        assert text.narrate(RULES.redact(stolen, seat), NAMES) == "Ada stole a card from Bob"
+    drawn = CardDrawn(seat=2, reason="bonus", card="passport-1")
+    assert text.narrate(RULES.redact(drawn, 2), NAMES) == "Cy drew passport-1 (Passport) as a bonus"
+    assert text.narrate(RULES.redact(drawn, 0), NAMES) == "Cy drew a card as a bonus"
+    kept = CardKept(seat=1, kept="item-camera-2", discarded="passport-1")
+    assert (
+        text.narrate(RULES.redact(kept, 0), NAMES)
+        == "Bob kept one card and discarded passport-1 (Passport)"
+    )
+
+
+def test_public_moves() -> None:
+    offer = TradeOffered(
+        asker=0, responder=3, give=("item-camera-2",), want=("umbrella", "passport")
+    )
+    assert (
+        text.narrate(offer, NAMES)
+        == "Ada offers Di item-camera-2 (Camera) for Umbrella and Passport"
+    )
+    trip = Travelled(seat=1, destination="home", country="germany", paid=("passport-1",))
+    assert (
+        text.narrate(trip, NAMES) == "Bob travelled home to Germany, paying passport-1 (Passport)"
+    )
