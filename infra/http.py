@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 import asyncpg
 import msgspec
 from litestar import Request, Response
+from litestar.config.cors import CORSConfig
 from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.middleware import ASGIMiddleware
@@ -16,6 +17,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
 from infra.auth import InvalidToken, Principal, verify
 from infra.keys import Keyring
+from infra.settings import Settings, from_env
 from infra.tokens import Tokens
 
 log = logging.getLogger(__name__)
@@ -169,3 +171,30 @@ class AllowMiddleware(ASGIMiddleware):
             await send(message)
 
         await next_app(scope, receive, with_allow)
+
+
+# Browsers: what a page on another origin may send and read (CORS). Bearer tokens, never
+# cookies, so no credentials; a page reads the problem and rate-limit headers beside the body.
+CORS_REQUEST_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID")
+CORS_EXPOSED_HEADERS = (
+    "Location",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "RateLimit-Policy",
+)
+
+
+def cors(settings: Settings | None) -> CORSConfig:
+    """`cors_config=` of a service: its settings' origins ("*" any; none when empty)."""
+    settings = settings or from_env()
+    origins = [o.strip() for o in settings.cors_allow_origins.split(",") if o.strip()]
+    return CORSConfig(
+        allow_origins=origins,
+        allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+        allow_headers=list(CORS_REQUEST_HEADERS),
+        expose_headers=list(CORS_EXPOSED_HEADERS),
+        allow_credentials=False,
+        max_age=settings.cors_max_age_s,
+    )

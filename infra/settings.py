@@ -57,6 +57,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # and clients from taking a quiet stream for a dead one; a game's one reader per process
     # also reads the store this often without a wake-up (Redis may lose a message).
     sse_heartbeat_s: float = 15.0
+    # Browsers (infra/http.py, cors): the origins whose pages may call the services,
+    # comma-separated ("https://play.example.org,https://*.example.org"), "*" any, empty
+    # none. Bearer tokens, no cookies: credentials are never allowed. Preflights are cached
+    # by the browser this long.
+    cors_allow_origins: str = "*"
+    cors_max_age_s: int = 86_400
 
     stream_key: str = ""  # signs commands on the streams; derived from the signing key when empty
 
@@ -133,4 +139,6 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         max_body_bytes=int(e.get("MAX_BODY_BYTES", defaults.max_body_bytes)),
         max_json_depth=int(e.get("MAX_JSON_DEPTH", defaults.max_json_depth)),
         sse_heartbeat_s=float(e.get("SSE_HEARTBEAT_S", defaults.sse_heartbeat_s)),
+        cors_allow_origins=e.get("CORS_ALLOW_ORIGINS", defaults.cors_allow_origins),
+        cors_max_age_s=int(e.get("CORS_MAX_AGE_S", defaults.cors_max_age_s)),
     )

@@ -43,6 +43,7 @@ from infra.http import (
     AllowMiddleware,
     authenticate,
     check_background,
+    cors,
     strictly,
 )
 from infra.openapi import SECURITY, closed_structs, openapi_config, problems
@@ -474,6 +475,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             health,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
+        cors_config=cors(settings),  # browsers: infra/http.py
         # the service's own first: the others read its settings (and live_feeds its service)
         lifespan=[lifespan, rate_limits, live_feeds, webhook_store],
         middleware=[RateLimitMiddleware(), BodyGuardMiddleware(), AllowMiddleware()],

@@ -38,6 +38,7 @@ from infra.http import (
     AllowMiddleware,
     authenticate,
     check_background,
+    cors,
     strictly,
 )
 from infra.openapi import SECURITY, OptionalBody, closed_structs, openapi_config, problems
@@ -468,6 +469,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             health,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
+        cors_config=cors(settings),  # browsers: infra/http.py
         lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
         middleware=[RateLimitMiddleware(), BodyGuardMiddleware(), AllowMiddleware()],
         openapi_config=openapi_config("Turnpost lobby", closed=closed_structs(contracts.lobby)),
