@@ -1,54 +1,86 @@
 """Real Postgres and Redis for integration and end-to-end tests (DESIGN.md, "Tests").
 
-DATABASE_URL / REDIS_URL when set, else the local servers on their standard ports, else
-testcontainers where a Docker engine exists. Each run gets its own database and key prefix.
+The order of `make run` (infra/embedded.py): DATABASE_URL / REDIS_URL where a server
+answers there, else the local servers on their standard ports, else embedded servers from
+pip packages (real PostgreSQL and Valkey processes, data in a temporary folder, stopped at
+the end of the run), else testcontainers where a Docker engine exists. TURNPOST_SERVERS
+(or TURNPOST_POSTGRES, TURNPOST_REDIS) = local | embedded forces a choice. Each run gets its
+own database and key prefix.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import socket
+import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
 import redis.asyncio as aioredis
 
+from infra.embedded import Chosen, NoServer, choose_postgres, choose_redis, mode
 from infra.migrate import migrate
 
 RUN_ID = uuid.uuid4().hex[:8]
+USED: list[str] = []  # which servers this run used, told at its end
 
 
-def _reachable(host: str, port: int) -> bool:
+def _containers(what: str) -> str:
+    from testcontainers.postgres import PostgresContainer
+    from testcontainers.redis import RedisContainer
+
+    if what == "postgres":
+        pg = PostgresContainer("postgres:16-alpine", driver=None).start()
+        return str(pg.get_connection_url())
+    rc = RedisContainer("redis:7-alpine").start()
+    return f"redis://{rc.get_container_host_ip()}:{rc.get_exposed_port(6379)}/0"
+
+
+def _server(what: str) -> Iterator[str]:
+    """The server of this run for `what` (postgres: its admin URL), in the order above; an
+    embedded one is stopped and its folder removed when the run ends."""
+    folder = Path(tempfile.mkdtemp(prefix=f"turnpost-{what}-"))
+    folder.chmod(0o755)  # as root, PostgreSQL runs as another user, who must reach its data
+    chosen: Chosen | None = None
     try:
-        with socket.create_connection((host, port), timeout=1):
-            return True
-    except OSError:
-        return False
+        try:
+            chosen = (
+                choose_postgres(
+                    folder / "data", durable=False, database="postgres", start_local=False
+                )
+                if what == "postgres"
+                else choose_redis(folder / "data", durable=False, start_local=False)
+            )
+            url = chosen.url
+            USED.append(chosen.describe("PostgreSQL" if what == "postgres" else "Redis"))
+        except NoServer as exc:
+            if mode(what) != "auto":
+                pytest.fail(f"no {what}: {exc}")
+            try:
+                url = _containers(what)
+            except Exception as docker:  # no Docker engine either
+                pytest.fail(
+                    f"no {what}: nothing answers at {'DATABASE_URL' if what == 'postgres' else 'REDIS_URL'} "
+                    f"or the standard port, no embedded server ({exc}) and no Docker engine for "
+                    f"testcontainers ({docker})"
+                )
+            USED.append(f"{what}: testcontainers at {url}")
+        yield url
+    finally:
+        if chosen is not None and chosen.server is not None:
+            chosen.server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def _containers_or_fail(what: str) -> str:
-    try:
-        if what == "postgres":
-            from testcontainers.postgres import PostgresContainer
-
-            pg = PostgresContainer("postgres:16-alpine", driver=None).start()
-            return str(pg.get_connection_url())
-        from testcontainers.redis import RedisContainer
-
-        rc = RedisContainer("redis:7-alpine").start()
-        return f"redis://{rc.get_container_host_ip()}:{rc.get_exposed_port(6379)}/0"
-    except Exception as exc:  # no Docker engine either
-        pytest.fail(
-            f"no {what} reachable: set {'DATABASE_URL' if what == 'postgres' else 'REDIS_URL'}, "
-            f"start the local server ({'pg_ctlcluster 15 main start' if what == 'postgres' else 'redis-server --daemonize yes'}) "
-            f"or run a Docker engine for testcontainers ({exc})"
-        )
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for line in USED:
+        terminalreporter.write_line(line)
 
 
 def _run(coro: Coroutine[Any, Any, None]) -> None:
@@ -58,21 +90,13 @@ def _run(coro: Coroutine[Any, Any, None]) -> None:
 
 
 @pytest.fixture(scope="session")
-def admin_dsn() -> str:
-    if url := os.environ.get("DATABASE_URL"):
-        return url
-    if _reachable("127.0.0.1", 5432):
-        return "postgresql://postgres@127.0.0.1:5432/postgres"
-    return _containers_or_fail("postgres")
+def admin_dsn() -> Iterator[str]:
+    yield from _server("postgres")
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> str:
-    if url := os.environ.get("REDIS_URL"):
-        return url
-    if _reachable("127.0.0.1", 6379):
-        return "redis://127.0.0.1:6379/0"
-    return _containers_or_fail("redis")
+def redis_url() -> Iterator[str]:
+    yield from _server("redis")
 
 
 @contextlib.contextmanager

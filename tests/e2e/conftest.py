@@ -60,7 +60,9 @@ def _run_stack(
     lobby_port, game_port = _free_port(), _free_port()
     log = tmp_path_factory.mktemp("stack") / "stack.log"
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k not in ("TURNPOST_POSTGRES", "TURNPOST_REDIS")},
+        # the servers chosen for this run (tests/conftest.py), whatever TURNPOST_SERVERS said
+        "TURNPOST_SERVERS": "auto",
         "DATABASE_URL": database_url,
         "REDIS_URL": redis_url,
         "STREAM_PREFIX": f"{stream_prefix}e2e:",

