@@ -2,7 +2,8 @@
 
 For each game, two match-ups (greedy against random, mcts against greedy), each over seeded
 tables of every seat count asked for. At a table the two levels take turns round the seats,
-and the pattern turns one seat further each game, so no level keeps the first seat. Each
+and the pattern turns one seat further each game, so no level keeps the first seat; two
+tables running deal the same cards (duplicate play), so a lucky deal helps both levels. Each
 policy sees only what the worker hands it (services/bots/observe.py: `observation`).
 
 Per game and level it prints the win rate per seat (a seat's share of the wins: ties split),
@@ -39,8 +40,8 @@ class Table:
     game: str
     levels: tuple[str, ...]
     seed: int
-    simulations: int  # the mcts level's, per move (its width and playouts as the level's)
-    width: int
+    simulations: int | None  # the mcts level's playouts per move (None: the level's own)
+    width: int | None  # and moves considered
 
 
 @dataclass
@@ -58,7 +59,11 @@ def play(table: Table) -> Result:
     rng = Random(table.seed)
     state = fold(rules, rules.setup(rules.options_type(), len(table.levels), rng))
     default = SEARCHED[table.game].budget
-    budget = msgspec.structs.replace(default, simulations=table.simulations, width=table.width)
+    budget = msgspec.structs.replace(
+        default,
+        simulations=table.simulations or default.simulations,
+        width=table.width or default.width,
+    )
     policies = {
         level: POLICIES[(table.game, level)] if level != "mcts" else mcts_policy(table.game, budget)
         for level in set(table.levels)
@@ -102,14 +107,18 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def tables(games: list[str], per_count: int, simulations: int, width: int) -> list[Table]:
+def tables(
+    games: list[str], per_count: int, simulations: int | None, width: int | None
+) -> list[Table]:
+    """Each match-up and seat count: `per_count` tables, two by two on the same deal with the
+    levels' seats swapped (duplicate play: the luck of a deal falls to both levels)."""
     out = []
     for game in games:
         for strong, weak in MATCHUPS:
             for seats in SEATS[game]:
                 for n in range(per_count):
                     pattern = [(strong, weak)[(s + n) % 2] for s in range(seats)]
-                    seed = _seed(game, strong, seats, n)
+                    seed = _seed(game, strong, seats, n // 2)
                     out.append(Table(game, tuple(pattern), seed, simulations, width))
     return out
 
@@ -155,9 +164,11 @@ def report(results: list[Result], elapsed: float, workers: int, budget: str) -> 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="*", default=list(SEATS))
-    parser.add_argument("--tables", type=int, default=6, help="per match-up and seat count")
-    parser.add_argument("--simulations", type=int, default=24, help="mcts playouts per move")
-    parser.add_argument("--width", type=int, default=3, help="mcts moves considered per move")
+    parser.add_argument("--tables", type=int, default=8, help="per match-up and seat count")
+    parser.add_argument(
+        "--simulations", type=int, help="mcts playouts per move (default: each game's level's)"
+    )
+    parser.add_argument("--width", type=int, help="mcts moves considered per move (the same)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     todo = tables(args.games, args.tables, args.simulations, args.width)
@@ -167,7 +178,11 @@ def main() -> int:
         for n, result in enumerate(pool.map(play, todo, chunksize=1), 1):
             results.append(result)
             print(f"{n}/{len(todo)} tables", end="\r", file=sys.stderr, flush=True)
-    budget = f"{args.simulations} playouts over {args.width} moves considered, per move"
+    budget = "; ".join(
+        f"{game} {args.simulations or b.simulations} playouts over {args.width or b.width} moves"
+        for game in args.games
+        for b in [SEARCHED[game].budget]
+    )
     print(report(results, time.perf_counter() - started, args.workers, budget))
     return 0
 

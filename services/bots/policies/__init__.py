@@ -91,15 +91,18 @@ def policy_for(game: str, level: str) -> Policy:
     return POLICIES.get((game, level)) or POLICIES.get((game, "greedy")) or random_policy
 
 
-# The search's settings per game. itty bitty's playouts are cut at 30 moves and list one
-# payment per set of grails (listing every payment would cost most of a playout); the others
-# play to the end (Itchy Feet and Footprints end within about 100 greedy moves).
+# The search's settings per game, each budget measured by `make tournament` (README):
+# - itty bitty: playouts cut at 30 moves, listing one payment per set of grails (listing every
+#   payment would cost most of a playout); 96 playouts over 4 moves, about 0.25 s a move.
+# - Itchy Feet: playouts cut at 20 moves, then the steps-to-win estimate; about 0.15 s.
+# - Footprints: playouts to the end; its listing of walks is costly (a playout move about
+#   0.5 ms), so 24 playouts over 3 moves, about 1 s a move, already far above greedy.
 SEARCHED: dict[str, Searched] = {
     "itty-bitty": Searched(
         itty_bitty.estimate, itty_bitty.greedy, Budget(rollout=30), itty_bitty.playout_moves
     ),
     "itchy-feet": Searched(itchy_feet.estimate, itchy_feet.greedy, Budget(rollout=20)),
-    "footprints": Searched(even, footprints.greedy, Budget()),
+    "footprints": Searched(even, footprints.greedy, Budget(simulations=24, width=3)),
 }
 
 
