@@ -184,6 +184,51 @@ class CatalogGame(msgspec.Struct, frozen=True, kw_only=True):
     bot_levels: list[str]
     options_schema: dict[str, Any]
     schemas: str  # where the JSON Schemas of its actions, events and views are (GameSchemas)
+    content: str  # where its cards are (GameContent)
+
+
+class ContentCard(msgspec.Struct, frozen=True, kw_only=True):
+    """A card in one shape for every game: what a client shows for an id it meets."""
+
+    id: str
+    kind: Annotated[str, msgspec.Meta(description="ittybit, collector, item, follower, ...")]
+    name: str
+    traits: Annotated[
+        list[str],
+        msgspec.Meta(description="What it has or asks: traits, grails, items, effects, goals"),
+    ]
+    text: Annotated[str, msgspec.Meta(description="What it does, where the card says it")]
+    glyph: Annotated[
+        str | None,
+        msgspec.Meta(description="A short mark to draw it with: a playing-card corner, a clan"),
+    ]
+
+
+_GAME_OWN = "(that game's own shape: see its RULES.md and the engine's content)"
+
+
+class GameContent(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A game's cards: `all_cards` in one shape for every game, and the game's content as its
+    engine holds it: itty bitty's `ittybits` and `collectors`; Itchy Feet's `cards` and
+    `countries` (with their items); Footprints' `clans`, `fire_cards`, `footprint_cards`,
+    `cave_tokens`, `boards`, the map's `map_tiles`, `cairn_tile`, `house_tiles` and its
+    `terrains` (resource and colour)."""
+
+    game: str
+    all_cards: list[ContentCard]
+    ittybits: Annotated[list[dict[str, Any]] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    collectors: Annotated[list[dict[str, Any]] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    cards: Annotated[list[dict[str, Any]] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    countries: Annotated[list[dict[str, Any]] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    map_tiles: Annotated[dict[str, Any] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    cairn_tile: Annotated[dict[str, Any] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    house_tiles: Annotated[dict[str, Any] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    boards: Annotated[dict[str, Any] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    clans: Annotated[dict[str, Any] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    fire_cards: Annotated[dict[str, Any] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    footprint_cards: Annotated[dict[str, Any] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    cave_tokens: Annotated[dict[str, Any] | None, msgspec.Meta(description=_GAME_OWN)] = None
+    terrains: Annotated[list[dict[str, Any]] | None, msgspec.Meta(description=_GAME_OWN)] = None
 
 
 class Catalog(msgspec.Struct, frozen=True, kw_only=True):

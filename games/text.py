@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+import msgspec
+
 from games.table import (
     AnyTableEvent,
     Resigned,
@@ -24,8 +26,23 @@ from games.table import (
 )
 
 
+class CardInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """One card in the same shape for every game (the catalog's content, `all_cards`)."""
+
+    id: str
+    kind: str  # what sort of card, in the game's words: "ittybit", "item", "follower"
+    name: str
+    traits: tuple[str, ...] = ()  # what it has or asks: traits, grails, items, effects, goals
+    text: str = ""  # what it does, where the card says it
+    glyph: str | None = None  # a short mark a client may draw it with ("A♠", "2xM")
+
+
 class Narrator(Protocol):
     """A game's words: pure, given only what the caller may see."""
+
+    def cards(self) -> list[CardInfo]:
+        """Every card of the game, public content (the catalog serves it)."""
+        ...
 
     def describe(self, action: Any, names: Sequence[str]) -> str:
         """A legal action as its seat would say it ("Take ittybit-4229 (Alien, Earring) from

@@ -453,7 +453,14 @@ class Footprints:
         return frozenset(self.content.fire_cards) | frozenset(self.content.footprint_cards)
 
     def describe(self) -> dict[str, Any]:
-        return msgspec.to_builtins(self.content)  # type: ignore[no-any-return]
+        from games.footprints.content import RESOURCE_OF
+        from games.footprints.svg import TERRAIN_FILL
+
+        content: dict[str, Any] = msgspec.to_builtins(self.content)
+        content["terrains"] = [
+            {"terrain": t, "resource": r, "colour": TERRAIN_FILL[t]} for t, r in RESOURCE_OF.items()
+        ]
+        return content
 
     def board_map(self, state: State) -> views.AssembledMap:
         """The assembled map: public, and fixed once the game is set up, so served apart from

@@ -15,6 +15,7 @@ from games.footprints.content import (
     Effect,
     EngravingGoal,
     FireBonus,
+    Follower,
     FootprintBonus,
     Give,
     Goal,
@@ -77,7 +78,7 @@ from games.footprints.model import (
     TurnBegan,
     UsePower,
 )
-from games.text import listing, plural, who
+from games.text import CardInfo, listing, plural, who
 
 PHASES = {
     "setup": "setting up",
@@ -129,6 +130,11 @@ def goal(g: Goal) -> str:
     return type(g).__name__
 
 
+def _extras(f: Follower) -> list[str]:
+    extra = [f"+1 {f.extra_move} move"] if f.extra_move else []
+    return extra + ([f"+1 {f.extra_advance} skill"] if f.extra_advance else [])
+
+
 @cache
 def labels() -> dict[str, str]:
     """Every card's "id (what it is)": followers, leaders, fire and footprint cards."""
@@ -136,9 +142,7 @@ def labels() -> dict[str, str]:
     out: dict[str, str] = {}
     for clan in content.clans.values():
         for f in clan.followers:
-            extra = [f"+1 {f.extra_move} move"] if f.extra_move else []
-            extra += [f"+1 {f.extra_advance} skill"] if f.extra_advance else []
-            out[f.id] = f"{f.id} ({', '.join([f'{f.terrain} follower', *extra])})"
+            out[f.id] = f"{f.id} ({', '.join([f'{f.terrain} follower', *_extras(f)])})"
         for leader in clan.leaders:
             out[leader.id] = f"{leader.id} ({leader.name}, leader)"
     for fire in content.fire_cards.values():
@@ -148,11 +152,70 @@ def labels() -> dict[str, str]:
     return out
 
 
+SCORING = {
+    "skill_x2": "twice one skill's level",
+    "lowest_skill_x3": "three times the lowest skill",
+    "cairn_plus_10": "10 more on the cairn",
+    "per_engraving_5": "5 per engraving",
+    "bonus_icons_next_to_engravings_x3": "3 per bonus icon next to your engravings",
+    "engraving_points_again": "the engravings' points again",
+    "per_footprint_card_5": "5 per footprint card",
+}
+
+
+def cards() -> list[CardInfo]:
+    from games.footprints.svg import token_mark
+
+    content = load()
+    out: list[CardInfo] = []
+    for clan in content.clans.values():
+        symbol = content.boards[clan.clan].symbol if clan.clan in content.boards else None
+        for f in clan.followers:
+            traits = (f.terrain, *_extras(f))
+            name = f"{f.terrain.capitalize()} follower ({clan.name})"
+            out.append(CardInfo(id=f.id, kind="follower", name=name, traits=traits, glyph=symbol))
+        for leader in clan.leaders:
+            out.append(
+                CardInfo(
+                    id=leader.id,
+                    kind="leader",
+                    name=f"{leader.name} ({clan.name})",
+                    traits=(leader.ability,),
+                    text=leader.text,
+                    glyph=symbol,
+                )
+            )
+    for fire in content.fire_cards.values():
+        traits = tuple(effect(e) for e in fire.effects)
+        out.append(
+            CardInfo(id=fire.id, kind="fire", name=f"Fire card {fire.id[5:]}", traits=traits)
+        )
+    for fp in content.footprint_cards.values():
+        traits = tuple(goal(g) for g in fp.goals)
+        name = f"Footprint card {fp.id[10:]}"
+        out.append(CardInfo(id=fp.id, kind="footprint", name=name, traits=traits))
+    for token in content.cave_tokens.values():
+        what = SCORING.get(token.scoring, token.scoring)
+        if token.terrain:
+            what = f"{what} ({token.terrain})"
+        out.append(
+            CardInfo(
+                id=token.id,
+                kind="cave_token",
+                name=f"Cave token {token.id[5:]}",
+                traits=(token.scoring, *((token.terrain,) if token.terrain else ())),
+                text=what,
+                glyph=token_mark(token),
+            )
+        )
+    return out
+
+
 def card(card_id: str) -> str:
     return labels().get(card_id, card_id)
 
 
-def cards(ids: Iterable[str]) -> str:
+def named(ids: Iterable[str]) -> str:
     return listing(card(c) for c in ids) or "nothing"
 
 
@@ -198,7 +261,7 @@ def _lead(action: Lead) -> str:
     if action.to is not None:
         parts.append(f"go to {at(action.to)}")
     if action.cards:
-        parts.append(f"cards {cards(action.cards)}")
+        parts.append(f"cards {named(action.cards)}")
     if action.follower:
         parts.append(f"replay {card(action.follower)}")
     if action.top:
@@ -235,7 +298,7 @@ def describe(action: AnyAction, names: Sequence[str]) -> str:
         case Skip():
             return "Skip this step"
         case DiscardFire(cards=discarded):
-            return f"Discard {cards(discarded)}"
+            return f"Discard {named(discarded)}"
         case CompleteFootprint(card=done):
             return f"Complete {card(done)}"
         case DecideFootprint(keep=keep, card=drawn):
@@ -265,7 +328,7 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
         case StartingFootprints(seat=seat, cards=None):
             return f"{who(names, seat)} was dealt footprint cards to keep one"
         case StartingFootprints(seat=seat, cards=dealt):
-            return f"{who(names, seat)} was dealt {cards(dealt or ())} to keep one"
+            return f"{who(names, seat)} was dealt {named(dealt or ())} to keep one"
         case FootprintKept(seat=seat, card=kept):
             return f"{who(names, seat)} keeps {card(kept)}"
         case FootprintDiscarded(seat=seat, card=discarded):
@@ -273,7 +336,7 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
         case FootprintsReturned(seat=seat, cards=None):
             return f"{who(names, seat)}'s other footprint cards go back into the deck"
         case FootprintsReturned(seat=seat, cards=returned):
-            return f"{who(names, seat)}'s {cards(returned or ())} go back into the deck"
+            return f"{who(names, seat)}'s {named(returned or ())} go back into the deck"
         case ChoicesOpened(pending=None):
             return "Every choice is made"
         case ChoicesOpened():
@@ -322,12 +385,12 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
         case StepDone(seat=seat, phase=phase):
             return f"{who(names, seat)}: next, {PHASES.get(phase, phase)}"
         case FireDiscarded(seat=seat, cards=discarded):
-            return f"{who(names, seat)} discarded {cards(discarded)}"
+            return f"{who(names, seat)} discarded {named(discarded)}"
         case FootprintCompleted(seat=seat, card=done):
             return f"{who(names, seat)} completed {card(done)}"
         case FootprintsRenewed(seat=seat, discarded=discarded):
             return (
-                f"{who(names, seat)} renewed their footprint cards, discarding {cards(discarded)}"
+                f"{who(names, seat)} renewed their footprint cards, discarding {named(discarded)}"
             )
         case ReachedCairn(seat=seat, points=points):
             return f"{who(names, seat)} reached the cairn for {plural(points, 'point')}"

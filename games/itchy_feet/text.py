@@ -64,7 +64,7 @@ from games.itchy_feet.model import (
     TurnBegan,
     TurnSkipped,
 )
-from games.text import listing, plural, who
+from games.text import CardInfo, listing, plural, who
 
 REASONS = {
     "draw": "",
@@ -92,7 +92,7 @@ def card(card_id: CardId) -> str:
     return f"{card_id} ({found.name})" if found else card_id
 
 
-def cards(ids: Iterable[CardId]) -> str:
+def named(ids: Iterable[CardId]) -> str:
     return listing(card(c) for c in ids) or "nothing"
 
 
@@ -111,18 +111,48 @@ def kind(key: str) -> str:
     return next((c.name for c in load().cards.values() if c.kind == key), key)
 
 
+SUITS = {"spades": "\u2660", "hearts": "\u2665", "diamonds": "\u2666", "clubs": "\u2663"}
+
+
+def glyph(corner: str | None) -> str | None:
+    """A playing-card corner as drawn: "A spades" -> "A\u2660"; a joker stays a word."""
+    if not corner:
+        return None
+    rank, _, suit = corner.partition(" ")
+    return f"{rank}{SUITS[suit]}" if suit in SUITS else corner
+
+
+def cards() -> list[CardInfo]:
+    content = load()
+    wanted_in = {
+        k: tuple(c.name for c in content.countries.values() if k in c.items)
+        for k in content.kinds.get("item", ())
+    }
+    return [
+        CardInfo(
+            id=c.id,
+            kind=c.type,
+            name=c.name,
+            traits=tuple(f"needed in {place}" for place in wanted_in.get(c.kind, ())),
+            text=c.text,
+            glyph=glyph(c.corner),
+        )
+        for c in content.cards.values()
+    ]
+
+
 def describe(action: AnyAction, names: Sequence[str]) -> str:
     match action:
         case Draw():
             return "Draw a card"
         case Recycle(discard=discard, take=take):
-            return f"Recycle {cards(discard)} to take {card(take)} from the discard"
+            return f"Recycle {named(discard)} to take {card(take)} from the discard"
         case OfferTrade(to=to, give=give, want=want):
-            return f"Offer {who(names, to)} {cards(give)} for {listing(kind(k) for k in want)}"
+            return f"Offer {who(names, to)} {named(give)} for {listing(kind(k) for k in want)}"
         case AcceptTrade(cards=None):
             return "Accept the trade"
         case AcceptTrade(cards=given):
-            return f"Accept the trade, giving {cards(given or ())}"
+            return f"Accept the trade, giving {named(given or ())}"
         case DeclineTrade():
             return "Decline the trade"
         case DrawBonus():
@@ -140,13 +170,13 @@ def describe(action: AnyAction, names: Sequence[str]) -> str:
         case CancelSteal(card=insurance):
             return f"Cancel the steal with {card(insurance)}"
         case Travel(pay=pay):
-            return f"Travel, paying {cards(pay)}"
+            return f"Travel, paying {named(pay)}"
         case PlaySpecial(card=special):
             return f"Play {card(special)}"
         case DisposeForbidden(card=forbidden, with_card=other):
             return f"Get rid of {card(forbidden)} with {card(other)}"
         case Discard(cards=discard):
-            return f"Discard {cards(discard)}"
+            return f"Discard {named(discard)}"
         case KeepCard(card=kept):
             return f"Keep {card(kept)}"
         case ChooseCharacter(character=chosen):
@@ -175,7 +205,7 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
         case CardsDealt(seat=seat, count=count, cards=None):
             return f"{who(names, seat)} was dealt {plural(count, 'card')}"
         case CardsDealt(seat=seat, cards=dealt):
-            return f"{who(names, seat)} was dealt {cards(dealt or ())}"
+            return f"{who(names, seat)} was dealt {named(dealt or ())}"
         case ExtensionsShuffledIn(count=count):
             return f"{plural(count, 'extension card')} shuffled into the draw pile"
         case TurnBegan(seat=seat):
@@ -200,7 +230,7 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
             return f"{who(names, seat)} will miss their next turn"
         case CardsDiscarded(seat=seat, cards=discarded, reason=reason):
             why = DISCARD_REASONS.get(reason, f"({reason})")
-            return f"{who(names, seat)} discarded {cards(discarded)} {why}"
+            return f"{who(names, seat)} discarded {named(discarded)} {why}"
         case CardPassed(from_seat=giver, to_seat=taker, card=None):
             return f"{who(names, giver)} passed a card to {who(names, taker)}"
         case CardPassed(from_seat=giver, to_seat=taker, card=passed):
@@ -208,16 +238,16 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
         case DiscardShuffledIn(count=count):
             return f"The discard ({plural(count, 'card')}) is shuffled into the draw pile"
         case Recycled(seat=seat, discarded=discarded, taken=taken):
-            return f"{who(names, seat)} recycled {cards(discarded)} and took {card(taken)}"
+            return f"{who(names, seat)} recycled {named(discarded)} and took {card(taken)}"
         case TradeOffered(asker=asker, responder=responder, give=give, want=want):
             return (
-                f"{who(names, asker)} offers {who(names, responder)} {cards(give)}"
+                f"{who(names, asker)} offers {who(names, responder)} {named(give)}"
                 f" for {listing(kind(k) for k in want)}"
             )
         case TradeAccepted(asker=asker, responder=responder, given=given, received=received):
             return (
-                f"{who(names, responder)} accepted: {who(names, asker)} gave {cards(given)}"
-                f" for {cards(received)}"
+                f"{who(names, responder)} accepted: {who(names, asker)} gave {named(given)}"
+                f" for {named(received)}"
             )
         case TradeDeclined(asker=asker, responder=responder):
             return f"{who(names, responder)} declined {who(names, asker)}'s trade"
@@ -240,7 +270,7 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
             return f"{who(names, thief)} stole {card(stolen or '?')} from {who(names, victim)}"
         case Travelled(seat=seat, destination=destination, country=place, paid=paid):
             where = "home to" if destination == "home" else "to the centre,"
-            return f"{who(names, seat)} travelled {where} {country(place)}, paying {cards(paid)}"
+            return f"{who(names, seat)} travelled {where} {country(place)}, paying {named(paid)}"
         case SpecialPlayed(seat=seat, card=special):
             return f"{who(names, seat)} played {card(special)}"
         case HomeChanged(seat=seat, old=old, new=new):
@@ -251,11 +281,11 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
             owed = ", ".join(f"{who(names, s)} {n}" for s, n in counts)
             return f"Over the hand limit, to discard: {owed}"
         case HandLimitMet(seat=seat, cards=discarded):
-            return f"{who(names, seat)} discarded {cards(discarded)} down to the hand limit"
+            return f"{who(names, seat)} discarded {named(discarded)} down to the hand limit"
         case PlannerChoice(seat=seat, cards=None):
             return f"{who(names, seat)} drew two cards to keep one (the Planner)"
         case PlannerChoice(seat=seat, cards=drawn):
-            return f"{who(names, seat)} drew {cards(drawn or ())} to keep one (the Planner)"
+            return f"{who(names, seat)} drew {named(drawn or ())} to keep one (the Planner)"
         case CardKept(seat=seat, kept=None, discarded=discarded):
             return f"{who(names, seat)} kept one card and discarded {card(discarded)}"
         case CardKept(seat=seat, kept=kept, discarded=discarded):

@@ -28,7 +28,7 @@ from games.itty_bitty.model import (
     TurnBegan,
     TurnPassed,
 )
-from games.text import listing, plural, who
+from games.text import CardInfo, listing, plural, who
 
 
 def ittybit(card: CardId) -> str:
@@ -45,6 +45,27 @@ def collector(card: CardId) -> str:
     """ "collector-C05 (3 Earring: 3 coins)": its id and its trait grails."""
     found = load().collectors.get(card)
     return f"{card} ({grails(found)})" if found else card
+
+
+def cards() -> list[CardInfo]:
+    content = load()
+    return [
+        *(
+            CardInfo(
+                id=b.id, kind="ittybit", name=f"Ittybit #{b.number}", traits=(b.type, *b.traits)
+            )
+            for b in content.ittybits.values()
+        ),
+        *(
+            CardInfo(
+                id=c.id,
+                kind="collector",
+                name=f"Collector {c.id.removeprefix('collector-')}",
+                traits=tuple(f"{g.qty} {g.trait}: {plural(g.coins, 'coin')}" for g in c.grails),
+            )
+            for c in content.collectors.values()
+        ),
+    ]
 
 
 def _coins(card: CardId, payments: Sequence[Payment]) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Annotated, Any, Literal
 
@@ -18,6 +19,7 @@ from contracts.lobby import (
     AddBot,
     Catalog,
     CatalogGame,
+    GameContent,
     GameSchemas,
     JoinRoom,
     NewPlayer,
@@ -29,7 +31,7 @@ from contracts.lobby import (
 )
 from contracts.problems import ProblemError
 from games.registry import get as get_rules
-from games.registry import registry
+from games.registry import narrator, registry
 from games.schemas import game_schemas
 from infra.auth import InvalidToken, Principal
 from infra.guards import BodyGuardMiddleware
@@ -140,6 +142,7 @@ async def catalog() -> Catalog:
                 bot_levels=list(r.bot_levels),
                 options_schema=msgspec.json.schema(r.options_type),
                 schemas=f"/v1/catalog/{r.key}/schemas",
+                content=f"/v1/catalog/{r.key}/content",
             )
             for r in registry().values()
         ]
@@ -149,12 +152,20 @@ async def catalog() -> Catalog:
 @get(
     "/v1/catalog/{game:str}/content",
     operation_id="getGameContent",
-    summary="A game's cards",
+    summary="A game's cards: every card in one shape (`all_cards`), and the game's own content",
     responses=problems(400, 404, codes={404: ["unknown_game"]}),
 )
-async def game_content(game: FromPath[str]) -> dict[str, Any]:
-    content: dict[str, Any] = _rules(game).describe()  # type: ignore[attr-defined]
-    return content
+async def game_content(game: FromPath[str]) -> GameContent:
+    return _content(_rules(game).key)
+
+
+@functools.cache
+def _content(key: str) -> GameContent:
+    """Content never changes while a process runs: made once per game."""
+    rules = _rules(key)
+    own: dict[str, Any] = rules.describe()
+    every = [msgspec.to_builtins(c) for c in narrator(key).cards()]
+    return msgspec.convert({**own, "game": key, "all_cards": every}, GameContent)
 
 
 @get(

@@ -95,6 +95,25 @@ async def test_players_and_catalog(client: httpx.AsyncClient) -> None:
     assert len(cards["fire_cards"]) == 20 and len(cards["footprint_cards"]) == 28
     travel = (await client.get("/v1/catalog/itchy-feet/content")).json()
     assert len(travel["countries"]) == 13 and len(travel["cards"]) == 76
+    # every game: its cards in one shape, and where they are from the catalog
+    for game in catalog:
+        assert game["content"] == f"/v1/catalog/{game['key']}/content"
+        every = (await client.get(game["content"])).json()
+        assert every["game"] == game["key"] and every["all_cards"]
+        for card in every["all_cards"]:
+            assert {"id", "kind", "name", "traits", "text", "glyph"} == card.keys()
+    umbrella = next(c for c in travel["all_cards"] if c["id"] == "item-umbrella-1")
+    assert umbrella["name"] == "Umbrella" and umbrella["glyph"] == "A\u2660"
+    assert "needed in Germany" in umbrella["traits"]
+    assert [t["terrain"] for t in cards["terrains"]] == ["mountain", "ice", "forest", "swamp"]
+    assert content["all_cards"][0] == {
+        "id": "ittybit-0287",
+        "kind": "ittybit",
+        "name": "Ittybit #287",
+        "traits": ["Female", "Mohawk", "Purple Eye Shadow", "Cigarette"],
+        "text": "",
+        "glyph": None,
+    }
     problem(await client.get("/v1/catalog/chess/content"), 404, "unknown_game")
 
 

@@ -68,3 +68,20 @@ def test_the_end() -> None:
     assert text.narrate(end, NAMES) == "Game over: Bob wins (Ada 30, Bob 41)"
     solo = GameEnded(scores=(52,), parts=({},), ranks=(1,), winners=(0,), solo=(52, True, "Chief"))
     assert text.narrate(solo, NAMES) == "Game over: Ada won the solo game with 52 points (Chief)"
+
+
+def test_every_card_is_in_the_catalog_once_with_a_name() -> None:
+    listed = [c.id for c in text.cards()]
+    assert len(listed) == len(set(listed))
+    assert RULES.all_cards() <= set(listed)
+    assert all(c.name and c.kind for c in text.cards())
+    clan_cards = {
+        c.id for clan in RULES.content.clans.values() for c in (*clan.followers, *clan.leaders)
+    }
+    assert clan_cards <= set(listed)
+    token = next(c for c in text.cards() if c.id == "cave-01")
+    assert (token.name, token.glyph, token.text) == (
+        "Cave token 01",
+        "2xM",
+        "twice one skill's level (mountain)",
+    )

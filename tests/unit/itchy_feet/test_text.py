@@ -85,3 +85,10 @@ def test_public_moves() -> None:
     assert (
         text.narrate(trip, NAMES) == "Bob travelled home to Germany, paying passport-1 (Passport)"
     )
+
+
+def test_every_card_is_in_the_catalog_once_with_a_name() -> None:
+    listed = [c.id for c in text.cards()]
+    assert len(listed) == len(set(listed))
+    assert RULES.all_cards() <= set(listed)
+    assert all(c.name and c.kind for c in text.cards())

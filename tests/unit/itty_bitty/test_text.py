@@ -89,3 +89,10 @@ def test_the_end() -> None:
     assert text.narrate(end, NAMES) == (
         "Game over (eight collectors completed): Ada wins (Ada 12, Bob 9)"
     )
+
+
+def test_every_card_is_in_the_catalog_once_with_a_name() -> None:
+    listed = [c.id for c in text.cards()]
+    assert len(listed) == len(set(listed))
+    assert RULES.all_cards() <= set(listed)
+    assert all(c.name and c.kind for c in text.cards())
