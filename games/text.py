@@ -69,6 +69,13 @@ def listing(items: Iterable[str]) -> str:
     return f"{', '.join(words[:-1])} and {words[-1]}"
 
 
+def a(word: str | None) -> str:
+    """The word with its article: "a greedy", "an mcts"."""
+    if not word:
+        return "a"
+    return f"{'an' if word[:1].lower() in 'aeiou' or word.startswith('mcts') else 'a'} {word}"
+
+
 def plural(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
@@ -98,13 +105,13 @@ def narrate_table(event: AnyTableEvent, names: Sequence[str]) -> str:
         case TimedOut(seat=seat, on_timeout="wait"):
             return f"{who(names, seat)} ran out of time: another player may hand the seat to a bot"
         case TimedOut(seat=seat, on_timeout="bot_move", bot=bot):
-            return f"{who(names, seat)} ran out of time: a {bot} bot makes this move"
+            return f"{who(names, seat)} ran out of time: {a(bot)} bot makes this move"
         case TimedOut(seat=seat, bot=bot):
-            return f"{who(names, seat)} ran out of time: a {bot} bot plays the seat to the end"
+            return f"{who(names, seat)} ran out of time: {a(bot)} bot plays the seat to the end"
         case SeatReturned(seat=seat):
             return f"{who(names, seat)} plays their own seat again"
         case Resigned(seat=seat, bot=bot):
-            return f"{who(names, seat)} resigned: a {bot} bot plays the seat to the end"
+            return f"{who(names, seat)} resigned: {a(bot)} bot plays the seat to the end"
         case SeatClaimed(seat=seat, by=by, bot=bot):
-            return f"{who(names, by)} handed {who(names, seat)}'s overdue seat to a {bot} bot"
+            return f"{who(names, by)} handed {who(names, seat)}'s overdue seat to {a(bot)} bot"
     raise TypeError(f"not a table event: {event!r}")

@@ -40,7 +40,7 @@ def test_table_events_in_words() -> None:
     assert narrate_table(out, NAMES) == "Bob ran out of time: a greedy bot makes this move"
     assert (
         narrate_table(Resigned(seat=0, at=AT, bot="mcts"), NAMES)
-        == "Ada resigned: a mcts bot plays the seat to the end"
+        == "Ada resigned: an mcts bot plays the seat to the end"
     )
     claimed = SeatClaimed(seat=1, by=0, at=AT, bot="greedy")
     assert narrate_table(claimed, NAMES) == "Ada handed Bob's overdue seat to a greedy bot"
