@@ -215,8 +215,9 @@ async def post_action(
         if idempotency_key
         else uuid.uuid4()
     )
+    action = {k: v for k, v in data.action.items() if k != "text"}  # words, not the move
     accepted = await svc.submit(
-        game_id, seat, data.action, data.expected_version, command_id, bool(idempotency_key)
+        game_id, seat, action, data.expected_version, command_id, bool(idempotency_key)
     )
     return _answer(svc, record, accepted, seat)
 

@@ -124,8 +124,12 @@ async def test_actions_and_events_come_with_words_made_from_the_caller_s_copy(
     legal = (await table.get(0, "/legal-actions")).json()
     kept = legal["actions"][0]["card"]
     assert all(a["text"].startswith(f"Keep {a['card']} (") for a in legal["actions"])
-    r = await table.post(0, {"action": legal["actions"][0], "expected_version": 11})
+    listed = {"action": legal["actions"][0], "expected_version": 11}
+    r = await table.post(0, listed, **{"Idempotency-Key": "keep"})
     assert r.status_code == 200, r.text  # posted as listed, its text and all
+    bare = {k: v for k, v in legal["actions"][0].items() if k != "text"}
+    again = await table.post(0, {**listed, "action": bare}, **{"Idempotency-Key": "keep"})
+    assert again.json()["replayed"] is True  # the same move, with its words or without
     mine = r.json()["events"][0]["text"]
     assert mine.startswith(f"p0 kept {kept} (")
     for seat in (1, 2):
