@@ -252,6 +252,9 @@ def _stop_pid(pid: int, sig: int, seconds: float, proc: subprocess.Popen[bytes] 
         return
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):  # a child of ours, ended: reap it
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
@@ -441,6 +444,7 @@ class EmbeddedRedis:
         self.port = port or free_port()
         self.durable = durable
         self.proc: subprocess.Popen[bytes] | None = None
+        self.pid: int | None = None
 
     @property
     def log(self) -> Path:
@@ -461,11 +465,27 @@ class EmbeddedRedis:
             )
         return redis_answers(self.url(), 0.5)
 
+    def _running(self) -> tuple[int, int] | None:
+        """(pid, port) of a server already running on `data` (one a killed owner left, where
+        nothing stopped it with its owner): two servers must never share an append-only file."""
+        with contextlib.suppress(OSError, ValueError):
+            pid = int((self.data / "server.pid").read_text())
+            port = int((self.data / "server.port").read_text())
+            os.kill(pid, 0)
+            if redis_answers(f"redis://127.0.0.1:{port}/0"):
+                return pid, port
+        return None
+
     def start(self) -> None:
         self.data.mkdir(parents=True, exist_ok=True)
+        if running := self._running():
+            self.pid, self.port = running
+            say(f"taking over the embedded Redis already running in {self.data}")
+            return
         cmd = [str(self.bin), "--port", str(self.port), "--bind", "127.0.0.1"]
         cmd += ["--dir", str(self.data), "--logfile", str(self.log), "--save", ""]
-        cmd += ["--daemonize", "no", "--appendonly", "yes" if self.durable else "no"]
+        cmd += ["--pidfile", str(self.data / "server.pid"), "--daemonize", "no"]
+        cmd += ["--appendonly", "yes" if self.durable else "no"]
         self.proc = subprocess.Popen(
             cmd,
             stdin=subprocess.DEVNULL,
@@ -474,18 +494,20 @@ class EmbeddedRedis:
             start_new_session=True,
             preexec_fn=_die_with_parent(signal.SIGTERM),
         )
+        self.pid = self.proc.pid
+        (self.data / "server.port").write_text(str(self.port))
         _wait(self._ready, 30, "the embedded Redis", self.log)
 
     def stop(self) -> None:
         """SIGTERM: the append-only file is flushed, then the server exits."""
-        if self.proc is not None:
-            _stop_pid(self.proc.pid, signal.SIGTERM, 30, self.proc)
-        self.proc = None
+        if self.pid is not None:
+            _stop_pid(self.pid, signal.SIGTERM, 30, self.proc)
+        self.proc = self.pid = None
 
     def kill(self) -> None:
-        if self.proc is not None:
-            _stop_pid(self.proc.pid, signal.SIGKILL, 10, self.proc)
-        self.proc = None
+        if self.pid is not None:
+            _stop_pid(self.pid, signal.SIGKILL, 10, self.proc)
+        self.proc = self.pid = None
 
 
 # -- choosing -----------------------------------------------------------------------------

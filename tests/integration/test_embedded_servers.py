@@ -156,6 +156,28 @@ async def test_the_embedded_servers_carry_events_and_streams_and_keep_them(folde
     print(f"first start (initdb) {first_start:.2f} s, restart after SIGKILL {restart:.2f} s")
 
 
+def test_servers_an_earlier_owner_left_running_are_taken_over_not_doubled(folder: Path) -> None:
+    """Two servers must never share a data folder: the next start takes over the running one
+    (its port, its process) and stops it when done."""
+    first_pg, first_rd = EmbeddedPostgres(folder / "pg"), EmbeddedRedis(folder / "redis")
+    first_pg.start()
+    first_rd.start()
+    try:
+        pg = EmbeddedPostgres(folder / "pg", port=free_port())
+        rd = EmbeddedRedis(folder / "redis", port=free_port())
+        pg.start()
+        rd.start()
+        assert (pg.pid, pg.port) == (first_pg.pid, first_pg.port)
+        assert (rd.pid, rd.port) == (first_rd.pid, first_rd.port)
+        pg.stop()
+        rd.stop()
+        assert not postgres_answers(first_pg.url()) and not redis_answers(first_rd.url())
+    finally:
+        first_pg.stop()
+        first_rd.stop()
+    assert not running_in(folder)
+
+
 def test_the_choice_follows_the_order_and_the_forcing_settings(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
