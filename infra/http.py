@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 import asyncpg
@@ -140,6 +142,35 @@ def check_background(request: Request[Any, Any, Any]) -> dict[str, str]:
     if dead:
         raise ProblemError(503, "degraded", f"background work stopped: {', '.join(dead)}")
     return {"status": "ok"}
+
+
+READY_TIMEOUT_S = 1.0  # a probe times out in 2 s: each check answers well before
+
+
+async def check_ready(request: Request[Any, Any, Any]) -> dict[str, str]:
+    """Readiness: 503 `not_ready` while Postgres (`SELECT 1`) or Redis (`PING`) does not answer
+    within READY_TIMEOUT_S, or a background loop has died. Liveness (/health) asks neither:
+    an outage of theirs is no reason to restart this process."""
+    check_background(request)
+    state = request.app.state
+    down: list[str] = []
+    pool = state.get("pool")
+    if pool is not None and not await _answers(pool.fetchval("SELECT 1")):
+        down.append("postgres")
+    redis = state.get("redis")
+    if redis is not None and not await _answers(redis.ping()):
+        down.append("redis")
+    if down:
+        raise ProblemError(503, "not_ready", f"no answer from {' and '.join(down)}")
+    return {"status": "ready"}
+
+
+async def _answers(check: Awaitable[Any]) -> bool:
+    try:
+        await asyncio.wait_for(check, READY_TIMEOUT_S)
+    except Exception:
+        return False
+    return True
 
 
 class AllowMiddleware(ASGIMiddleware):

@@ -155,10 +155,11 @@ class RateLimiter:
 
 
 class RateLimitMiddleware(ASGIMiddleware):
-    """Every route but /health: 429 `rate_limited` over the limit, RateLimit-* headers always."""
+    """Every route but the probes and the metrics: 429 `rate_limited` over the limit,
+    RateLimit-* headers always."""
 
     scopes = (ScopeType.HTTP,)
-    exclude_path_pattern = ("^/health$",)
+    exclude_path_pattern = ("^/(health|ready|metrics)$",)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         limiter: RateLimiter | None = scope["litestar_app"].state.get("rate_limiter")

@@ -38,6 +38,7 @@ from infra import signing
 from infra.db import create_pool
 from infra.errors import is_transient
 from infra.eventstore.api import command_uuid
+from infra.metrics import BOT_TASK_SECONDS, serve_metrics
 from infra.process import refuse_unsafe_secrets
 from infra.settings import Settings, from_env
 from infra.streams.api import dead_letter_stream
@@ -92,6 +93,14 @@ _one_broker_client_per_channel()
 @signals.worker_init.connect
 def _refuse_unsafe_secrets(**_: object) -> None:
     refuse_unsafe_secrets(settings)  # the worker signs the bots' commands
+
+
+@signals.worker_init.connect
+def _serve_metrics(**_: object) -> None:
+    """METRICS_PORT: the worker's metrics there. Only the solo and threads pools count
+    their turns in this process; a prefork pool's children keep theirs apart (multiprocess
+    mode is not set up), so a prefork worker shows none of its turns."""
+    serve_metrics(settings.metrics_port)
 
 
 @signals.after_setup_logger.connect
@@ -322,6 +331,11 @@ def play_turn(
 
     Tries are counted in Redis only when something went wrong: a redelivered task (its
     worker died in it), a replayed dead letter, a retry after a failure."""
+    with BOT_TASK_SECONDS.labels(turn.game, turn.level).time():
+        return _play_turn(b, turn, fresh, redelivered, retries)
+
+
+def _play_turn(b: Bot, turn: Turn, fresh: bool, redelivered: bool, retries: int) -> str:
     counted = fresh or redelivered
     if counted:
         tries, dead = b.begin(turn, fresh)

@@ -43,9 +43,11 @@ from infra.http import (
     AllowMiddleware,
     authenticate,
     check_background,
+    check_ready,
     cors,
     strictly,
 )
+from infra.metrics import LIVE_SUBSCRIBERS, MetricsMiddleware, metrics_endpoint
 from infra.openapi import SECURITY, closed_structs, openapi_config, problems
 from infra.ratelimit import RateLimitMiddleware, rate_limits
 from infra.settings import Settings
@@ -323,7 +325,8 @@ async def events(
         )
     if status_of(loaded.rules, loaded.state) == "finished":
         wait = 0  # nothing more will come
-    stored = await svc.events_after(record.id, after, wait, limit)
+    with LIVE_SUBSCRIBERS.labels("long_poll").track_inprogress():
+        stored = await svc.events_after(record.id, after, wait, limit)
     if stored and stored[-1].version > loaded.version:
         loaded = await svc.load(record.id, record)  # where it stands after what it returns
     to_act = sorted(svc.to_act(loaded.rules, loaded.state))
@@ -432,7 +435,13 @@ def _page_key(cursor: str) -> PageKey:
 
 @get("/health", operation_id="health", include_in_schema=False)
 async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
+    """Liveness: no Postgres, no Redis; only this process' own loops."""
     return check_background(request)
+
+
+@get("/ready", operation_id="ready", include_in_schema=False)
+async def ready(request: Request[Any, Any, Any]) -> dict[str, str]:
+    return await check_ready(request)
 
 
 def _seat(seat: int | None) -> int:
@@ -474,12 +483,19 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             my_stream,
             *WEBHOOK_ROUTES,
             health,
+            ready,
+            metrics_endpoint,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         cors_config=cors(settings),  # browsers: infra/http.py
         # the service's own first: the others read its settings (and live_feeds its service)
         lifespan=[lifespan, rate_limits, live_feeds, webhook_store],
-        middleware=[RateLimitMiddleware(), BodyGuardMiddleware(), AllowMiddleware()],
+        middleware=[
+            MetricsMiddleware(),
+            RateLimitMiddleware(),
+            BodyGuardMiddleware(),
+            AllowMiddleware(),
+        ],
         openapi_config=openapi_config(
             "Turnpost game service",
             _components(),

@@ -67,6 +67,8 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     app.state.tokens = Tokens(keyring, ledger, require_player=False)
     app.state.service = service
     app.state.streams = streams
+    app.state.pool = pool  # what /ready asks (none embedded)
+    app.state.redis = None if app.state.embedded else streams.r
     name = f"game-{os.getpid()}"
     consumers = [
         Consumer(

@@ -32,6 +32,7 @@ from infra.eventstore import (
     StoredEvent,
 )
 from infra.eventstore.api import Turn, command_uuid, event_ids
+from infra.metrics import APPEND_CONFLICTS, APPENDS
 from services.game.live import Waiters
 from services.game.repository import GameRecord, GamesRepository, new_seed, stream_id
 
@@ -451,8 +452,13 @@ class GameService:
             deadlines={str(k): d for k, d in tables.deadlines(table).items() if status == "active"},
             overdue=tables.overdue(table) if status == "active" else [],
         )
-        result = await self.store.append(stream_id(record.id), new, version, turn)
+        try:
+            result = await self.store.append(stream_id(record.id), new, version, turn)
+        except ConcurrencyError:
+            APPEND_CONFLICTS.labels(record.game).inc()
+            raise
         if not result.duplicate:
+            APPENDS.labels(record.game).inc()
             self._remember(record.id, result.version, state, table)
             if result.version // self.snapshot_every > version // self.snapshot_every:
                 await self._snapshot(record, rules, result.version, state, table)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from datetime import UTC, datetime
 
 import asyncpg
 import msgspec
@@ -16,6 +17,7 @@ from redis.exceptions import RedisError
 from contracts.streams import GAMES, GameEvent
 from infra.eventstore.api import StoredEvent
 from infra.eventstore.outbox import Outbox, PostgresOutbox
+from infra.metrics import RELAY_LAG_EVENTS, RELAY_LAG_SECONDS, serve_metrics
 from infra.migrate import ensure_database, migrate
 from infra.process import run_until_signalled
 from infra.settings import Settings
@@ -49,6 +51,9 @@ async def relay_once(
     """Publish the next batch and checkpoint it. At-least-once: consumers dedupe by version."""
     checkpoint = await outbox.load_checkpoint(consumer)
     batch = await outbox.batch(checkpoint, limit)
+    oldest = batch[0][1].recorded_at if batch else None
+    RELAY_LAG_SECONDS.set((datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0)
+    RELAY_LAG_EVENTS.set(len(batch))
     for _, event in batch:
         await streams.publish(stream, msgspec.json.encode(envelope(event)))
     if batch:
@@ -61,7 +66,9 @@ CONNECTION_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, Red
 
 
 async def run(settings: Settings, stop: asyncio.Event, poll_seconds: float = 0.5) -> None:
-    """Relay until stopped, reconnecting after any lost connection."""
+    """Relay until stopped, reconnecting after any lost connection; its metrics on
+    METRICS_PORT (none when 0)."""
+    serve_metrics(settings.metrics_port)
     while not stop.is_set():
         try:
             await _relay(settings, stop, poll_seconds)

@@ -20,6 +20,7 @@ from contracts.notifications import Notification
 from contracts.problems import ProblemError
 from infra.eventstore import StoredEvent
 from infra.http import authenticate
+from infra.metrics import LIVE_SUBSCRIBERS
 from infra.openapi import SECURITY, problems
 from infra.settings import Settings
 from services.game.handlers import GameService, status_of
@@ -113,18 +114,19 @@ async def _game_frames(
 ) -> AsyncIterator[bytes]:
     yield b": game %s after version %d\n\n" % (record.id.encode(), after)  # headers out now
     names = record.names
-    async with contextlib.aclosing(feeds.follow(record.id, after, head, heartbeat_s)) as news:
-        async for batch in news:
-            if not batch:
-                yield HEARTBEAT
-                continue
-            chunk = []
-            for event in batch:
-                chunk.append(frames.frame(rules, event, seat, names))
-                if _ends(event, final):
-                    yield b"".join(chunk)
-                    return
-            yield b"".join(chunk)
+    with LIVE_SUBSCRIBERS.labels("sse").track_inprogress():
+        async with contextlib.aclosing(feeds.follow(record.id, after, head, heartbeat_s)) as news:
+            async for batch in news:
+                if not batch:
+                    yield HEARTBEAT
+                    continue
+                chunk = []
+                for event in batch:
+                    chunk.append(frames.frame(rules, event, seat, names))
+                    if _ends(event, final):
+                        yield b"".join(chunk)
+                        return
+                yield b"".join(chunk)
 
 
 @get(
@@ -225,9 +227,10 @@ async def _news_frames(
     news: PlayerNews, player_id: str, heartbeat_s: float
 ) -> AsyncIterator[bytes]:
     yield b": news of player %s\n\n" % player_id.encode()
-    async with contextlib.aclosing(news.follow(player_id, heartbeat_s)) as notes:
-        async for batch in notes:
-            yield b"".join(_news_frame(n) for n in batch) if batch else HEARTBEAT
+    with LIVE_SUBSCRIBERS.labels("sse").track_inprogress():
+        async with contextlib.aclosing(news.follow(player_id, heartbeat_s)) as notes:
+            async for batch in notes:
+                yield b"".join(_news_frame(n) for n in batch) if batch else HEARTBEAT
 
 
 @get(

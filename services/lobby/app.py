@@ -40,9 +40,11 @@ from infra.http import (
     AllowMiddleware,
     authenticate,
     check_background,
+    check_ready,
     cors,
     strictly,
 )
+from infra.metrics import MetricsMiddleware, metrics_endpoint
 from infra.openapi import SECURITY, OptionalBody, closed_structs, openapi_config, problems
 from infra.ratelimit import RateLimitMiddleware, rate_limits
 from infra.settings import Settings
@@ -457,7 +459,13 @@ async def rematch_room(room_id: FromPath[str], request: Request[Any, Any, Any]) 
 
 @get("/health", operation_id="health", include_in_schema=False)
 async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
+    """Liveness: no Postgres, no Redis; only this process' own loops."""
     return check_background(request)
+
+
+@get("/ready", operation_id="ready", include_in_schema=False)
+async def ready(request: Request[Any, Any, Any]) -> dict[str, str]:
+    return await check_ready(request)
 
 
 def create_app(settings: Settings | None = None) -> Litestar:
@@ -478,11 +486,18 @@ def create_app(settings: Settings | None = None) -> Litestar:
             start_room,
             rematch_room,
             health,
+            ready,
+            metrics_endpoint,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         cors_config=cors(settings),  # browsers: infra/http.py
         lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
-        middleware=[RateLimitMiddleware(), BodyGuardMiddleware(), AllowMiddleware()],
+        middleware=[
+            MetricsMiddleware(),
+            RateLimitMiddleware(),
+            BodyGuardMiddleware(),
+            AllowMiddleware(),
+        ],
         openapi_config=openapi_config("Turnpost lobby", closed=closed_structs(contracts.lobby)),
         logging_config=None,  # infra.logging configures the process from LOG_LEVEL
     )

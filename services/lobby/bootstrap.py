@@ -95,6 +95,8 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     app.state.lobby = lobby
     app.state.tokens = Tokens(keyring, PostgresTokenLedger(pool), require_player=True)
     app.state.streams = streams
+    app.state.pool = pool  # what /ready asks
+    app.state.redis = streams.r
     consumer = Consumer(
         streams,
         settings.stream(GAMES),
