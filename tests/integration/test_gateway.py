@@ -154,7 +154,8 @@ async def _through(gw: httpx.AsyncClient) -> None:
     assert (await gw.get("/healthz")).status_code == 200
     assert (await gw.get("/v1/catalog")).status_code == 200
     gateway_problem(await gw.get("/nowhere"), 404, "not_found")
-    gateway_problem(await gw.get("/health"), 404, "not_found")  # the services' stay internal
+    for internal in ("/health", "/ready", "/metrics"):  # the services' stay internal
+        gateway_problem(await gw.get(internal), 404, "not_found")
     # over the limit: the gateway's own 413, before the body is read
     big = b'{"name": "' + b"a" * (2 * 1024 * 1024) + b'"}'
     gateway_problem(await gw.post("/v1/players", content=big), 413, "payload_too_large")
