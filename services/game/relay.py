@@ -62,7 +62,16 @@ async def relay_once(
 
 
 # What a lost Postgres or Redis connection raises: the relay reconnects (and re-locks).
-CONNECTION_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, RedisError)
+# InternalClientError: asyncpg's connection left mid-operation by a server shutting down
+# ("cannot switch to state 12; another operation (2) is in progress"); the relay died of it
+# in test_faults' Postgres restart, leaving the games stream silent.
+CONNECTION_ERRORS = (
+    OSError,
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    RedisError,
+)
 
 
 async def run(settings: Settings, stop: asyncio.Event, poll_seconds: float = 0.5) -> None:
