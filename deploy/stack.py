@@ -11,15 +11,23 @@ answers, else the machine's own started, else embedded servers from pip packages
 their data in `.embedded/`, stopped last (infra/embedded.py; TURNPOST_SERVERS forces one).
 Without TURNPOST_SECRET or TURNPOST_KEYS, every process gets this checkout's own secret
 (`.turnpost/secret`, made once, git-ignored), so a development stack is not forgeable either.
+
+Metrics: the lobby and the game answer GET /metrics on their own port; every other process
+gets a METRICS_PORT of its own, from METRICS_PORT_BASE (9101) on, a free one where that is
+taken (another stack on this machine), printed at start; METRICS_PORT_BASE=0: none. The mcts
+worker's prefork children count in a temporary PROMETHEUS_MULTIPROC_DIR (infra/metrics.py).
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -74,6 +82,37 @@ PROCESSES = {
 }
 
 
+HTTP = ("lobby", "game")  # their metrics are on their own port: GET /metrics
+MULTIPROCESS = ("worker-mcts",)  # a prefork pool: its children count in files
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _any_free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def metrics_ports(names: list[str], base: int) -> dict[str, int]:
+    """A metrics port for each process but the HTTP services: base, base+1, ... in order,
+    or a free one where that one is taken; none when base is 0."""
+    if not base:
+        return {}
+    wanted = [n for n in names if n not in HTTP]
+    return {
+        name: port if _free(port) else _any_free_port()
+        for name, port in zip(wanted, range(base, base + len(wanted)), strict=True)
+    }
+
+
 def checkout_secret(root: str) -> str:
     """This checkout's token secret: made once (48 random bytes), kept in an ignored file."""
     path = Path(root) / ".turnpost" / "secret"
@@ -117,10 +156,28 @@ def run(environ: dict[str, str], root: str) -> int:
         env["TURNPOST_SECRET"] = checkout_secret(root)
     # Migrate once before the services start, so they do not race to do it.
     subprocess.run([PY, "-m", "infra.migrate"], cwd=root, env=env, check=True)
+    ports = metrics_ports(list(PROCESSES), int(env.get("METRICS_PORT_BASE", "9101")))
+    counts = tempfile.mkdtemp(prefix="turnpost-metrics-")  # prefork children's counts
+    try:
+        return _run(env, root, ports, counts)
+    finally:
+        shutil.rmtree(counts, ignore_errors=True)
+
+
+def _run(env: dict[str, str], root: str, ports: dict[str, int], counts: str) -> int:
+    def env_of(name: str) -> dict[str, str]:
+        own = {"METRICS_PORT": str(ports.get(name, 0))}
+        if name in MULTIPROCESS:
+            own["PROMETHEUS_MULTIPROC_DIR"] = counts
+        return {**env, **own}
+
     procs = {
-        name: subprocess.Popen(cmd, cwd=root, env=env, start_new_session=True)
+        name: subprocess.Popen(cmd, cwd=root, env=env_of(name), start_new_session=True)
         for name, cmd in PROCESSES.items()
     }
+    http = {"lobby": env.get("LOBBY_PORT", "8010"), "game": env.get("GAME_PORT", "8020")}
+    shown = [f"{n} :{port}" for n, port in (http | ports).items()]
+    print(f"turnpost: metrics (GET /metrics) on 127.0.0.1: {', '.join(shown)}", flush=True)
     stopping = False
 
     def stop(*_: object) -> None:

@@ -26,6 +26,14 @@ class DeadLetter(msgspec.Struct, frozen=True, kw_only=True):
     payload: bytes
 
 
+class Backlog(msgspec.Struct, frozen=True, kw_only=True):
+    """What one group of a stream has yet to do: a gauge's worth, read now and then."""
+
+    pending: int  # handed to a consumer, not acked yet
+    lag: int | None  # not yet handed to any consumer of the group (None: Redis cannot tell)
+    dead: int  # entries of `<stream>:dead` (every group's)
+
+
 def dead_letter_stream(stream: str) -> str:
     return f"{stream}:dead"
 
@@ -68,6 +76,10 @@ class Streams(Protocol):
     async def tail(self, stream: str, last_id: str, block_ms: int) -> list[Message]: ...
     async def latest_id(self, stream: str) -> str:
         """The id of the newest entry ("0-0" if none): a tail can start after it."""
+        ...
+
+    async def backlog(self, stream: str, group: str) -> Backlog:
+        """How many entries `group` holds pending, has not read yet, and lie dead."""
         ...
 
     async def trim(self, stream: str) -> int: ...

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 
 from infra.errors import backoff, is_transient
+from infra.metrics import DEADLETTERS, DEADLETTERS_WAITING, STREAM_LAG, STREAM_PENDING
 from infra.streams.api import Message, Streams
 
 log = logging.getLogger(__name__)
@@ -76,18 +77,19 @@ class Consumer:
     def stop(self) -> None:
         self._stopping.set()
 
-    async def run(self, trim_every: float = 60.0) -> None:
+    async def run(self, trim_every: float = 60.0, probe_every: float = 5.0) -> None:
         """Consume until stopped. Broker errors are waited out with a growing pause, and the
         groups are made again when missing (Redis restarted without persistence, stream
-        deleted)."""
+        deleted). Every `probe_every` seconds the group's backlog is read into the gauges."""
         try:
-            await self._loop(trim_every)
+            await self._loop(trim_every, probe_every)
         finally:  # stopped: let what is in flight finish (an outage wait ends at stop)
             await self._drain()
 
-    async def _loop(self, trim_every: float) -> None:
+    async def _loop(self, trim_every: float, probe_every: float) -> None:
         loop = asyncio.get_running_loop()
         next_trim = loop.time() + trim_every
+        next_probe = loop.time()
         grouped = False
         failures = 0
         while not self._stopping.is_set():
@@ -99,6 +101,9 @@ class Consumer:
                 if loop.time() >= next_trim:  # drop what every group has acked, nothing more
                     next_trim = loop.time() + trim_every
                     await self.streams.trim(self.stream)
+                if loop.time() >= next_probe:
+                    next_probe = loop.time() + probe_every
+                    await self.probe()
                 failures = 0
             except asyncio.CancelledError:
                 raise
@@ -107,6 +112,19 @@ class Consumer:
                 log.warning("%s/%s: consumer loop error: %r", self.stream, self.group, exc)
                 await self._pause(backoff(failures, self.backoff_base, self.backoff_cap))
                 failures += 1
+
+    async def probe(self) -> None:
+        """The group's pending entries, backlog and the stream's dead letters, as gauges
+        (every consumer of the group sets the same values; Prometheus keeps the latest)."""
+        try:
+            backlog = await self.streams.backlog(self.stream, self.group)
+        except Exception as exc:  # a probe never stops the consumer; the next read tells
+            log.debug("%s/%s: backlog: %r", self.stream, self.group, exc)
+            return
+        STREAM_PENDING.labels(self.stream, self.group).set(backlog.pending)
+        if backlog.lag is not None:
+            STREAM_LAG.labels(self.stream, self.group).set(backlog.lag)
+        DEADLETTERS_WAITING.labels(self.stream).set(backlog.dead)
 
     async def ensure_groups(self) -> None:
         """Make every group of the stream that is missing; the others start at its head."""
@@ -206,6 +224,7 @@ class Consumer:
             await self.streams.dead_letter(
                 self.stream, self.group, message, f"failed {message.deliveries - 1} times"
             )
+            DEADLETTERS.labels(self.stream, self.group).inc()
             log.error("%s/%s: %s dead-lettered", self.stream, self.group, message.id)
             return
         try:

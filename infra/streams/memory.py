@@ -6,7 +6,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from infra.streams.api import DeadLetter, Message, dead_letter_stream
+from infra.streams.api import Backlog, DeadLetter, Message, dead_letter_stream
 from infra.streams.api import entry_key as _key
 
 
@@ -183,6 +183,11 @@ class MemoryStreams:
     async def latest_id(self, stream: str) -> str:
         entries = self._stream(stream).entries
         return entries[-1][0] if entries else "0-0"
+
+    async def backlog(self, stream: str, group: str) -> Backlog:
+        s, g = self._stream(stream), self._group(stream, group)
+        dead = len(self._stream(dead_letter_stream(stream)).entries)
+        return Backlog(pending=len(g.pending), lag=s.trimmed + len(s.entries) - g.last, dead=dead)
 
     async def trim(self, stream: str) -> int:
         s = self._stream(stream)

@@ -7,7 +7,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError, WatchError
 
-from infra.streams.api import DeadLetter, Message, dead_letter_stream
+from infra.streams.api import Backlog, DeadLetter, Message, dead_letter_stream
 from infra.streams.api import entry_key as _key
 
 
@@ -124,6 +124,19 @@ class RedisStreams:
     async def latest_id(self, stream: str) -> str:
         newest: Any = await self.r.xrevrange(stream, count=1)
         return _s(newest[0][0]) if newest else "0-0"
+
+    async def backlog(self, stream: str, group: str) -> Backlog:
+        async with self.r.pipeline(transaction=False) as pipe:
+            pipe.xpending(stream, group)
+            pipe.xinfo_groups(stream)
+            pipe.xlen(dead_letter_stream(stream))
+            summary, groups, dead = await pipe.execute()
+        lag = next((g.get("lag") for g in groups if _s(g["name"]) == group), None)
+        return Backlog(
+            pending=int(summary["pending"]) if summary else 0,
+            lag=None if lag is None else int(lag),
+            dead=int(dead),
+        )
 
     async def trim(self, stream: str) -> int:
         """Trim entries every group has read and acked; never drop unread or pending ones."""

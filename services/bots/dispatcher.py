@@ -15,6 +15,7 @@ import msgspec
 import redis.asyncio as aioredis
 
 from contracts.streams import GAMES, GROUPS, GameEvent
+from infra.metrics import serve_metrics
 from infra.process import run_until_signalled
 from infra.settings import Settings
 from infra.streams import Message
@@ -212,6 +213,7 @@ def pusher(settings: Settings, r: aioredis.Redis) -> Enqueue:
 
 
 async def run(settings: Settings, stop: asyncio.Event) -> None:
+    serve_metrics(settings.metrics_port)
     streams = RedisStreams.from_url(settings.redis_url)  # the broker's Redis too
     consumer = BatchConsumer(
         streams,

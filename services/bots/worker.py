@@ -38,7 +38,13 @@ from infra import signing
 from infra.db import create_pool
 from infra.errors import is_transient
 from infra.eventstore.api import command_uuid
-from infra.metrics import BOT_TASK_SECONDS, serve_metrics
+from infra.metrics import (
+    BOT_TASK_SECONDS,
+    DEADLETTERS,
+    prepare_multiprocess,
+    process_gone,
+    serve_metrics,
+)
 from infra.process import refuse_unsafe_secrets
 from infra.settings import Settings, from_env
 from infra.streams.api import dead_letter_stream
@@ -97,9 +103,10 @@ def _refuse_unsafe_secrets(**_: object) -> None:
 
 @signals.worker_init.connect
 def _serve_metrics(**_: object) -> None:
-    """METRICS_PORT: the worker's metrics there. Only the solo and threads pools count
-    their turns in this process; a prefork pool's children keep theirs apart (multiprocess
-    mode is not set up), so a prefork worker shows none of its turns."""
+    """METRICS_PORT: the worker's metrics there. A prefork pool's children count their turns
+    in their own memory: with PROMETHEUS_MULTIPROC_DIR set (deploy/stack.py, compose, k8s
+    do for the mcts worker) they count in files there, which this port adds up."""
+    prepare_multiprocess()
     serve_metrics(settings.metrics_port)
 
 
@@ -281,6 +288,7 @@ class Bot:
                 b"reason": f"bot turn failed {tries} times; last: {reason}"[:2000],
             },
         )
+        DEADLETTERS.labels(games, "bots").inc()
         log.error("bot turn %s dead-lettered after %d tries: %s", turn, tries, reason)
 
     def close(self) -> None:
@@ -318,8 +326,9 @@ def _open_per_process(**_: object) -> None:
 
 
 @signals.worker_process_shutdown.connect
-def _close_per_process(**_: object) -> None:
+def _close_per_process(pid: int | None = None, **_: object) -> None:
     reset_bot()
+    process_gone(pid or os.getpid())
 
 
 def play_turn(

@@ -27,6 +27,7 @@ from infra import signing
 from infra.db import create_pool
 from infra.errors import is_transient
 from infra.eventstore.api import command_uuid
+from infra.metrics import SCHEDULER_LATENESS, serve_metrics
 from infra.process import run_until_signalled
 from infra.settings import Settings
 from infra.streams import Streams
@@ -73,8 +74,10 @@ async def fire_due(
     sent = 0
     for row in rows:
         for seat, deadline in json.loads(row["deadlines"]).items():
-            if int(seat) in row["overdue"] or datetime.fromisoformat(deadline) > row["now"]:
+            due = datetime.fromisoformat(deadline)
+            if int(seat) in row["overdue"] or due > row["now"]:
                 continue
+            SCHEDULER_LATENESS.observe((row["now"] - due).total_seconds())
             await publish(
                 ClockTimeout(
                     command_id=timeout_command_id(row["game_id"], int(seat), deadline),
@@ -174,6 +177,7 @@ class Scheduler:
 
 
 async def run(settings: Settings, stop: asyncio.Event) -> None:
+    serve_metrics(settings.metrics_port)
     pool = await create_pool(settings.database_url, min_size=1, max_size=4)
     streams = RedisStreams.from_url(settings.redis_url)
     celery = celery_app(settings, "turnpost-scheduler")

@@ -32,6 +32,7 @@ from contracts.notifications import Notification
 from contracts.streams import GAMES, GROUPS, GameEvent
 from infra.db import create_pool
 from infra.errors import is_transient
+from infra.metrics import serve_metrics
 from infra.notify.deliveries import Hook, hooks_of_game, plan, push, record, utcnow
 from infra.notify.derive import Clocks, deadlines_soon, notifications
 from infra.notify.facts import deadlines_of, players_of, read_facts
@@ -220,6 +221,7 @@ async def sweep_forever(notifier: Notifier, stop: asyncio.Event) -> None:
 
 
 async def run(settings: Settings, stop: asyncio.Event) -> None:
+    serve_metrics(settings.metrics_port)
     pool = await create_pool(settings.database_url, min_size=1, max_size=4)
     streams = RedisStreams.from_url(settings.redis_url)  # the broker's Redis too
     notifier = Notifier(pool, streams.r, settings)

@@ -36,6 +36,7 @@ from standardwebhooks import Webhook
 
 from infra.db import create_pool
 from infra.errors import is_transient
+from infra.metrics import WEBHOOK_ATTEMPTS, serve_metrics
 from infra.notify.ssrf import guarded_client
 from infra.settings import Settings, from_env
 from infra.tasks import DELIVER_TASK, WEBHOOK_QUEUE, celery_app
@@ -148,6 +149,7 @@ class Courier:
         status = self.run(
             self.settle(delivery_id, row["attempts"], row["webhook_id"], attempted, wait)
         )
+        WEBHOOK_ATTEMPTS.labels("delivered" if attempted.delivered else "failed").inc()
         if attempted.delivered:
             return None
         log.info(
@@ -236,6 +238,11 @@ def courier() -> Courier:
         if _courier is None:
             _courier = Courier(settings)
         return _courier
+
+
+@signals.worker_init.connect
+def _serve_metrics(**_: object) -> None:
+    serve_metrics(settings.metrics_port)  # METRICS_PORT; 0: none
 
 
 @signals.worker_shutdown.connect  # type: ignore[untyped-decorator]

@@ -176,3 +176,15 @@ async def test_dead_letters_are_listed_and_replayed(streams: Streams, name: str)
     assert [d.payload for d in await streams.dead_letters(name)] == [b"a", b"c"]
     [again] = await streams.read(name, "g", "c", 10, 100)  # a new entry for every group
     assert (again.id, again.payload, again.deliveries) == (new_id, b"b", 1)
+
+
+async def test_backlog_counts_pending_unread_and_dead_entries(streams: Streams, name: str) -> None:
+    await streams.ensure_group(name, "g")
+    for i in range(4):
+        await streams.publish(name, b"%d" % i)
+    first, second = await streams.read(name, "g", "c", 2, 100)
+    await streams.ack(name, "g", first.id)
+    assert (await streams.backlog(name, "g")).pending == 1
+    await streams.dead_letter(name, "g", second, "poison")
+    backlog = await streams.backlog(name, "g")
+    assert (backlog.pending, backlog.lag, backlog.dead) == (0, 2, 1)
