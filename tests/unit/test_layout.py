@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,21 @@ def test_the_shared_packages_import_no_service(shared: str) -> None:
         if name == "services" or name.startswith("services.")
     }
     assert not crossing
+
+
+CLIENT = ROOT / "clients" / "python"
+CLIENT_MAY_IMPORT = ("contracts", "turnpost", "httpx", "msgspec")
+
+
+def test_the_python_client_imports_only_contracts_httpx_msgspec_and_the_stdlib() -> None:
+    """A third party installs the client without the servers: no services, infra or games."""
+    files = sorted(CLIENT.rglob("*.py"))
+    assert len(files) >= 6
+    foreign = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in files
+        for name in imported(path)
+        if name.split(".")[0] not in CLIENT_MAY_IMPORT
+        and name.split(".")[0] not in sys.stdlib_module_names
+    }
+    assert not foreign

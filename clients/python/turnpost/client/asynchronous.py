@@ -1,0 +1,392 @@
+"""The asyncio client: `Client`'s twin, every method a coroutine and every iterator async."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+import httpx
+import msgspec
+
+from contracts.game import ActionAccepted, EventFeed, FeedEvent, GameView, LegalActions, MyGames
+from contracts.lobby import (
+    Catalog,
+    GameContent,
+    GameSchemas,
+    NewRoom,
+    PlayerCreated,
+    Room,
+    RoomPage,
+    RoomStatus,
+    Timing,
+)
+from contracts.notifications import (
+    Deliveries,
+    NewWebhook,
+    Notification,
+    NotificationType,
+    QueuedTest,
+    Webhook,
+    WebhookCreated,
+    Webhooks,
+)
+from turnpost.client import routes
+from turnpost.client.errors import StaleVersion, error_for
+from turnpost.client.policy import GAME_URL, LOBBY_URL, Policy, my_turn
+from turnpost.client.routes import Call, GameMap
+from turnpost.client.sse import Frame, Frames
+
+T = TypeVar("T")
+Choice = Mapping[str, Any] | None
+Decide = Callable[[GameView, LegalActions], Choice | Awaitable[Choice]]
+_feed_event = msgspec.json.Decoder(FeedEvent)
+_notification = msgspec.json.Decoder(Notification)
+
+
+class AsyncClient:
+    """A player's connection to Turnpost (asyncio; `async with`, `await`): `register` (or pass a `token`), then call routes.
+
+    Each method is a route, named after its `operationId`; answers are the contracts' Structs
+    and problems raise `ApiError` subclasses. A 429 is retried after its `Retry-After` (at
+    most `policy.rate_limit_retries` times, each wait at most `policy.max_retry_after` s);
+    `play` re-reads and decides again on a 409 `stale_version`. POSTs carry an
+    `Idempotency-Key` (made when not given), the same on every retry of one request.
+    """
+
+    def __init__(
+        self,
+        lobby: str = LOBBY_URL,
+        game: str = GAME_URL,
+        token: str | None = None,
+        *,
+        policy: Policy | None = None,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.urls = {"lobby": lobby.rstrip("/"), "game": game.rstrip("/")}
+        self.token = token
+        self.policy = policy or Policy()
+        self._http = http or httpx.AsyncClient(timeout=self.policy.timeout)
+        self._owns_http = http is None
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def call(self, call: Call[T]) -> T:
+        """Send one route's call (with the 429 retries) and decode its answer."""
+        c = call
+        response = await self._send(c.service, c.method, c.path, c.params, c.body, c.headers)
+        return call.read(response.content)
+
+    async def _send(
+        self,
+        service: str,
+        method: str,
+        path: str,
+        params: Any = None,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        stream: bool = False,
+        limits: httpx.Timeout | None = None,
+    ) -> httpx.Response:
+        request = self._http.build_request(
+            method,
+            self.urls[service] + path,
+            params=params,
+            content=body,
+            headers=self.policy.headers(self.token, method, body, headers),
+            timeout=limits or self._http.timeout,
+        )
+        for attempt in range(self.policy.rate_limit_retries + 1):
+            response = await self._http.send(request, stream=stream)
+            if response.status_code < 400:
+                return response
+            if stream:
+                await response.aread()
+                await response.aclose()
+            wait = self.policy.wait_for(response, attempt)
+            if wait is None:
+                raise error_for(response)
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    # -- lobby: players and tokens -----------------------------------------------------------
+
+    async def create_player(self, name: str) -> PlayerCreated:
+        return await self.call(routes.create_player(name))
+
+    async def register(self, name: str) -> PlayerCreated:
+        """`create_player`, and act as that player from now on."""
+        player = await self.create_player(name)
+        self.token = player.token
+        return player
+
+    async def issue_token(self) -> PlayerCreated:
+        return await self.call(routes.issue_token())
+
+    async def end_other_tokens(self) -> None:
+        return await self.call(routes.end_other_tokens())
+
+    # -- lobby: catalog and rooms ------------------------------------------------------------
+
+    async def get_catalog(self) -> Catalog:
+        return await self.call(routes.get_catalog())
+
+    async def get_game_content(self, game: str) -> GameContent:
+        return await self.call(routes.get_game_content(game))
+
+    async def get_game_schemas(self, game: str) -> GameSchemas:
+        return await self.call(routes.get_game_schemas(game))
+
+    async def create_room(
+        self,
+        game: str,
+        seats: int,
+        *,
+        options: Mapping[str, Any] | None = None,
+        timing: Timing | None = None,
+        fill_with_bots_after_s: int | None = None,
+        fill_level: str | None = None,
+        auto_start: bool = False,
+    ) -> Room:
+        room = NewRoom(
+            game=game,
+            seats=seats,
+            options=dict(options or {}),
+            timing=timing or Timing(),
+            fill_with_bots_after_s=fill_with_bots_after_s,
+            fill_level=fill_level,
+            auto_start=auto_start,
+        )
+        return await self.call(routes.create_room(room))
+
+    async def list_rooms(
+        self,
+        game: str | None = None,
+        status: RoomStatus | None = None,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> RoomPage:
+        return await self.call(routes.list_rooms(game, status, limit, cursor))
+
+    async def get_room(self, room_id: str) -> Room:
+        return await self.call(routes.get_room(room_id))
+
+    async def join_room(self, room_id: str, seat: int | None = None) -> Room:
+        return await self.call(routes.join_room(room_id, seat))
+
+    async def leave_room(self, room_id: str) -> Room:
+        return await self.call(routes.leave_room(room_id))
+
+    async def add_bot(self, room_id: str, level: str, seat: int | None = None) -> Room:
+        return await self.call(routes.add_bot(room_id, level, seat))
+
+    async def start_room(
+        self, room_id: str, fill_bots: str | None = None, *, fill: bool = True, wait: float = 0
+    ) -> Room:
+        """Start (host); with `wait` the answer comes once the game exists (`game_id` set)."""
+        return await self.call(routes.start_room(room_id, fill_bots, fill, wait))
+
+    async def rematch_room(self, room_id: str) -> Room:
+        return await self.call(routes.rematch_room(room_id))
+
+    # -- game: reading and playing -----------------------------------------------------------
+
+    async def get_game(self, game_id: str) -> GameView:
+        return await self.call(routes.get_game(game_id))
+
+    async def get_legal_actions(self, game_id: str) -> LegalActions:
+        return await self.call(routes.get_legal_actions(game_id))
+
+    async def post_action(
+        self,
+        game_id: str,
+        action: Mapping[str, Any],
+        expected_version: int,
+        *,
+        idempotency_key: str | None = None,
+    ) -> ActionAccepted:
+        key = idempotency_key or str(uuid.uuid4())
+        return await self.call(routes.post_action(game_id, action, expected_version, key))
+
+    async def resign(self, game_id: str) -> ActionAccepted:
+        return await self.call(routes.resign(game_id))
+
+    async def claim(self, game_id: str, seat: int) -> ActionAccepted:
+        return await self.call(routes.claim(game_id, seat))
+
+    async def get_events(
+        self, game_id: str, after: int = 0, *, wait: float = 0, limit: int | None = None
+    ) -> EventFeed:
+        timeout = httpx.Timeout(self.policy.timeout + wait)  # a long-poll outlasts `timeout`
+        c = routes.get_events(game_id, after, wait, limit)
+        response = await self._send(c.service, c.method, c.path, c.params, limits=timeout)
+        return c.read(response.content)
+
+    async def get_board_svg(self, game_id: str) -> str:
+        return await self.call(routes.get_board_svg(game_id))
+
+    async def get_game_map(self, game_id: str) -> GameMap:
+        return await self.call(routes.get_game_map(game_id))
+
+    async def get_my_games(
+        self, *, awaiting: bool = False, limit: int | None = None, cursor: str | None = None
+    ) -> MyGames:
+        return await self.call(routes.get_my_games(awaiting, limit, cursor))
+
+    async def play(
+        self, game_id: str, decide: Decide, *, attempts: int | None = None
+    ) -> ActionAccepted | None:
+        """Read the game and the legal actions, post what `decide` chooses against their version.
+
+        On 409 `stale_version` (the game moved meanwhile) read both again and decide again,
+        up to `attempts` times (then the last `StaleVersion` is raised). Each decision has its
+        own Idempotency-Key, kept when a lost connection makes the same post again. None
+        (nothing posted) when `decide` returns None or there is nothing to play.
+        """
+        last: StaleVersion | None = None
+        for _ in range(attempts or self.policy.play_attempts):
+            view = await self.get_game(game_id)
+            legal = await self.get_legal_actions(game_id)
+            if view.status == "finished" or not legal.actions:
+                return None
+            action = decide(view, legal)
+            if inspect.isawaitable(action):
+                action = await action
+            if action is None:
+                return None
+            try:
+                return await self._post_decision(game_id, action, legal.version)
+            except StaleVersion as stale:
+                last = stale
+        assert last is not None
+        raise last
+
+    async def _post_decision(
+        self, game_id: str, action: Mapping[str, Any], version: int
+    ) -> ActionAccepted:
+        key = str(uuid.uuid4())
+        for attempt in range(self.policy.transport_retries + 1):
+            try:
+                return await self.post_action(game_id, action, version, idempotency_key=key)
+            except httpx.TransportError:
+                if attempt == self.policy.transport_retries:
+                    raise
+                await asyncio.sleep(self.policy.pause(attempt))
+        raise AssertionError("unreachable")
+
+    async def turns(self, game_id: str, *, wait: float = 30) -> AsyncIterator[GameView]:
+        """Yields the game each time the caller must act, until it is finished; between
+        turns it long-polls `/events` (the caller's own move is news: it returns at once)."""
+        while True:
+            view = await self.get_game(game_id)
+            if view.status == "finished":
+                return
+            if my_turn(view):
+                yield view
+            await self.get_events(game_id, view.version, wait=wait)
+
+    async def play_to_end(self, game_id: str, decide: Decide, *, wait: float = 30) -> GameView:
+        """`play` each turn of the caller's until the game is finished; the final game."""
+        async for _ in self.turns(game_id, wait=wait):
+            await self.play(game_id, decide)
+        return await self.get_game(game_id)
+
+    # -- game: following ---------------------------------------------------------------------
+
+    async def iter_events(
+        self, game_id: str, after: int = 0, *, wait: float = 30
+    ) -> AsyncIterator[FeedEvent]:
+        """Every event after `after` by long-polling `/events`, until the game is finished."""
+        more = False
+        while True:
+            feed = await self.get_events(game_id, after, wait=0 if more else wait)
+            for event in feed.events:
+                yield event
+            after, more = feed.last_version, feed.has_more
+            if feed.status == "finished" and not more:
+                return
+
+    async def stream_game_events(self, game_id: str, after: int = 0) -> AsyncIterator[FeedEvent]:
+        """The game's SSE stream: each event as it is appended, until the game is finished.
+
+        A dropped connection is resumed from the last event seen (`Last-Event-ID`); the
+        iterator gives up after `policy.reconnects` connections in a row bring nothing.
+        """
+        path = routes.stream_game_events(game_id)
+        async for frame in self._frames(path, str(after)):
+            yield _feed_event.decode(frame.data)
+
+    async def stream_my_news(self) -> AsyncIterator[Notification]:
+        """The caller's news across their games (SSE), live: `your_turn`, `game_finished`..."""
+        async for frame in self._frames(routes.stream_my_news(), None):
+            yield _notification.decode(frame.data)
+
+    async def _frames(self, path: str, last_id: str | None) -> AsyncIterator[Frame]:
+        """The stream's frames; a lost connection is opened again, resumed after the last
+        frame's id (`Last-Event-ID`) where the stream gives ids."""
+        idle = 0  # connections in a row that brought nothing
+        while True:
+            got = False
+            try:
+                response = await self._send("game", "GET", path, headers=_resume(last_id), stream=True,
+                                      limits=self.policy.stream_timeout())  # fmt: skip
+                try:
+                    if response.status_code == 204:  # finished, and nothing left to read
+                        return
+                    frames = Frames()
+                    async for line in response.aiter_lines():
+                        if (frame := frames.line(line)) is not None:
+                            got, last_id = True, frame.id or last_id
+                            yield frame
+                finally:
+                    await response.aclose()
+            except httpx.TransportError:
+                if not got and idle >= self.policy.reconnects:
+                    raise
+            idle = 0 if got else idle + 1
+            if idle > self.policy.reconnects:
+                return
+            await asyncio.sleep(self.policy.pause(idle))
+
+    # -- game: webhooks ----------------------------------------------------------------------
+
+    async def create_webhook(
+        self, url: str, events: list[NotificationType], game_id: str | None = None
+    ) -> WebhookCreated:
+        return await self.call(
+            routes.create_webhook(NewWebhook(url=url, events=events, game_id=game_id))
+        )
+
+    async def list_webhooks(self) -> Webhooks:
+        return await self.call(routes.list_webhooks())
+
+    async def delete_webhook(self, webhook_id: str) -> None:
+        return await self.call(routes.delete_webhook(webhook_id))
+
+    async def enable_webhook(self, webhook_id: str) -> Webhook:
+        return await self.call(routes.enable_webhook(webhook_id))
+
+    async def list_webhook_deliveries(
+        self, webhook_id: str, limit: int | None = None
+    ) -> Deliveries:
+        return await self.call(routes.list_webhook_deliveries(webhook_id, limit))
+
+    async def test_webhook(self, webhook_id: str) -> QueuedTest:
+        return await self.call(routes.test_webhook(webhook_id))
+
+
+def _resume(last_id: str | None) -> dict[str, str]:
+    return {"Last-Event-ID": last_id} if last_id is not None else {}

@@ -1,0 +1,251 @@
+"""Every route of both services as a `Call`: what to send and how to read the answer.
+
+The sync and the async client send the same calls; only how they wait differs. Each
+function is named after the route's `operationId` in the services' OpenAPI, snake_cased.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+from urllib.parse import quote
+
+import msgspec
+
+from contracts.game import ActionAccepted, Claim, EventFeed, GameView, LegalActions, MyGames
+from contracts.lobby import (
+    AddBot,
+    Catalog,
+    GameContent,
+    GameSchemas,
+    JoinRoom,
+    NewPlayer,
+    NewRoom,
+    PlayerCreated,
+    Room,
+    RoomPage,
+    RoomStatus,
+    StartRoom,
+)
+from contracts.notifications import (
+    Deliveries,
+    NewWebhook,
+    QueuedTest,
+    Webhook,
+    WebhookCreated,
+    Webhooks,
+)
+
+T = TypeVar("T")
+Service = Literal["lobby", "game"]
+Params = Mapping[str, str | int | float | bool]
+
+
+class GameMap(msgspec.Struct, frozen=True, kw_only=True):
+    """`GET /v1/games/{id}/map` (`Footprints.AssembledMap` in the game's OpenAPI as `map`)."""
+
+    id: str
+    game: str
+    map: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
+    """One request: its service, method, path, query and JSON body; `read` decodes a 2xx."""
+
+    service: Service
+    method: str
+    path: str
+    read: Callable[[bytes], T]
+    params: Params | None = None
+    body: bytes | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def _json(type_: type[T]) -> Callable[[bytes], T]:
+    return msgspec.json.Decoder(type_).decode
+
+
+def _nothing(_: bytes) -> None:
+    return None
+
+
+def _text(content: bytes) -> str:
+    return content.decode()
+
+
+def _params(**values: str | int | float | bool | None) -> dict[str, str | int | float | bool]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _p(segment: str) -> str:
+    return quote(segment, safe="")
+
+
+_encode = msgspec.json.Encoder().encode
+_room = _json(Room)
+_accepted = _json(ActionAccepted)
+_webhook = _json(Webhook)
+
+# -- lobby: players and tokens ---------------------------------------------------------------
+
+
+def create_player(name: str) -> Call[PlayerCreated]:
+    body = _encode(NewPlayer(name=name))
+    return Call("lobby", "POST", "/v1/players", _json(PlayerCreated), body=body)
+
+
+def issue_token() -> Call[PlayerCreated]:
+    return Call("lobby", "POST", "/v1/players/me/tokens", _json(PlayerCreated))
+
+
+def end_other_tokens() -> Call[None]:
+    return Call("lobby", "DELETE", "/v1/players/me/tokens", _nothing)
+
+
+# -- lobby: the catalog ----------------------------------------------------------------------
+
+
+def get_catalog() -> Call[Catalog]:
+    return Call("lobby", "GET", "/v1/catalog", _json(Catalog))
+
+
+def get_game_content(game: str) -> Call[GameContent]:
+    return Call("lobby", "GET", f"/v1/catalog/{_p(game)}/content", _json(GameContent))
+
+
+def get_game_schemas(game: str) -> Call[GameSchemas]:
+    return Call("lobby", "GET", f"/v1/catalog/{_p(game)}/schemas", _json(GameSchemas))
+
+
+# -- lobby: rooms ----------------------------------------------------------------------------
+
+
+def create_room(room: NewRoom) -> Call[Room]:
+    return Call("lobby", "POST", "/v1/rooms", _room, body=_encode(room))
+
+
+def list_rooms(
+    game: str | None, status: RoomStatus | None, limit: int | None, cursor: str | None
+) -> Call[RoomPage]:
+    params = _params(game=game, status=status, limit=limit, cursor=cursor)
+    return Call("lobby", "GET", "/v1/rooms", _json(RoomPage), params=params)
+
+
+def get_room(room_id: str) -> Call[Room]:
+    return Call("lobby", "GET", f"/v1/rooms/{_p(room_id)}", _room)
+
+
+def join_room(room_id: str, seat: int | None) -> Call[Room]:
+    body = _encode(JoinRoom(seat=seat))
+    return Call("lobby", "POST", f"/v1/rooms/{_p(room_id)}/join", _room, body=body)
+
+
+def leave_room(room_id: str) -> Call[Room]:
+    return Call("lobby", "POST", f"/v1/rooms/{_p(room_id)}/leave", _room)
+
+
+def add_bot(room_id: str, level: str, seat: int | None) -> Call[Room]:
+    body = _encode(AddBot(level=level, seat=seat))
+    return Call("lobby", "POST", f"/v1/rooms/{_p(room_id)}/bots", _room, body=body)
+
+
+def start_room(room_id: str, fill_bots: str | None, fill: bool, wait: float) -> Call[Room]:
+    """Without `fill_bots` no body is sent: the room's own fill level (else greedy) fills the
+    empty seats; `fill=False` refuses to start with an empty seat (`seats_empty`)."""
+    if not fill:
+        body: bytes | None = _encode(StartRoom(fill_bots=None))
+    else:
+        body = None if fill_bots is None else _encode(StartRoom(fill_bots=fill_bots))
+    params = _params(wait=wait or None)
+    return Call("lobby", "POST", f"/v1/rooms/{_p(room_id)}/start", _room, params, body)
+
+
+def rematch_room(room_id: str) -> Call[Room]:
+    return Call("lobby", "POST", f"/v1/rooms/{_p(room_id)}/rematch", _room)
+
+
+# -- game: playing ---------------------------------------------------------------------------
+
+
+def get_game(game_id: str) -> Call[GameView]:
+    return Call("game", "GET", f"/v1/games/{_p(game_id)}", _json(GameView))
+
+
+def get_legal_actions(game_id: str) -> Call[LegalActions]:
+    return Call("game", "GET", f"/v1/games/{_p(game_id)}/legal-actions", _json(LegalActions))
+
+
+def post_action(
+    game_id: str, action: Mapping[str, Any], expected_version: int, idempotency_key: str | None
+) -> Call[ActionAccepted]:
+    body = _encode({"action": action, "expected_version": expected_version})
+    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+    path = f"/v1/games/{_p(game_id)}/actions"
+    return Call("game", "POST", path, _accepted, body=body, headers=headers)
+
+
+def resign(game_id: str) -> Call[ActionAccepted]:
+    return Call("game", "POST", f"/v1/games/{_p(game_id)}/resign", _accepted)
+
+
+def claim(game_id: str, seat: int) -> Call[ActionAccepted]:
+    body = _encode(Claim(seat=seat))
+    return Call("game", "POST", f"/v1/games/{_p(game_id)}/claim", _accepted, body=body)
+
+
+def get_events(game_id: str, after: int, wait: float, limit: int | None) -> Call[EventFeed]:
+    params = _params(after=after, wait=wait or None, limit=limit)
+    return Call("game", "GET", f"/v1/games/{_p(game_id)}/events", _json(EventFeed), params)
+
+
+def get_board_svg(game_id: str) -> Call[str]:
+    return Call("game", "GET", f"/v1/games/{_p(game_id)}/board.svg", _text)
+
+
+def get_game_map(game_id: str) -> Call[GameMap]:
+    return Call("game", "GET", f"/v1/games/{_p(game_id)}/map", _json(GameMap))
+
+
+def get_my_games(awaiting: bool, limit: int | None, cursor: str | None) -> Call[MyGames]:
+    params = _params(awaiting=awaiting or None, limit=limit, cursor=cursor)
+    return Call("game", "GET", "/v1/me/games", _json(MyGames), params)
+
+
+def stream_game_events(game_id: str) -> str:
+    """The path of the game's SSE stream (read by the clients' iterators, not as a Call)."""
+    return f"/v1/games/{_p(game_id)}/stream"
+
+
+def stream_my_news() -> str:
+    return "/v1/me/stream"
+
+
+# -- game: webhooks --------------------------------------------------------------------------
+
+
+def create_webhook(hook: NewWebhook) -> Call[WebhookCreated]:
+    body = _encode(hook)
+    return Call("game", "POST", "/v1/me/webhooks", _json(WebhookCreated), body=body)
+
+
+def list_webhooks() -> Call[Webhooks]:
+    return Call("game", "GET", "/v1/me/webhooks", _json(Webhooks))
+
+
+def delete_webhook(webhook_id: str) -> Call[None]:
+    return Call("game", "DELETE", f"/v1/me/webhooks/{_p(webhook_id)}", _nothing)
+
+
+def enable_webhook(webhook_id: str) -> Call[Webhook]:
+    return Call("game", "POST", f"/v1/me/webhooks/{_p(webhook_id)}/enable", _webhook)
+
+
+def list_webhook_deliveries(webhook_id: str, limit: int | None) -> Call[Deliveries]:
+    path = f"/v1/me/webhooks/{_p(webhook_id)}/deliveries"
+    return Call("game", "GET", path, _json(Deliveries), _params(limit=limit))
+
+
+def test_webhook(webhook_id: str) -> Call[QueuedTest]:
+    return Call("game", "POST", f"/v1/me/webhooks/{_p(webhook_id)}/test", _json(QueuedTest))
