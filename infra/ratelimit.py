@@ -155,11 +155,11 @@ class RateLimiter:
 
 
 class RateLimitMiddleware(ASGIMiddleware):
-    """Every route but the probes and the metrics: 429 `rate_limited` over the limit,
-    RateLimit-* headers always."""
+    """Every route but the probes, the metrics and the web client's static files (/play/):
+    429 `rate_limited` over the limit, RateLimit-* headers always."""
 
     scopes = (ScopeType.HTTP,)
-    exclude_path_pattern = ("^/(health|ready|metrics)$",)
+    exclude_path_pattern = ("^/(health|ready|metrics)$", "^/play(/|$)")
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         limiter: RateLimiter | None = scope["litestar_app"].state.get("rate_limiter")

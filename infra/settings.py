@@ -66,6 +66,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # by the browser this long.
     cors_allow_origins: str = "*"
     cors_max_age_s: int = 86_400
+    # The reference web client (clients/web, served by the lobby at /play/): the game
+    # service's base URL as a browser reaches it; empty: the page's own origin (a gateway
+    # serving both, as compose and the Ingress do). `make run` sets its own port.
+    web_game_url: str = ""
 
     stream_key: str = ""  # signs commands on the streams; derived from the signing key when empty
 
@@ -145,4 +149,5 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         sse_heartbeat_s=float(e.get("SSE_HEARTBEAT_S", defaults.sse_heartbeat_s)),
         cors_allow_origins=e.get("CORS_ALLOW_ORIGINS", defaults.cors_allow_origins),
         cors_max_age_s=int(e.get("CORS_MAX_AGE_S", defaults.cors_max_age_s)),
+        web_game_url=e.get("WEB_GAME_URL", defaults.web_game_url),
     )

@@ -51,6 +51,7 @@ from infra.settings import Settings
 from infra.tokens import Tokens
 from services.lobby.bootstrap import announce, lifespan
 from services.lobby.rooms import Lobby
+from services.lobby.web import web_routes
 
 log = logging.getLogger(__name__)
 MAX_START_WAIT_S = 30.0
@@ -488,6 +489,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             health,
             ready,
             metrics_endpoint,
+            *web_routes(),  # the reference web client at /play/ (clients/web)
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         cors_config=cors(settings),  # browsers: infra/http.py

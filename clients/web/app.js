@@ -1,0 +1,355 @@
+// Turnpost's reference web client: register, the catalog, rooms, then a game (game.js).
+// Routes live in the hash: #/ (lobby), #/room/<id>, #/game/<id>. Each tab keeps its own
+// player in sessionStorage, so two tabs can be two players at one table.
+
+import { Api, ApiError } from "./api.js";
+import { html, mount, problemText, tell, words } from "./dom.js";
+import { GameScreen } from "./game.js";
+
+const SESSION_KEY = "turnpost.player";
+const CLOCKS = [
+  ["", "No clock"],
+  ["30", "30 s a move"],
+  ["300", "5 min a move"],
+  ["86400", "A day a move"],
+];
+
+const main = document.getElementById("main");
+let api;
+let config;
+let screen = null; // the screen on show: stop() before leaving it
+
+export function player() {
+  try {
+    return JSON.parse(sessionStorage.getItem(SESSION_KEY));
+  } catch {
+    return null;
+  }
+}
+
+function showWho() {
+  const me = player();
+  mount(
+    document.getElementById("who"),
+    me ? html`Playing as <b id="me">${me.name}</b> <button id="sign-out" class="link">sign out</button>` : ""
+  );
+}
+
+// -- register ------------------------------------------------------------------------------
+
+function registerScreen() {
+  mount(
+    main,
+    html`<section class="panel narrow">
+      <h1>Sit at a table</h1>
+      <p>Pick a name: it is how the other players and the log will call you.</p>
+      <form id="register">
+        <input id="name" name="name" maxlength="40" required autocomplete="nickname" placeholder="Your name" />
+        <button type="submit">Register</button>
+      </form>
+    </section>`
+  );
+  return {
+    async submit(form) {
+      const made = await api.register(form.name.value.trim());
+      sessionStorage.setItem(SESSION_KEY, JSON.stringify(made));
+      api.token = made.token;
+      showWho();
+      route();
+    },
+  };
+}
+
+// -- lobby: the catalog, a new room, open rooms, your games ----------------------------------
+
+function optionFields(game) {
+  let schema = game.options_schema || {};
+  if (schema.$ref) schema = schema.$defs?.[schema.$ref.split("/").pop()] || {};
+  return Object.entries(schema.properties || {}).map(([name, prop]) => {
+    if (prop.type === "boolean") {
+      return html`<label class="opt"><input type="checkbox" name="opt:${name}" ${prop.default ? "checked" : ""} />
+        ${words(name)}</label>`;
+    }
+    if (prop.enum) {
+      return html`<label class="opt">${words(name)}
+        <select name="opt:${name}">${prop.enum.map(
+          (v) => html`<option value="${v}" ${v === prop.default ? "selected" : ""}>${words(v)}</option>`
+        )}</select></label>`;
+    }
+    return "";
+  });
+}
+
+function seatFields(game, seats) {
+  const rows = [html`<li>Seat 1: you</li>`];
+  for (let seat = 1; seat < seats; seat++) {
+    rows.push(html`<li>Seat ${seat + 1}:
+      <select name="seat:${seat}">
+        ${game.bot_levels.map(
+          (level) => html`<option value="${level}" ${level === "greedy" ? "selected" : ""}>${words(level)} bot</option>`
+        )}
+        <option value="">Open, for a person</option>
+      </select></li>`);
+  }
+  return rows;
+}
+
+function newRoomForm(game) {
+  const seats = Math.min(Math.max(2, game.min_seats), game.max_seats);
+  const counts = [];
+  for (let n = game.min_seats; n <= game.max_seats; n++) counts.push(n);
+  return html`<form class="new-room" data-game="${game.key}">
+    <label>Seats <select name="seats">${counts.map(
+      (n) => html`<option ${n === seats ? "selected" : ""}>${n}</option>`
+    )}</select></label>
+    <label>Clock <select name="clock">${CLOCKS.map(([v, t]) => html`<option value="${v}">${t}</option>`)}</select></label>
+    ${optionFields(game)}
+    <ul class="seat-list">${seatFields(game, seats)}</ul>
+    <button type="submit">Create the room</button>
+  </form>`;
+}
+
+function lobbyScreen() {
+  let catalog = null;
+  let timer = null;
+  const me = player();
+
+  async function draw() {
+    catalog = catalog || (await api.catalog());
+    const [open, mine] = await Promise.all([api.rooms("open"), api.myGames()]);
+    const names = Object.fromEntries(catalog.games.map((g) => [g.key, g.name]));
+    const seated = (room) => room.seats.some((s) => s.player_id === me.id);
+    const free = (room) => room.seats.filter((s) => !s.player_id).length;
+    mount(
+      main,
+      html`<section class="lobby">
+        <div class="panel">
+          <h2>Your games</h2>
+          ${mine.items.length === 0 ? html`<p class="quiet">None yet.</p>` : ""}
+          <ul class="rows" id="my-games">${mine.items.map(
+            (g) => html`<li><a href="#/game/${g.id}">${names[g.game] || g.game}</a>
+              <span class="quiet">version ${g.version}</span>
+              ${g.status === "finished" ? html`<span class="tag">finished</span>` : ""}
+              ${g.your_turn ? html`<span class="tag hot">your turn</span>` : ""}</li>`
+          )}</ul>
+          <h2>Open rooms</h2>
+          ${open.items.length === 0 ? html`<p class="quiet">No room waits for players.</p>` : ""}
+          <ul class="rows" id="open-rooms">${open.items.map(
+            (room) => html`<li data-room="${room.id}">${names[room.game] || room.game}:
+              ${room.seats.map((s) => s.name || "·").join(", ")}
+              <span class="quiet">(${free(room)} free)</span>
+              ${seated(room)
+                ? html`<a class="button" href="#/room/${room.id}">Enter</a>`
+                : free(room)
+                  ? html`<button data-join="${room.id}">Join</button>`
+                  : ""}</li>`
+          )}</ul>
+        </div>
+        <div class="catalog">${catalog.games.map(
+          (game) => html`<article class="panel game-entry" data-key="${game.key}">
+            <h2>${game.name}</h2>
+            <p class="quiet">${game.min_seats}–${game.max_seats} seats · bots: ${game.bot_levels.join(", ")}</p>
+            ${newRoomForm(game)}
+          </article>`
+        )}</div>
+      </section>`
+    );
+  }
+
+  const refresh = () =>
+    draw().catch((err) => tell(problemText(err), "error"));
+  const again = () => {
+    timer = setTimeout(async () => {
+      // a form being filled in is not redrawn under the person's hands
+      if (!main.contains(document.activeElement) || document.activeElement === document.body) await refresh();
+      again();
+    }, 4000);
+  };
+  refresh().then(again);
+
+  return {
+    stop: () => clearTimeout(timer),
+    change(target) {
+      if (target.name !== "seats") return;
+      const form = target.form;
+      const game = catalog.games.find((g) => g.key === form.dataset.game);
+      mount(form.querySelector(".seat-list"), seatFields(game, Number(target.value)));
+    },
+    async submit(form) {
+      const data = new FormData(form);
+      const options = {};
+      for (const el of form.elements) {
+        if (!el.name?.startsWith("opt:")) continue;
+        options[el.name.slice(4)] = el.type === "checkbox" ? el.checked : el.value;
+      }
+      const body = { game: form.dataset.game, seats: Number(data.get("seats")), options };
+      if (data.get("clock")) body.timing = { per_move_s: Number(data.get("clock")) };
+      let room = await api.createRoom(body);
+      for (let seat = 1; seat < body.seats; seat++) {
+        const level = data.get(`seat:${seat}`);
+        if (level) room = await api.roomPost(room.id, "bots", { level, seat });
+      }
+      location.hash = `#/room/${room.id}`;
+    },
+    async click(target) {
+      if (target.dataset.join) {
+        await api.roomPost(target.dataset.join, "join");
+        location.hash = `#/room/${target.dataset.join}`;
+      }
+    },
+  };
+}
+
+// -- a room: seats, bots, start ---------------------------------------------------------------
+
+function roomScreen(roomId) {
+  const me = player();
+  let timer = null;
+  let stopped = false;
+  let catalog = null;
+
+  async function draw() {
+    const room = await api.room(roomId);
+    catalog = catalog || (await api.catalog());
+    const levels = catalog.games.find((g) => g.key === room.game)?.bot_levels || ["greedy"];
+    if (room.game_id) {
+      location.hash = `#/game/${room.game_id}`;
+      return false;
+    }
+    const host = room.host === me.id;
+    const mine = room.seats.some((s) => s.player_id === me.id);
+    const open = room.status === "open";
+    mount(
+      main,
+      html`<section class="panel narrow room" data-status="${room.status}">
+        <h1>${catalog.games.find((g) => g.key === room.game)?.name || room.game} <span class="tag">${room.status}</span></h1>
+        <p class="quiet">Room ${room.id}${room.timing?.per_move_s ? html` · ${room.timing.per_move_s} s a move` : ""}</p>
+        <ol class="seats">${room.seats.map(
+          (s) => html`<li>${s.player_id
+            ? html`<b>${s.name}</b>${s.bot ? html` <span class="tag">bot</span>` : ""}${s.player_id === room.host ? html` <span class="tag">host</span>` : ""}`
+            : html`<span class="quiet">empty</span>
+              ${host && open
+                ? html`<select data-level-for="${s.seat}">${levels.map(
+                    (l) => html`<option value="${l}" ${l === "greedy" ? "selected" : ""}>${words(l)} bot</option>`
+                  )}</select> <button data-bot="${s.seat}">Seat a bot</button>`
+                : ""}`}</li>`
+        )}</ol>
+        ${host && open ? html`<p><button id="start" class="primary">Start</button>
+          <span class="quiet">Empty seats get greedy bots.</span></p>` : ""}
+        ${!mine && open ? html`<p><button id="join" class="primary">Join this room</button></p>` : ""}
+        ${mine && open ? html`<p><button id="leave">Leave the room</button></p>` : ""}
+        ${room.status === "starting" ? html`<p>Starting…</p>` : ""}
+        <p><a href="#/">Back to the lobby</a></p>
+      </section>`
+    );
+    return true;
+  }
+
+  async function poll() {
+    try {
+      if (!(await draw())) return;
+    } catch (err) {
+      tell(problemText(err), "error");
+    }
+    if (!stopped) timer = setTimeout(poll, 1500);
+  }
+  poll();
+
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+    async click(target) {
+      if (target.id === "start") {
+        target.disabled = true;
+        const room = await api.request(api.lobby, "POST", `/v1/rooms/${roomId}/start?wait=10`);
+        if (room.game_id) location.hash = `#/game/${room.game_id}`;
+      } else if (target.id === "join") {
+        await api.roomPost(roomId, "join");
+        await draw();
+      } else if (target.id === "leave") {
+        await api.roomPost(roomId, "leave");
+        location.hash = "#/";
+      } else if (target.dataset.bot !== undefined) {
+        const seat = Number(target.dataset.bot);
+        const level = main.querySelector(`[data-level-for="${seat}"]`).value;
+        await api.roomPost(roomId, "bots", { level, seat });
+        await draw();
+      }
+    },
+  };
+}
+
+// -- routing and events ---------------------------------------------------------------------
+
+function route() {
+  screen?.stop?.();
+  tell("");
+  const me = player();
+  api.token = me?.token || null;
+  showWho();
+  if (!me) {
+    screen = registerScreen();
+    return;
+  }
+  const [, kind, id] = location.hash.split("/");
+  if (kind === "room" && id) screen = roomScreen(decodeURIComponent(id));
+  else if (kind === "game" && id) screen = new GameScreen(api, main, decodeURIComponent(id), me);
+  else screen = lobbyScreen();
+}
+
+async function guarded(work) {
+  try {
+    await work();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      // a token this stack no longer honours (its secret changed): register again
+      sessionStorage.removeItem(SESSION_KEY);
+      tell(`${problemText(err)}: please register again`, "error");
+      route();
+      return;
+    }
+    tell(problemText(err), "error");
+  }
+}
+
+document.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const button = form.querySelector("button[type=submit]");
+  if (button) button.disabled = true;
+  guarded(() => screen?.submit?.(form)).finally(() => {
+    if (button) button.disabled = false;
+  });
+});
+
+document.addEventListener("change", (event) => {
+  guarded(async () => screen?.change?.(event.target));
+});
+
+document.addEventListener("click", (event) => {
+  const target = event.target.closest("button, [data-target]");
+  if (!target || (target.type === "submit" && target.form)) return;
+  if (target.id === "sign-out") {
+    sessionStorage.removeItem(SESSION_KEY);
+    location.hash = "#/";
+    route();
+    return;
+  }
+  guarded(() => screen?.click?.(target));
+});
+
+window.addEventListener("hashchange", route);
+
+async function start() {
+  try {
+    config = await (await fetch("/play/config.json", { cache: "no-store" })).json();
+  } catch {
+    config = { lobby_url: "", game_url: "" };
+  }
+  api = new Api(config);
+  route();
+}
+
+start();

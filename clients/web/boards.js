@@ -1,0 +1,323 @@
+// Each game as a person looks at it, drawn from the seat's view only (what the service
+// sends this seat: nobody else's hand is ever in it). A board is
+//   render(ctx) -> html, targets(action, content) -> keys ("card:<id>", "pos:r,c", "seat:n")
+// naming what a move is about, so a click on that card, space or player picks the move;
+// optional: labels (a heading per action type), colour(seat), load(api, id, extra).
+
+import { html, raw, words } from "./dom.js";
+
+// Seat colours as the game service draws Footprints' figures (games/footprints/rules.py)
+const SEAT_COLOURS = ["#e53935", "#1e88e5", "#fdd835", "#8e24aa", "#fb8c00", "#00897b"];
+const colour = (seat) => SEAT_COLOURS[seat % SEAT_COLOURS.length];
+
+/** Strings in an action that are cards of the game (its question and text aside). */
+function cardsNamed(value, content, out = []) {
+  if (typeof value === "string") {
+    if (content.byId.has(value)) out.push(`card:${value}`);
+  } else if (Array.isArray(value)) {
+    for (const v of value) cardsNamed(v, content, out);
+  } else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) if (k !== "question" && k !== "text") cardsNamed(v, content, out);
+  }
+  return out;
+}
+
+/** A card face: its corner glyph, name, traits and text; clickable when a move names it. */
+export function card(ctx, id, { mark = () => false, note = "" } = {}) {
+  const info = ctx.cards.get(id);
+  const key = `card:${id}`;
+  const can = ctx.index.has(key);
+  const focused = ctx.focus === key;
+  if (!info) return html`<div class="card unknown" title="${id}">${id}</div>`;
+  return html`<div class="card kind-${info.kind} ${can ? "can" : ""} ${focused ? "focused" : ""}"
+      data-card="${id}" ${can ? raw(`data-target="${key}" tabindex="0" role="button"`) : ""} title="${id}">
+    ${info.glyph ? html`<span class="corner">${info.glyph}</span>` : ""}
+    <span class="name">${info.name}</span>
+    ${info.traits.length ? html`<ul class="traits">${info.traits.map(
+      (t) => html`<li class="${mark(t) ? "wanted" : ""}">${t}</li>`
+    )}</ul>` : ""}
+    ${info.text ? html`<p class="text">${info.text}</p>` : ""}
+    ${note ? html`<p class="note">${note}</p>` : ""}
+  </div>`;
+}
+
+const cards = (ctx, ids, options) =>
+  ids.length ? html`<div class="cards">${ids.map((id) => card(ctx, id, options))}</div>` : html`<p class="quiet">none</p>`;
+
+function seatRow(ctx, seat, body) {
+  const key = `seat:${seat}`;
+  const can = ctx.index.has(key);
+  return html`<tr class="${ctx.game.to_act.includes(seat) ? "acting" : ""} ${can ? "can" : ""}"
+      ${can ? raw(`data-target="${key}" role="button"`) : ""}>
+    <th><span class="swatch" style="background:${colour(seat)}"></span>${ctx.names[seat]}${seat === ctx.me ? " (you)" : ""}</th>
+    ${body}</tr>`;
+}
+
+// -- itty bitty ------------------------------------------------------------------------------
+
+const ittyBitty = {
+  labels: {
+    keep_collector: "Keep a collector",
+    take_ittybit: "Take an ittybit from the market",
+    draw_collectors: "Draw collectors",
+    complete_collector: "Complete a collector",
+    pass_turn: "Pass",
+  },
+  colour,
+  targets: (action, content) => cardsNamed(action, content),
+  render(ctx) {
+    const pub = ctx.view.public;
+    const own = ctx.view.private;
+    // the traits your collectors ask for stand out on every card
+    const grails = new Set();
+    for (const c of ctx.content.collectors) {
+      if (own?.collectors.includes(c.id)) for (const g of c.grails) grails.add(g.trait);
+    }
+    const wanted = (trait) => grails.has(trait);
+    return html`<div class="itty-bitty">
+      <section class="market"><h3>Market</h3>
+        <div class="cards">${pub.market.map((id) =>
+          id ? card(ctx, id, { mark: wanted }) : html`<div class="card empty">empty</div>`
+        )}</div>
+        <p class="quiet">Supply: ${pub.supply.ittybits} ittybits, ${pub.supply.collectors} collectors ·
+          discard: ${pub.discard.ittybits.length} ittybits, ${pub.discard.collectors.length} collectors</p>
+      </section>
+      ${own ? html`
+        ${own.choice.length ? html`<section class="choice"><h3>Collectors offered: keep one</h3>${cards(ctx, own.choice)}</section>` : ""}
+        <section class="hand"><h3>Your ittybits (${own.ittybits.length})</h3>${cards(ctx, own.ittybits, { mark: wanted })}</section>
+        <section class="hand"><h3>Your collectors (${own.collectors.length})</h3>${cards(ctx, own.collectors)}</section>
+        ${own.completed.length ? html`<section><h3>Your completed collectors</h3>${cards(ctx, own.completed)}</section>` : ""}
+      ` : ""}
+      <section><h3>The table</h3>
+        <table class="holdings"><thead><tr><th>Player</th><th>Coins</th><th>Ittybits</th><th>Collectors</th><th>Completed</th></tr></thead>
+        <tbody>${pub.players.map((p) => seatRow(ctx, p.seat, html`
+          <td>${p.coins}</td><td>${p.ittybits}</td><td>${p.collectors}${p.choosing ? html` <span class="quiet">(choosing of ${p.choosing})</span>` : ""}</td>
+          <td>${p.completed.map((c) => html`<span class="chip" title="${c.ittybits} ittybits paid">${c.coins} coins</span>`)}</td>`))}
+        </tbody></table>
+        ${pub.end_triggered_by !== null ? html`<p class="warn">${ctx.names[pub.end_triggered_by]} triggered the end: the round is the last.</p>` : ""}
+      </section>
+    </div>`;
+  },
+};
+
+// -- Itchy Feet --------------------------------------------------------------------------------
+
+const itchyFeet = {
+  labels: {
+    draw: "Draw a card",
+    recycle: "Recycle: take a card from the discard",
+    offer_trade: "Offer a trade",
+    accept_trade: "Accept the trade",
+    decline_trade: "Decline the trade",
+    draw_bonus: "Bonus card",
+    skip_bonus: "Bonus card",
+    steal: "Steal",
+    allow_steal: "A steal against you",
+    cancel_steal: "A steal against you",
+    travel: "Travel",
+    play_special: "Play a special item",
+    dispose_forbidden: "Get rid of a forbidden item",
+    discard: "Discard down to your hand limit",
+    keep_card: "Keep one card",
+    choose_character: "Choose your character",
+    pass_turn: "Pass",
+  },
+  colour,
+  targets(action, content) {
+    const keys = cardsNamed(action, content);
+    if (action.type === "steal") keys.push(`seat:${action.victim}`);
+    if (action.type === "offer_trade") keys.push(`seat:${action.to}`);
+    return keys;
+  },
+  render(ctx) {
+    const pub = ctx.view.public;
+    const own = ctx.view.private;
+    const countries = new Map(ctx.content.countries.map((c) => [c.id, c]));
+    const kinds = new Map(ctx.content.cards.map((c) => [c.kind, c.name]));
+    const kindOf = new Map(ctx.content.cards.map((c) => [c.id, c.kind]));
+    const held = new Set((own?.hand || []).map((id) => kindOf.get(id)));
+    const country = (id, label, done) => {
+      const c = countries.get(id);
+      if (!c) return html`<div class="country">${id}</div>`;
+      return html`<div class="country ${done ? "done" : ""}"><span class="quiet">${label}</span>
+        <b>${c.name}</b> <span class="quiet">${c.capital?.name || ""}</span>
+        <ul class="needs">${c.items.map(
+          (k) => html`<li class="${own && held.has(k) ? "have" : ""}">${kinds.get(k) || words(k)}${own && held.has(k) ? " ✓" : ""}</li>`
+        )}</ul></div>`;
+    };
+    const character = (id) => {
+      if (!id) return "";
+      const info = ctx.cards.get(id) || ctx.cards.get(`character-${id}`);
+      return html`<span title="${info?.text || ""}">${info?.name || words(id)}</span>`;
+    };
+    const me = ctx.me;
+    return html`<div class="itchy-feet">
+      ${me !== null ? html`<section class="route"><h3>Your journey</h3>
+        <div class="countries">
+          ${country(pub.homes[me], "first home:", pub.visited_home[me])}
+          <span class="arrow">→</span>
+          ${country(pub.centre, "then the centre:", false)}
+        </div></section>` : html`<section class="route"><h3>The centre</h3>${country(pub.centre, "", false)}</section>`}
+      ${own ? html`<section class="hand"><h3>Your hand (${own.hand.length})</h3>${cards(ctx, own.hand)}</section>` : ""}
+      ${own?.keep_one_of?.length ? html`<section><h3>Keep one of</h3>${cards(ctx, own.keep_one_of)}</section>` : ""}
+      <section class="discard"><h3>Discard pile (face up, newest last)</h3>
+        ${cards(ctx, pub.discard)}
+        <p class="quiet">Draw pile: ${pub.draw_pile} cards · turn ${pub.turn}
+          ${pub.current !== null ? html` · ${ctx.names[pub.current]} has ${pub.actions_left} action(s) left` : ""}</p>
+        ${pub.revealed.length ? html`<h3>Events revealed</h3>${cards(ctx, pub.revealed)}` : ""}
+      </section>
+      <section><h3>The travellers</h3>
+        <table class="holdings"><thead><tr><th>Player</th><th>Home</th><th>Visited home</th><th>Cards in hand</th><th>Character</th></tr></thead>
+        <tbody>${pub.homes.map((home, seat) => seatRow(ctx, seat, html`
+          <td>${countries.get(home)?.name || home}</td><td>${pub.visited_home[seat] ? "yes ✓" : "not yet"}</td>
+          <td>${pub.hand_sizes[seat]}${pub.skips[seat] ? html` <span class="quiet">(skips ${pub.skips[seat]})</span>` : ""}</td>
+          <td>${character(pub.characters[seat])}</td>`))}
+        </tbody></table>
+        ${pub.winner !== null ? html`<p><b>${ctx.names[pub.winner]}</b> reached the centre.</p>` : ""}
+      </section>
+    </div>`;
+  },
+};
+
+// -- Footprints -------------------------------------------------------------------------------
+
+const RESOURCE_MARK = { stone: "stone", mammoth: "mammoth", wood: "wood", berries: "berries" };
+
+function place(pos) {
+  return pos ? `pos:${pos[0]},${pos[1]}` : null;
+}
+
+/** The service's drawing of the map (board.svg, from this seat's view), with the seat's own
+ * figure ringed and every space a move can reach marked and clickable. */
+function drawMap(ctx) {
+  const svgText = ctx.extra?.svg;
+  if (!svgText) return html`<p class="quiet">Loading the map…</p>`;
+  const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
+  const svg = doc.documentElement;
+  if (svg.nodeName !== "svg") return html`<p class="quiet">The map could not be read.</p>`;
+  // our own service's drawing; still, nothing in it may run
+  for (const el of svg.querySelectorAll("script, foreignObject")) el.remove();
+  for (const el of svg.querySelectorAll("*")) {
+    for (const a of [...el.attributes]) if (a.name.startsWith("on")) el.removeAttribute(a.name);
+  }
+  const NS = "http://www.w3.org/2000/svg";
+  const centreOf = (polygon) => {
+    const pts = polygon.getAttribute("points").trim().split(/\s+/).map((p) => p.split(",").map(Number));
+    return [pts.reduce((s, p) => s + p[0], 0) / pts.length, pts.reduce((s, p) => s + p[1], 0) / pts.length];
+  };
+  const spaces = new Map([...svg.querySelectorAll("polygon.space")].map((p) => [`pos:${p.getAttribute("data-pos")}`, p]));
+  // houses carry no position: each stands left of its row's first space, at the same height
+  const houses = new Map();
+  for (const house of svg.querySelectorAll("polygon.house")) {
+    const [, y] = centreOf(house);
+    for (const h of ctx.extra.map?.houses || []) {
+      const entry = spaces.get(place(h.entry));
+      if (entry && Math.abs(centreOf(entry)[1] - y) < 1) houses.set(place(h.at), house);
+    }
+  }
+  const shapeAt = (key) => spaces.get(key) || houses.get(key);
+  const overlay = doc.createElementNS(NS, "g");
+  overlay.setAttribute("class", "overlay");
+  svg.appendChild(overlay);
+  for (const [key] of ctx.index) {
+    const shape = shapeAt(key);
+    if (!shape) continue;
+    const [x, y] = centreOf(shape);
+    const mark = doc.createElementNS(NS, "circle");
+    Object.entries({ cx: x.toFixed(1), cy: y.toFixed(1), r: "17", class: `reach ${ctx.focus === key ? "focused" : ""}`, "data-target": key })
+      .forEach(([k, v]) => mark.setAttribute(k, v));
+    const title = doc.createElementNS(NS, "title");
+    title.textContent = `Move here (${key.slice(4)})`;
+    mark.appendChild(title);
+    overlay.appendChild(mark);
+  }
+  const mine = ctx.view.public.players[ctx.me]?.position;
+  const shape = mine && shapeAt(place(mine));
+  if (shape) {
+    const [x, y] = centreOf(shape);
+    const ring = doc.createElementNS(NS, "circle");
+    Object.entries({ cx: x.toFixed(1), cy: (y + 8).toFixed(1), r: "11", class: "you", stroke: colour(ctx.me) })
+      .forEach(([k, v]) => ring.setAttribute(k, v));
+    overlay.appendChild(ring);
+  }
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  svg.setAttribute("class", "map");
+  return raw(new XMLSerializer().serializeToString(svg));
+}
+
+const footprints = {
+  labels: {
+    choose_leader: "Choose your leader",
+    keep_starting_footprint: "Keep a starting footprint card",
+    place_figure: "Place your figure on a house",
+    play: "Play a card from your panel",
+    top: "Top action: move",
+    bottom: "Bottom action",
+    lead: "Lead",
+    build_engraving: "Build an engraving",
+    build_cave_painting: "Paint a cave",
+    use_power: "Use a power",
+    skip: "Skip",
+    discard_fire: "Discard fire cards",
+    complete_footprint: "Complete a footprint card",
+    decide_footprint: "The footprint card drawn",
+  },
+  colour,
+  async load(api, id, extra) {
+    // the map never changes: fetched once; the drawing follows the view
+    const [map, svg] = await Promise.all([extra?.map || api.map(id).then((m) => m.map), api.boardSvg(id)]);
+    return { map, svg };
+  },
+  targets(action, content) {
+    const keys = cardsNamed(action, content);
+    const last = (path) => (path && path.length ? path[path.length - 1] : null);
+    const to = {
+      place_figure: () => [action.row, -1],
+      top: () => last(action.path),
+      bottom: () => action.to,
+      lead: () => action.to || last(action.path),
+      build_engraving: () => action.at,
+    }[action.type]?.();
+    if (to) keys.push(place(to));
+    return keys;
+  },
+  render(ctx) {
+    const pub = ctx.view.public;
+    const own = ctx.view.private;
+    const clans = ctx.content.clans || {};
+    const me = pub.players[ctx.me];
+    const skills = (p) => Object.entries(p.skills).map(([t, n]) => html`<span class="chip" title="${t}">${t} ${n}</span>`);
+    const resources = (p) =>
+      Object.entries(p.resources).filter(([, n]) => n).map(([r, n]) => html`<span class="chip">${n} ${RESOURCE_MARK[r] || r}</span>`);
+    return html`<div class="footprints">
+      <section class="map-box"><h3>The map <span class="quiet">(your figure ringed; glowing circles: where a move takes you, click one)</span></h3>
+        ${drawMap(ctx)}</section>
+      ${me ? html`<section class="hand"><h3>Your panel</h3>${cards(ctx, me.panel)}
+        ${own?.fire_hand.length ? html`<h3>Your fire cards</h3>${cards(ctx, own.fire_hand)}` : ""}
+        <h3>Your footprint cards</h3>${cards(ctx, me.footprints)}
+        ${own?.leaders.length ? html`<h3>Your leader(s)</h3>${cards(ctx, own.leaders)}` : ""}
+        <p class="quiet">Clan deck: ${me.deck} cards · played: ${me.played.length}</p>
+      </section>` : ""}
+      ${own?.questions.some((q) => q.cards) ? html`<section><h3>To choose from</h3>${own.questions.map((q) => (q.cards ? cards(ctx, q.cards) : ""))}</section>` : ""}
+      <section><h3>The clans</h3>
+        <table class="holdings"><thead><tr><th>Player</th><th>Clan</th><th>Skills</th><th>Resources</th><th>Fire</th><th>Footprints</th><th>Cairn</th></tr></thead>
+        <tbody>${pub.players.map((p) => seatRow(ctx, p.seat, html`
+          <td>${clans[p.clan]?.name || p.clan}</td><td>${skills(p)}</td><td>${resources(p)}</td>
+          <td>${p.fire_cards}</td><td>${p.footprints.length} held, ${p.completed.length} done</td>
+          <td>${p.cairn_points ?? ""}</td>`))}
+        </tbody></table>
+        <p class="quiet">Fire deck ${pub.fire_deck} · footprint deck ${pub.footprint_deck}${pub.end_triggered ? " · the end is triggered" : ""}</p>
+      </section>
+    </div>`;
+  },
+};
+
+/** Any other game: its view as the service sends it. */
+export const GENERIC = {
+  colour,
+  targets: (action, content) => cardsNamed(action, content),
+  render: (ctx) => html`<pre class="raw-view">${JSON.stringify(ctx.view, null, 1)}</pre>`,
+};
+
+export const BOARDS = { "itty-bitty": ittyBitty, "itchy-feet": itchyFeet, footprints };

@@ -1,0 +1,348 @@
+// A game on screen: the seat's view drawn by the game's board (boards.js), the moves the
+// seat may make (legal-actions, grouped, each posted with an Idempotency-Key against the
+// version they were listed at), the log of readable events, whose turn, the clock, the
+// outcome; followed live through the SSE stream, or by long-polling /events without it.
+
+import { ApiError } from "./api.js";
+import { html, mount, problemText, tell, words } from "./dom.js";
+import { BOARDS, GENERIC } from "./boards.js";
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const contents = new Map(); // game key -> {byId, raw}: a game's cards never change
+let catalog = null;
+
+async function contentOf(api, key) {
+  if (!contents.has(key)) {
+    const raw = await api.content(key);
+    contents.set(key, { raw, byId: new Map(raw.all_cards.map((c) => [c.id, c])) });
+  }
+  return contents.get(key);
+}
+
+function clockText(deadline) {
+  const left = Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
+  const d = Math.floor(left / 86400);
+  const h = Math.floor((left % 86400) / 3600);
+  const m = Math.floor((left % 3600) / 60);
+  const s = String(left % 60).padStart(2, "0");
+  if (d) return `${d}d ${h}h`;
+  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+export class GameScreen {
+  constructor(api, main, id, me) {
+    Object.assign(this, { api, main, id, me });
+    this.view = null; // GET /v1/games/{id}
+    this.legal = null; // GET .../legal-actions (null: not seated, or nothing to do)
+    this.log = new Map(); // version -> feed item
+    this.after = 0; // the feed read so far
+    this.focus = null; // a card or space clicked: the moves naming it
+    this.busy = false;
+    this.stopped = false;
+    this.abort = new AbortController();
+    this.refreshing = null;
+    this.stale = false;
+    this.live = "connecting";
+    this.begin();
+  }
+
+  stop() {
+    this.stopped = true;
+    this.abort.abort();
+    clearInterval(this.ticker);
+  }
+
+  async begin() {
+    mount(this.main, html`<p class="quiet">Loading the game…</p>`);
+    try {
+      catalog = catalog || (await this.api.catalog());
+      await this.load();
+      await this.readLog();
+      this.draw();
+    } catch (err) {
+      tell(problemText(err), "error");
+      return;
+    }
+    this.ticker = setInterval(() => this.tick(), 1000);
+    this.follow();
+  }
+
+  get board() {
+    return BOARDS[this.view?.game] || GENERIC;
+  }
+
+  /** The view, the moves, and what the board needs besides (the map, its drawing). */
+  async load() {
+    const view = await this.api.view(this.id);
+    const content = await contentOf(this.api, view.game);
+    const seated = view.your_seat !== null && view.your_seat !== undefined;
+    const board = BOARDS[view.game] || GENERIC;
+    const [legal, extra] = await Promise.all([
+      seated && view.status === "active" ? this.api.legal(this.id) : null,
+      board.load ? board.load(this.api, this.id, this.extra) : null,
+    ]);
+    Object.assign(this, { view, content, legal, extra });
+  }
+
+  /** Every event so far, for the log (the feed pages at 500). */
+  async readLog() {
+    for (;;) {
+      const page = await this.api.events(this.id, this.after, 0);
+      this.news(page.events, false);
+      this.after = Math.max(this.after, page.last_version);
+      if (!page.has_more) return;
+    }
+  }
+
+  news(items, refresh = true) {
+    for (const item of items) {
+      this.log.set(item.version, item);
+      this.after = Math.max(this.after, item.version);
+    }
+    if (refresh && items.length) this.refresh();
+  }
+
+  /** Load and draw again; news arriving meanwhile makes one more round, not one each. */
+  refresh() {
+    if (this.refreshing) {
+      this.stale = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.stale = false;
+        try {
+          await this.load();
+          this.draw();
+        } catch (err) {
+          if (!this.stopped) tell(problemText(err), "error");
+        }
+      } while (this.stale && !this.stopped);
+      this.refreshing = null;
+    })();
+    return this.refreshing;
+  }
+
+  /** Live: the SSE stream; after three failures in a row, long-polls (`/events?wait=`). */
+  async follow() {
+    let failures = 0;
+    while (!this.stopped && this.view.status !== "finished") {
+      try {
+        if (failures < 3) {
+          this.setLive("live (stream)");
+          for await (const item of this.api.stream(this.id, this.after, this.abort.signal)) {
+            failures = 0;
+            this.news([item]);
+          }
+          await this.refresh(); // the stream ends with the game
+        } else {
+          this.setLive("live (long-poll)");
+          const page = await this.api.events(this.id, this.after, 25, this.abort.signal);
+          this.news(page.events);
+          this.after = Math.max(this.after, page.last_version);
+          if (page.status === "finished") await this.refresh();
+        }
+      } catch (err) {
+        if (this.stopped || err.name === "AbortError") return;
+        failures += 1;
+        this.setLive("reconnecting");
+        await sleep(Math.min(5000, 500 * failures));
+      }
+    }
+    this.setLive(this.view.status === "finished" ? "finished" : "");
+  }
+
+  setLive(text) {
+    this.live = text;
+    const el = this.main.querySelector("#live");
+    if (el) el.textContent = text;
+  }
+
+  tick() {
+    for (const el of this.main.querySelectorAll("[data-deadline]")) {
+      el.textContent = clockText(el.dataset.deadline);
+    }
+  }
+
+  // -- moves --------------------------------------------------------------------------------
+
+  targetIndex() {
+    const index = new Map();
+    (this.legal?.actions || []).forEach((action, i) => {
+      for (const key of this.board.targets(action, this.content)) {
+        if (!index.has(key)) index.set(key, []);
+        if (!index.get(key).includes(i)) index.get(key).push(i);
+      }
+    });
+    return index;
+  }
+
+  async click(target) {
+    if (target.id === "show-all") {
+      this.focus = null;
+      this.draw();
+    } else if (target.dataset.action !== undefined) {
+      await this.play(this.legal.actions[Number(target.dataset.action)]);
+    } else if (target.dataset.target) {
+      const found = this.targetIndex().get(target.dataset.target) || [];
+      if (found.length === 1) await this.play(this.legal.actions[found[0]]);
+      else if (found.length > 1) {
+        this.focus = target.dataset.target;
+        this.draw();
+      }
+    }
+  }
+
+  async play(action) {
+    if (this.busy || !action) return;
+    this.busy = true;
+    this.draw();
+    const { text, ...move } = action; // the service reads only the action
+    try {
+      const answer = await this.api.act(this.id, move, this.legal.version);
+      tell("");
+      this.news(answer.events || [], false);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && err.code === "stale_version") {
+        const now = err.problem.current_version;
+        tell(
+          `The game moved on while you chose (now at version ${now}): the table is reloaded, choose again.`,
+          "warn"
+        );
+      } else {
+        tell(`“${text}” was refused: ${problemText(err)}`, "error");
+      }
+    } finally {
+      this.busy = false;
+      this.focus = null;
+      await this.refresh();
+    }
+  }
+
+  // -- drawing ------------------------------------------------------------------------------
+
+  draw() {
+    const v = this.view;
+    const names = v.seats.map((s) => s.name || `seat ${s.seat + 1}`);
+    const me = v.your_seat;
+    const title = catalog?.games.find((g) => g.key === v.game)?.name || v.game;
+    const index = this.targetIndex();
+    const ctx = {
+      view: v.view,
+      me,
+      names,
+      game: v,
+      cards: this.content.byId,
+      content: this.content.raw,
+      extra: this.extra,
+      index,
+      focus: this.focus,
+    };
+    mount(
+      this.main,
+      html`<section class="game" data-game="${v.game}" data-status="${v.status}" data-version="${v.version}">
+        <div class="status-bar">
+          <b>${title}</b>
+          <span class="quiet">version ${v.version}</span>
+          ${this.turnLine(names, me)}
+          ${this.clocks(names)}
+          <span id="live" class="quiet">${this.live}</span>
+          <a href="#/">lobby</a>
+        </div>
+        ${v.outcome ? this.outcome(names, me) : ""}
+        <div class="layout">
+          <div class="board">${this.board.render(ctx)}</div>
+          <aside class="side">
+            ${v.status === "active" && me !== null ? this.moves() : ""}
+            ${this.seats(names)}
+            <h3>Log</h3>
+            <ol class="log" data-keep-scroll="log">${[...this.log.values()]
+              .sort((a, b) => a.version - b.version)
+              .map(
+                (e) => html`<li class="${e.seat === null ? "table" : ""}" data-type="${e.type}">
+                  <span class="v">${e.version}</span> ${e.text}</li>`
+              )}</ol>
+          </aside>
+        </div>
+      </section>`
+    );
+    this.tick();
+  }
+
+  turnLine(names, me) {
+    const v = this.view;
+    if (v.status === "finished") return html`<span class="turn done">Game over</span>`;
+    if (v.to_act.includes(me)) return html`<span class="turn mine">Your turn</span>`;
+    const who = v.to_act.map((s) => names[s]).join(", ");
+    return html`<span class="turn">Waiting for ${who || "the table"}</span>`;
+  }
+
+  clocks(names) {
+    const seats = this.view.clock?.seats || [];
+    return seats
+      .filter((c) => c.deadline && this.view.status === "active")
+      .map(
+        (c) => html`<span class="clock ${c.overdue ? "overdue" : ""}">⏱ ${names[c.seat]}
+          <b data-deadline="${c.deadline}">${clockText(c.deadline)}</b></span>`
+      );
+  }
+
+  seats(names) {
+    const standing = new Map((this.view.standings || []).map((s) => [s.seat, s]));
+    return html`<h3>Players</h3><ul class="seats">${names.map((name, seat) => {
+      const s = standing.get(seat);
+      const bot = this.view.seats[seat]?.bot;
+      return html`<li class="${this.view.to_act.includes(seat) ? "acting" : ""}">
+        <span class="swatch" style="background:${this.board.colour?.(seat) || "#999"}"></span>
+        ${name}${seat === this.view.your_seat ? " (you)" : ""}
+        ${bot ? html`<span class="tag">${bot} bot</span>` : ""}
+        ${s && s.standing !== "playing" && s.standing !== "bot" ? html`<span class="tag">${words(s.standing)}</span>` : ""}
+      </li>`;
+    })}</ul>`;
+  }
+
+  moves() {
+    const actions = this.legal?.actions || [];
+    const shown = this.focus ? this.targetIndex().get(this.focus) || [] : actions.map((_, i) => i);
+    const groups = new Map();
+    for (const i of shown) {
+      const type = actions[i].type;
+      if (!groups.has(type)) groups.set(type, []);
+      groups.get(type).push(i);
+    }
+    const labels = this.board.labels || {};
+    const unavailable = this.legal?.unavailable || [];
+    return html`<div class="moves ${this.busy ? "busy" : ""}">
+      <h3>Your moves ${this.focus ? html`<button id="show-all" class="link">show all</button>` : ""}</h3>
+      ${actions.length === 0 ? html`<p class="quiet">Nothing to do now.</p>` : ""}
+      <div data-keep-scroll="moves" class="move-list">${[...groups].map(
+        ([type, list]) => html`<div class="group" data-type="${type}">
+          <h4>${labels[type] || words(type)} ${list.length > 1 ? html`<span class="quiet">(${list.length})</span>` : ""}</h4>
+          ${list.map(
+            (i) => html`<button class="action" data-action="${i}" ${this.busy ? "disabled" : ""}>${actions[i].text}</button>`
+          )}</div>`
+      )}</div>
+      ${unavailable.map(
+        (u) => html`<p class="unavailable">Not now: ${words(u.type)}: ${u.message}</p>`
+      )}
+    </div>`;
+  }
+
+  outcome(names, me) {
+    const o = this.view.outcome;
+    const order = names.map((_, seat) => seat).sort((a, b) => o.ranks[a] - o.ranks[b]);
+    const headline = o.winners.length === 0
+      ? "A draw"
+      : o.winners.includes(me)
+        ? o.winners.length > 1 ? "You share the win" : "You won"
+        : `${o.winners.map((s) => names[s]).join(" and ")} won`;
+    return html`<div class="outcome">
+      <h2>${headline}</h2>
+      <table><thead><tr><th>Rank</th><th>Player</th><th>Score</th></tr></thead><tbody>${order.map(
+        (seat) => html`<tr class="${o.winners.includes(seat) ? "winner" : ""}">
+          <td>${o.ranks[seat]}</td><td>${names[seat]}${seat === me ? " (you)" : ""}</td><td>${o.scores[seat]}</td></tr>`
+      )}</tbody></table>
+      ${o.tie_break ? html`<p class="quiet">Tie-break: ${o.tie_break}</p>` : ""}
+    </div>`;
+  }
+}
