@@ -1,0 +1,44 @@
+"""The Python client's example bot (clients/python/examples/bot.py), run as a third party
+runs it, plays each game to the end on the whole stack against the stack's own bots."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from turnpost.client import Client
+
+from tests.e2e.conftest import Stack
+
+pytestmark = pytest.mark.e2e
+BOT = Path(__file__).resolve().parents[2] / "clients" / "python" / "examples" / "bot.py"
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"), [("itty-bitty", 3), ("itchy-feet", 3), ("footprints", 2)]
+)
+def test_the_example_bot_plays_a_game_to_the_end(stack: Stack, game: str, seats: int) -> None:
+    ran = subprocess.run(
+        [sys.executable, str(BOT), game, str(seats), stack.lobby, stack.game],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    lines = ran.stdout.splitlines()
+    assert lines[0].startswith("game ") and lines[-1].startswith("finished: {")
+    game_id = lines[0].split()[1]
+    played = lines[1:-1]  # one line per event its own moves made, with the event's words
+    assert len(played) >= 3 and all(line.split(maxsplit=1)[0].isdigit() for line in played)
+    with Client(stack.lobby, stack.game) as spectator:
+        spectator.register("Spectator")
+        final = spectator.get_game(game_id)
+        assert final.status == "finished" and final.outcome is not None
+        assert len(final.outcome["ranks"]) == seats
+        # the script played its own seat to the end: no bot took it over
+        assert final.standings[0].standing == "playing"
+        assert [s.bot for s in final.seats] == [None] + ["greedy"] * (seats - 1)
+        mine = [e for e in spectator.iter_events(game_id) if e.seat == 0]
+        assert len(mine) >= len(played) > 0
