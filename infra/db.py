@@ -1,8 +1,14 @@
-"""The asyncpg pool every service uses."""
+"""The asyncpg pool every service uses, and each connection's budget (infra/settings.py)."""
 
 from __future__ import annotations
 
+import socket
+from typing import Any
+
 import asyncpg
+from asyncpg.pool import Pool
+
+from infra.settings import Settings
 
 
 async def _keep(conn: asyncpg.Connection) -> None:
@@ -11,5 +17,77 @@ async def _keep(conn: asyncpg.Connection) -> None:
     default reset would be a wasted round trip on every query."""
 
 
-async def create_pool(url: str, min_size: int = 2, max_size: int = 20) -> asyncpg.Pool:
-    return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size, reset=_keep)
+def server_settings(settings: Settings, **extra: str) -> dict[str, str]:
+    """What the server is told at connect: probe a silent client and drop it after
+    keepalive_idle + interval * count seconds, or once data it was sent stays
+    unacknowledged db_tcp_user_timeout_s (a peer gone without a FIN holds its session, and
+    any lock of it, until then, not for the kernel's two hours)."""
+    return {
+        "tcp_keepalives_idle": str(settings.keepalive_idle_s),
+        "tcp_keepalives_interval": str(settings.keepalive_interval_s),
+        "tcp_keepalives_count": str(settings.keepalive_count),
+        "tcp_user_timeout": str(int(settings.db_tcp_user_timeout_s * 1000)),
+        **extra,
+    }
+
+
+def connect_kwargs(settings: Settings, **extra: str) -> dict[str, Any]:
+    return {
+        "timeout": settings.db_connect_timeout_s,
+        "command_timeout": settings.db_command_timeout_s,
+        "server_settings": server_settings(settings, **extra),
+    }
+
+
+class BudgetedPool(Pool):  # type: ignore[misc]
+    """A pool whose acquire waits db_acquire_timeout_s at most unless told otherwise: a pool
+    drained by a slow database fails the request (TimeoutError) instead of queueing it."""
+
+    def __init__(self, *args: Any, acquire_timeout: float, **kwargs: Any) -> None:
+        self._acquire_timeout = acquire_timeout
+        super().__init__(*args, **kwargs)
+
+    def acquire(self, *, timeout: float | None = None) -> Any:
+        return super().acquire(timeout=self._acquire_timeout if timeout is None else timeout)
+
+
+async def create_pool(
+    url: str, min_size: int = 2, max_size: int = 20, settings: Settings | None = None
+) -> asyncpg.Pool:
+    """A pool of min_size..max_size connections with the settings' timeouts and keepalives
+    (the defaults' where none are given)."""
+    budget = settings or Settings()
+    pool = BudgetedPool(
+        url,
+        acquire_timeout=budget.db_acquire_timeout_s,
+        min_size=min_size,
+        max_size=max_size,
+        max_queries=50_000,
+        max_inactive_connection_lifetime=300.0,
+        loop=None,
+        connection_class=asyncpg.Connection,
+        record_class=asyncpg.Record,
+        reset=_keep,
+        **connect_kwargs(budget),
+    )
+    return await pool
+
+
+def redis_options(settings: Settings) -> dict[str, Any]:
+    """redis-py connection options: timeouts, TCP keepalives, a PING before reusing a
+    connection idle longer than redis_health_check_s."""
+    keepalive: dict[int, int] = {}
+    for name, value in (
+        ("TCP_KEEPIDLE", settings.keepalive_idle_s),
+        ("TCP_KEEPINTVL", settings.keepalive_interval_s),
+        ("TCP_KEEPCNT", settings.keepalive_count),
+    ):
+        if hasattr(socket, name):  # Linux; macOS lacks some
+            keepalive[getattr(socket, name)] = value
+    return {
+        "socket_timeout": settings.redis_socket_timeout_s,
+        "socket_connect_timeout": settings.redis_connect_timeout_s,
+        "socket_keepalive": True,
+        "socket_keepalive_options": keepalive,
+        "health_check_interval": settings.redis_health_check_s,
+    }

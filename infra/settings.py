@@ -71,6 +71,28 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # serving both, as compose and the Ingress do). `make run` sets its own port.
     web_game_url: str = ""
 
+    # Connection budgets (infra/db.py; README "Connections"). Postgres: the HTTP services'
+    # pool (other processes keep small fixed ones), how long a query may wait for a
+    # connection and run, and when the server gives up on a client gone silent (TCP
+    # keepalives, unacknowledged data); Redis: socket timeouts above the blocking reads (a
+    # few seconds), keepalives and a PING before a connection idle this long is reused.
+    db_pool_min: int = 2
+    db_pool_max: int = 20
+    db_connect_timeout_s: float = 5.0
+    db_acquire_timeout_s: float = 10.0
+    db_command_timeout_s: float = 30.0
+    db_tcp_user_timeout_s: float = 15.0
+    keepalive_idle_s: int = 10  # a silent peer is probed after this long,
+    keepalive_interval_s: int = 5  # then every this long,
+    keepalive_count: int = 3  # and given up after this many unanswered probes
+    redis_socket_timeout_s: float = 30.0
+    redis_connect_timeout_s: float = 5.0
+    redis_health_check_s: float = 15.0
+    # The relay's lock (services/game/relay.py) goes with its Postgres session: a relay
+    # whose session stays idle this long (frozen, cut off) loses both, and a standby takes
+    # over. The active relay queries at least every poll (0.5 s).
+    relay_lock_timeout_s: float = 5.0
+
     stream_key: str = ""  # signs commands on the streams; derived from the signing key when empty
 
     def command_key(self) -> bytes:
@@ -150,4 +172,21 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         cors_allow_origins=e.get("CORS_ALLOW_ORIGINS", defaults.cors_allow_origins),
         cors_max_age_s=int(e.get("CORS_MAX_AGE_S", defaults.cors_max_age_s)),
         web_game_url=e.get("WEB_GAME_URL", defaults.web_game_url),
+        db_pool_min=int(e.get("DB_POOL_MIN", defaults.db_pool_min)),
+        db_pool_max=int(e.get("DB_POOL_MAX", defaults.db_pool_max)),
+        db_connect_timeout_s=float(e.get("DB_CONNECT_TIMEOUT_S", defaults.db_connect_timeout_s)),
+        db_acquire_timeout_s=float(e.get("DB_ACQUIRE_TIMEOUT_S", defaults.db_acquire_timeout_s)),
+        db_command_timeout_s=float(e.get("DB_COMMAND_TIMEOUT_S", defaults.db_command_timeout_s)),
+        db_tcp_user_timeout_s=float(e.get("DB_TCP_USER_TIMEOUT_S", defaults.db_tcp_user_timeout_s)),
+        keepalive_idle_s=int(e.get("KEEPALIVE_IDLE_S", defaults.keepalive_idle_s)),
+        keepalive_interval_s=int(e.get("KEEPALIVE_INTERVAL_S", defaults.keepalive_interval_s)),
+        keepalive_count=int(e.get("KEEPALIVE_COUNT", defaults.keepalive_count)),
+        redis_socket_timeout_s=float(
+            e.get("REDIS_SOCKET_TIMEOUT_S", defaults.redis_socket_timeout_s)
+        ),
+        redis_connect_timeout_s=float(
+            e.get("REDIS_CONNECT_TIMEOUT_S", defaults.redis_connect_timeout_s)
+        ),
+        redis_health_check_s=float(e.get("REDIS_HEALTH_CHECK_S", defaults.redis_health_check_s)),
+        relay_lock_timeout_s=float(e.get("RELAY_LOCK_TIMEOUT_S", defaults.relay_lock_timeout_s)),
     )

@@ -10,10 +10,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
+import redis.asyncio as aioredis
 from litestar import Litestar
 
 from contracts.streams import COMMANDS, GAMES, GROUPS, LOBBY
-from infra.db import create_pool
+from infra.db import create_pool, redis_options
 from infra.eventstore.memory import MemoryEventStore
 from infra.eventstore.postgres import PostgresEventStore
 from infra.keys import check_secrets
@@ -52,7 +53,9 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         ledger: TokenLedger = MemoryTokenLedger()  # no players table: no token ends here
     else:
         await ensure_database(settings.database_url)
-        pool = await create_pool(settings.database_url)
+        pool = await create_pool(
+            settings.database_url, settings.db_pool_min, settings.db_pool_max, settings
+        )
         async with pool.acquire() as conn:
             await migrate(conn)
         service = GameService(
@@ -61,7 +64,9 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
             waiters,
             settings.snapshot_every,
         )
-        streams = RedisStreams.from_url(settings.redis_url)
+        streams = RedisStreams(
+            aioredis.Redis.from_url(settings.redis_url, **redis_options(settings))
+        )
         # The lobby's players table, remembered per player for token_check_ttl_s.
         ledger = CachedTokenLedger(PostgresTokenLedger(pool), settings.token_check_ttl_s)
     app.state.tokens = Tokens(keyring, ledger, require_player=False)

@@ -12,17 +12,18 @@ from datetime import UTC, datetime
 
 import asyncpg
 import msgspec
+import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from contracts.streams import GAMES, GameEvent
+from infra.db import connect_kwargs, redis_options
 from infra.eventstore.api import StoredEvent
-from infra.eventstore.outbox import Outbox, PostgresOutbox
+from infra.eventstore.outbox import Checkpoint, Outbox, PostgresOutbox
 from infra.metrics import RELAY_LAG_EVENTS, RELAY_LAG_SECONDS, serve_metrics
 from infra.migrate import ensure_database, migrate
 from infra.process import run_until_signalled
 from infra.settings import Settings
 from infra.streams import Streams
-from infra.streams.redis import RedisStreams
 
 log = logging.getLogger(__name__)
 RELAY_LOCK = 0x72656C61  # "rela"
@@ -50,15 +51,91 @@ async def relay_once(
 ) -> int:
     """Publish the next batch and checkpoint it. At-least-once: consumers dedupe by version."""
     checkpoint = await outbox.load_checkpoint(consumer)
-    batch = await outbox.batch(checkpoint, limit)
-    oldest = batch[0][1].recorded_at if batch else None
-    RELAY_LAG_SECONDS.set((datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0)
-    RELAY_LAG_EVENTS.set(len(batch))
+    batch = await _batch(outbox, checkpoint, limit)
     for _, event in batch:
         await streams.publish(stream, msgspec.json.encode(envelope(event)))
     if batch:
         await outbox.save_checkpoint(consumer, batch[-1][0])
     return len(batch)
+
+
+async def _batch(
+    outbox: Outbox, after: Checkpoint, limit: int
+) -> list[tuple[Checkpoint, StoredEvent]]:
+    batch = await outbox.batch(after, limit)
+    oldest = batch[0][1].recorded_at if batch else None
+    RELAY_LAG_SECONDS.set((datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0)
+    RELAY_LAG_EVENTS.set(len(batch))
+    return batch
+
+
+class Superseded(Exception):
+    """Another relay published since this one last did: this one stands down."""
+
+
+# Publish a batch and the position it reaches, both or neither, only if the stream is still
+# where this relay left it. KEYS: stream, position; ARGV: expected, new, payloads...
+_PUBLISH = """
+if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
+for i = 3, #ARGV do redis.call('XADD', KEYS[1], '*', 'm', ARGV[i]) end
+redis.call('SET', KEYS[2], ARGV[2])
+return #ARGV - 2
+"""
+
+
+def _position(c: Checkpoint) -> str:
+    return f"{c.tx_id}:{c.global_position}"
+
+
+class FencedRelay:
+    """The relay's publishing: exactly once onto the games stream, whatever the lock does.
+
+    The lock keeps one relay busy, but cannot stop a relay frozen mid-batch (SIGSTOP, a long
+    pause) from waking after a standby took over and publishing that batch again. So the
+    stream's position (the last event published) lives in Redis beside it, moved by the same
+    script that publishes, which refuses when the position is not the one this relay last
+    saw. The Postgres checkpoint follows (for a Redis that lost the position)."""
+
+    def __init__(
+        self, r: aioredis.Redis, outbox: Outbox, stream: str, consumer: str = CONSUMER
+    ) -> None:
+        self.r, self.outbox, self.stream, self.consumer = r, outbox, stream, consumer
+        self.key = f"{stream}:relayed"
+        self.at: Checkpoint | None = None
+        self.known = ""  # the position as Redis holds it ("" none)
+
+    async def start(self, conn: asyncpg.Connection) -> None:
+        """Where to go on from: Redis' position if it names an event of this database (a
+        Redis kept over a database made anew holds another's), else the checkpoint."""
+        held = await self.r.get(self.key)
+        self.known = held.decode() if held else ""
+        if self.known:
+            tx, _, gp = self.known.partition(":")
+            if await conn.fetchval(
+                "SELECT 1 FROM events WHERE global_position = $1 AND tx_id = $2::text::xid8",
+                int(gp),
+                tx,
+            ):
+                self.at = Checkpoint(tx_id=int(tx), global_position=int(gp))
+                return
+            log.warning("the games stream's position %s is not of this database", self.known)
+        self.at = await self.outbox.load_checkpoint(self.consumer)
+
+    async def once(self, limit: int = 500) -> int:
+        assert self.at is not None, "start() first"
+        batch = await _batch(self.outbox, self.at, limit)
+        if not batch:
+            return 0
+        reached = batch[-1][0]
+        payloads = [msgspec.json.encode(envelope(e)) for _, e in batch]
+        published = await self.r.eval(  # type: ignore[misc]
+            _PUBLISH, 2, self.stream, self.key, self.known, _position(reached), *payloads
+        )
+        if int(published) < 0:
+            raise Superseded(f"{self.stream} moved past {self.known or 'nothing'}")
+        self.at, self.known = reached, _position(reached)
+        await self.outbox.save_checkpoint(self.consumer, reached)
+        return len(batch)
 
 
 # What a lost Postgres or Redis connection raises: the relay reconnects (and re-locks).
@@ -71,6 +148,7 @@ CONNECTION_ERRORS = (
     asyncpg.InterfaceError,
     asyncpg.InternalClientError,
     RedisError,
+    Superseded,
 )
 
 
@@ -89,30 +167,39 @@ async def run(settings: Settings, stop: asyncio.Event, poll_seconds: float = 0.5
 
 async def _relay(settings: Settings, stop: asyncio.Event, poll_seconds: float) -> None:
     await ensure_database(settings.database_url)
-    conn = await asyncpg.connect(settings.database_url)
-    streams = RedisStreams.from_url(settings.redis_url)
+    # The lock goes with this session: a relay killed frees it at once; one frozen or cut
+    # off goes idle, and the server ends its session after relay_lock_timeout_s (a peer
+    # gone silent: the keepalives, sooner than the kernel's hours).
+    timeout_ms = str(int(settings.relay_lock_timeout_s * 1000))
+    conn = await asyncpg.connect(
+        settings.database_url, **connect_kwargs(settings, idle_session_timeout=timeout_ms)
+    )
+    r = aioredis.Redis.from_url(settings.redis_url, **redis_options(settings))
     wake = asyncio.Event()
+    # the standby asks within the timeout too, or its own session would end
+    standby_s = min(2.0, settings.relay_lock_timeout_s / 3)
+    poll_seconds = min(poll_seconds, settings.relay_lock_timeout_s / 3)
     try:
         await migrate(conn)
-        # A session lock: it goes with the connection, so a dead relay frees it at once.
         while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", RELAY_LOCK):
             log.info("another relay is active; standing by")
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), 2)
+                await asyncio.wait_for(stop.wait(), standby_s)
             if stop.is_set():
                 return
         await conn.add_listener("turnpost_events", lambda *_: wake.set())
-        outbox = PostgresOutbox(conn)
         stream = settings.stream(GAMES)
+        relay = FencedRelay(r, PostgresOutbox(conn), stream)
+        await relay.start(conn)
         log.info("relay active, publishing to %s", stream)
         while not stop.is_set():
             wake.clear()
-            if await relay_once(outbox, streams, stream):
+            if await relay.once():
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), poll_seconds)
     finally:
-        await streams.close()
+        await r.aclose()
         if not conn.is_closed():
             await conn.close()
 

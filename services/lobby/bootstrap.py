@@ -9,11 +9,12 @@ import os
 from collections.abc import AsyncIterator
 
 import msgspec
+import redis.asyncio as aioredis
 from litestar import Litestar
 from redis.exceptions import RedisError
 
 from contracts.streams import GAMES, GROUPS, LOBBY, GameEvent, RoomStarted
-from infra.db import create_pool
+from infra.db import create_pool, redis_options
 from infra.errors import is_transient
 from infra.keys import check_secrets
 from infra.migrate import ensure_database, migrate
@@ -87,10 +88,12 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     app.state.settings = settings
     keyring = check_secrets(settings)  # refuses forgeable keys before anything starts
     await ensure_database(settings.database_url)
-    pool = await create_pool(settings.database_url)
+    pool = await create_pool(
+        settings.database_url, settings.db_pool_min, settings.db_pool_max, settings
+    )
     async with pool.acquire() as conn:
         await migrate(conn)
-    streams = RedisStreams.from_url(settings.redis_url)
+    streams = RedisStreams(aioredis.Redis.from_url(settings.redis_url, **redis_options(settings)))
     lobby = Lobby(pool)
     app.state.lobby = lobby
     app.state.tokens = Tokens(keyring, PostgresTokenLedger(pool), require_player=True)

@@ -1,0 +1,88 @@
+"""The relay publishes each event once onto the games stream, even with two relays at once
+(one frozen mid-batch wakes after a standby took over), on real Postgres and Redis."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+import msgspec
+import pytest
+import redis.asyncio as aioredis
+
+from contracts.streams import GameEvent
+from infra.eventstore.outbox import Checkpoint, PostgresOutbox
+from services.game.relay import FencedRelay, Superseded
+from tests.integration.test_relay import _insert
+
+
+@pytest.fixture
+async def conn(database_url: str):  # type: ignore[no-untyped-def]
+    conn = await asyncpg.connect(database_url)
+    yield conn
+    await conn.close()
+
+
+async def _from_the_tip(conn: asyncpg.Connection, consumer: str) -> None:
+    """Earlier tests' events are not ours to publish."""
+    tip = await conn.fetchrow(
+        "SELECT coalesce(max(tx_id::text::bigint), 0) AS tx,"
+        " coalesce(max(global_position), 0) AS gp FROM events"
+    )
+    await PostgresOutbox(conn).save_checkpoint(
+        consumer, Checkpoint(tx_id=tip["tx"], global_position=tip["gp"])
+    )
+
+
+async def _published(r: aioredis.Redis, stream: str) -> list[tuple[str, int]]:
+    entries = await r.xrange(stream)
+    return [
+        (e.game_id, e.version)
+        for e in (msgspec.json.decode(f[b"m"], type=GameEvent) for _, f in entries)
+    ]
+
+
+async def test_a_frozen_relay_waking_after_a_takeover_publishes_nothing_twice(
+    conn: asyncpg.Connection, redis_client: aioredis.Redis, stream_prefix: str
+) -> None:
+    consumer = f"test-fence-{uuid.uuid4()}"
+    stream = f"{stream_prefix}fence-{uuid.uuid4().hex[:8]}"
+    await _from_the_tip(conn, consumer)
+    game = str(uuid.uuid4())
+    await _insert(conn, f"game-{game}", 1)
+
+    frozen = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
+    await frozen.start(conn)
+    standby = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
+    await standby.start(conn)
+    assert await standby.once() == 1  # the standby took over and published version 1
+    await _insert(conn, f"game-{game}", 2)
+    with pytest.raises(Superseded):  # the frozen one wakes with its old picture
+        await frozen.once()
+    assert await standby.once() == 1
+    assert await _published(redis_client, stream) == [(game, 1), (game, 2)]
+
+    # a relay started afresh goes on from the stream's own position, not the checkpoint
+    await PostgresOutbox(conn).save_checkpoint(consumer, Checkpoint())  # as if it lagged
+    again = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
+    await again.start(conn)
+    assert await again.once() == 0
+    await _insert(conn, f"game-{game}", 3)
+    assert await again.once() == 1
+    assert await _published(redis_client, stream) == [(game, 1), (game, 2), (game, 3)]
+
+
+async def test_a_position_of_another_database_is_not_believed(
+    conn: asyncpg.Connection, redis_client: aioredis.Redis, stream_prefix: str
+) -> None:
+    consumer = f"test-fence-{uuid.uuid4()}"
+    stream = f"{stream_prefix}fence-{uuid.uuid4().hex[:8]}"
+    await _from_the_tip(conn, consumer)
+    # Redis kept over a database made anew: a position far ahead of anything here
+    await redis_client.set(f"{stream}:relayed", f"{2**40}:{2**40}")
+    game = str(uuid.uuid4())
+    await _insert(conn, f"game-{game}", 1)
+    relay = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
+    await relay.start(conn)
+    assert await relay.once() == 1
+    assert await _published(redis_client, stream) == [(game, 1)]
