@@ -152,6 +152,8 @@ def run(environ: dict[str, str], root: str) -> int:
     env = {**environ, "PYTHONUNBUFFERED": "1"}
     env.setdefault("WEBHOOK_ALLOW_PRIVATE", "1")
     env.setdefault("WEBHOOK_ALLOW_HTTP", "1")
+    # the web client (clients/web, the lobby's /play/) calls the game service on its own port
+    env.setdefault("WEB_GAME_URL", f"http://127.0.0.1:{env.get('GAME_PORT', '8020')}")
     if not env.get("TURNPOST_SECRET") and not env.get("TURNPOST_KEYS", "").strip():
         env["TURNPOST_SECRET"] = checkout_secret(root)
     # Migrate once before the services start, so they do not race to do it.
@@ -187,6 +189,7 @@ def _run(env: dict[str, str], root: str, ports: dict[str, int], counts: str) -> 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     print(f"turnpost: {', '.join(procs)} started; Ctrl-C stops them", flush=True)
+    print(f"turnpost: play in a browser at http://127.0.0.1:{http['lobby']}/play/", flush=True)
     code = 0
     while not stopping:
         for name, p in procs.items():
