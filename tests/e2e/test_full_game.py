@@ -5,14 +5,15 @@ from __future__ import annotations
 from random import Random
 from typing import Any
 
-import httpx
 import msgspec
 import pytest
 
+from contracts.game import GameView, LegalActions
 from games.registry import get as get_rules
 from services.bots.observe import Observation
 from services.bots.policies import policy_for
-from tests.e2e.conftest import Stack, bearer, wait_for
+from tests.e2e.conftest import Stack, wait_for
+from turnpost.client import Client
 
 # Fields that carry a seat's private card in each game's events, and when.
 SECRETS: dict[str, dict[str, str]] = {
@@ -28,45 +29,34 @@ SECRETS: dict[str, dict[str, str]] = {
 PUBLIC_WHEN = {"ittybit_taken": "from_market"}  # a marketplace card is public
 
 
-def _play_as_person(game: httpx.Client, auth: dict[str, str], key: str, game_id: str) -> int:
+def _play_as_person(me: Client, key: str, game_id: str) -> int:
     """Play seat 0 with the greedy policy, from the REST view only; returns moves made."""
     rules = get_rules(key)
     assert rules is not None
     rng = Random(7)
-    moves = 0
-    for _ in range(5_000):
-        state = game.get(f"/v1/games/{game_id}", headers=auth).json()
-        assert state["your_seat"] == 0
-        if state["status"] == "finished":
-            return moves
-        if 0 not in state["to_act"]:
-            game.get(
-                f"/v1/games/{game_id}/events",
-                params={"after": state["version"], "wait": 10},
-                headers=auth,
-            )
-            continue
-        legal = game.get(f"/v1/games/{game_id}/legal-actions", headers=auth).json()
-        actions = msgspec.convert(legal["actions"], list.__class_getitem__(rules.action_type))
+
+    def decide(view: GameView, legal: LegalActions) -> dict[str, Any]:
+        actions = msgspec.convert(legal.actions, list.__class_getitem__(rules.action_type))
         obs = Observation(
             game=key,
             seat=0,
-            version=legal["version"],
-            view=state["view"],
+            version=legal.version,
+            view=view.view,
             legal=actions,
-            to_act=state["to_act"],
+            to_act=view.to_act,
         )
-        action = policy_for(key, "greedy")(obs, rng)
-        posted = game.post(
-            f"/v1/games/{game_id}/actions",
-            json={"action": msgspec.to_builtins(action), "expected_version": legal["version"]},
-            headers=auth,
-        )
-        if posted.status_code == 409:  # a bot moved in between (simultaneous answers)
-            continue
-        assert posted.status_code == 200, posted.text
-        moves += 1
-    raise AssertionError("the game did not finish")
+        chosen: dict[str, Any] = msgspec.to_builtins(policy_for(key, "greedy")(obs, rng))
+        return chosen
+
+    moves = 0
+    # each time seat 0 must act; a bot moving in between (simultaneous answers) is a 409
+    # that `play` answers by reading the game again and deciding again
+    for turn, view in enumerate(me.turns(game_id, wait=10)):
+        assert view.your_seat == 0 and turn < 5_000, "the game did not finish"
+        if me.play(game_id, decide) is not None:
+            moves += 1
+    assert me.get_game(game_id).your_seat == 0
+    return moves
 
 
 @pytest.mark.parametrize(
@@ -91,68 +81,52 @@ def _play_as_person(game: httpx.Client, auth: dict[str, str], key: str, game_id:
 def test_a_person_and_bots_play_to_the_end(
     stack: Stack, key: str, seats: int, options: dict[str, Any], bots: list[str]
 ) -> None:
-    lobby = httpx.Client(base_url=stack.lobby, timeout=10)
-    game = httpx.Client(base_url=stack.game, timeout=40)
-    me = lobby.post("/v1/players", json={"name": "Ada"}).json()
-    auth = bearer(me["token"])
+    me = Client(stack.lobby, stack.game)
+    me.register("Ada")
 
-    room = lobby.post(
-        "/v1/rooms", json={"game": key, "seats": seats, "options": options}, headers=auth
-    )
-    assert room.status_code == 201, room.text
-    room_id = room.json()["id"]
+    room = me.create_room(key, seats, options=options)
+    room_id = room.id
     for level in bots:
-        added = lobby.post(f"/v1/rooms/{room_id}/bots", json={"level": level}, headers=auth)
-        assert added.status_code == 200, added.text
-    started = lobby.post(f"/v1/rooms/{room_id}/start", headers=auth)  # the rest: greedy bots
-    assert started.status_code == 202, started.text
-    levels = [s["bot"] for s in started.json()["seats"]]
+        me.add_bot(room_id, level)
+    started = me.start_room(room_id)  # the rest: greedy bots
+    assert started.status == "starting" and started.game_id is None  # 202: not waited for
+    levels = [s.bot for s in started.seats]
     assert levels == [None, *bots] + ["greedy"] * (seats - 1 - len(bots))
 
     playing = wait_for(
-        lambda: (r := lobby.get(f"/v1/rooms/{room_id}").json())["status"] == "playing" and r,
+        lambda: (r := me.get_room(room_id)).status == "playing" and r,
         "the room to be playing",
     )
-    game_id = playing["game_id"]
-    moves = _play_as_person(game, auth, key, game_id)
+    game_id = playing.game_id
+    moves = _play_as_person(me, key, game_id)
 
-    final = game.get(f"/v1/games/{game_id}", headers=auth).json()
-    assert final["status"] == "finished" and final["to_act"] == []
-    outcome = final["outcome"]
+    final = me.get_game(game_id)
+    assert final.status == "finished" and final.to_act == []
+    outcome = final.outcome
     assert outcome is not None and len(outcome["ranks"]) == seats
     assert moves > 3
 
     # the feed tells the same story: everyone moved, and no bot's private card reached me
-    events: list[dict[str, Any]] = []
-    after = 0
-    while True:
-        page = game.get(f"/v1/games/{game_id}/events", params={"after": after}, headers=auth).json()
-        events += page["events"]
-        if not page["events"]:
-            break
-        after = page["last_version"]
-    assert after == final["version"]
-    assert {e["seat"] for e in events} >= set(range(seats))
+    events = list(me.iter_events(game_id))
+    assert events[-1].version == final.version
+    assert {e.seat for e in events} >= set(range(seats))
     hidden = seen = 0
     for e in events:
-        field = SECRETS[key].get(e["type"])
-        if field is None or e["data"].get(PUBLIC_WHEN.get(e["type"], ""), False):
+        field = SECRETS[key].get(e.type)
+        if field is None or e.data.get(PUBLIC_WHEN.get(e.type, ""), False):
             continue
-        if e["data"]["seat"] == 0:
-            assert e["data"][field] is not None
+        if e.data["seat"] == 0:
+            assert e.data[field] is not None
             seen += 1
         else:
-            assert e["data"][field] is None, e
+            assert e.data[field] is None, e
             hidden += 1
     assert hidden > 5 and seen > 1
     if key == "footprints":
-        svg = game.get(f"/v1/games/{game_id}/board.svg", headers=auth)
-        assert svg.status_code == 200 and svg.text.count('class="figure"') >= 1
+        svg = me.get_board_svg(game_id)  # a problem would raise
+        assert svg.count('class="figure"') >= 1
 
-    wait_for(
-        lambda: lobby.get(f"/v1/rooms/{room_id}").json()["status"] == "finished",
-        "the room to finish",
-    )
-    listed = game.get("/v1/me/games", headers=auth).json()["items"]
-    assert game_id in [g["id"] for g in listed]
-    assert next(g for g in listed if g["id"] == game_id)["status"] == "finished"
+    wait_for(lambda: me.get_room(room_id).status == "finished", "the room to finish")
+    listed = me.get_my_games().items
+    assert game_id in [g.id for g in listed]
+    assert next(g for g in listed if g.id == game_id).status == "finished"
