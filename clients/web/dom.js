@@ -49,8 +49,9 @@ export function mount(element, content) {
   element.innerHTML = text;
   for (const el of element.querySelectorAll("[data-keep-scroll]")) {
     const was = kept[el.dataset.keepScroll];
-    // the log follows the news unless its reader scrolled up to read
-    el.scrollTop = !was || was.atEnd ? el.scrollHeight : was.top;
+    // a log ([data-follow]) follows the news unless its reader scrolled up to read
+    if ("follow" in el.dataset) el.scrollTop = !was || was.atEnd ? el.scrollHeight : was.top;
+    else if (was) el.scrollTop = was.top;
   }
 }
 

@@ -256,7 +256,7 @@ export class GameScreen {
             ${v.status === "active" && me !== null ? this.moves() : ""}
             ${this.seats(names)}
             <h3>Log</h3>
-            <ol class="log" data-keep-scroll="log">${[...this.log.values()]
+            <ol class="log" data-keep-scroll="log" data-follow>${[...this.log.values()]
               .sort((a, b) => a.version - b.version)
               .map(
                 (e) => html`<li class="${e.seat === null ? "table" : ""}" data-type="${e.type}">
@@ -315,7 +315,7 @@ export class GameScreen {
     return html`<div class="moves ${this.busy ? "busy" : ""}">
       <h3>Your moves ${this.focus ? html`<button id="show-all" class="link">show all</button>` : ""}</h3>
       ${actions.length === 0 ? html`<p class="quiet">Nothing to do now.</p>` : ""}
-      <div data-keep-scroll="moves" class="move-list">${[...groups].map(
+      <div data-keep-scroll="moves-${this.legal?.version}" class="move-list">${[...groups].map(
         ([type, list]) => html`<div class="group" data-type="${type}">
           <h4>${labels[type] || words(type)} ${list.length > 1 ? html`<span class="quiet">(${list.length})</span>` : ""}</h4>
           ${list.map(

@@ -1,0 +1,268 @@
+"""The reference web client (clients/web) in a real browser: headless Chromium from the
+distribution's packages, driven by Playwright, against the stack `make run` starts.
+
+A person registers, creates a room with bots, starts it and plays by clicking: a whole itty
+bitty game to its outcome, the first moves of Itchy Feet and of Footprints (on the map drawn
+from board.svg), and two people in two tabs at one table. Any JavaScript error the page
+raises or logs fails the test. Screenshots of each game in play go to .run/web-screenshots/
+(git-ignored); README shows copies of them (clients/web/screenshots/).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+from tests.e2e.conftest import ROOT, Stack
+
+SHOTS = ROOT / ".run" / "web-screenshots"
+# A move that lost a race is answered 409 (the page reloads and says so): the browser logs
+# the status itself, which is no error of the page's.
+EXPECTED_CONSOLE = ("Failed to load resource: the server responded with a status of 409",)
+
+
+def chromium() -> str | None:
+    """The distribution's Chromium (CHROMIUM names another)."""
+    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        if name and (found := shutil.which(name)):
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    executable = chromium()
+    if executable is None:
+        pytest.skip("no Chromium on this machine (apt-get install chromium; .ci/run does)")
+    with sync_playwright() as p:
+        # as root (CI, containers) Chromium refuses its sandbox
+        args = ["--disable-dev-shm-usage"] + (["--no-sandbox"] if os.geteuid() == 0 else [])
+        launched = p.chromium.launch(executable_path=executable, args=args)
+        yield launched
+        launched.close()
+
+
+class Tab:
+    """One browser tab of one person (its own sessionStorage), recording every error."""
+
+    def __init__(self, context: BrowserContext, stack: Stack) -> None:
+        self.page: Page = context.new_page()
+        self.stack = stack
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
+        self.page.on("console", self._console)
+        self.page.set_default_timeout(30_000)
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error" and not message.text.startswith(EXPECTED_CONSOLE):
+            self.errors.append(f"console error: {message.text}")
+
+    def register(self, name: str) -> None:
+        self.page.goto(f"{self.stack.lobby}/play/")
+        self.page.fill("#name", name)
+        self.page.click("#register button[type=submit]")
+        self.page.wait_for_selector(f"#me:text-is('{name}')")
+
+    def create_room(self, game: str, seats: int, levels: dict[int, str], **options: bool) -> None:
+        form = self.page.locator(f'.game-entry[data-key="{game}"] form')
+        form.locator("select[name=seats]").select_option(str(seats))
+        for seat, level in levels.items():
+            form.locator(f'select[name="seat:{seat}"]').select_option(value=level)
+        for name, on in options.items():
+            form.locator(f'input[name="opt:{name}"]').set_checked(on)
+        form.locator("button[type=submit]").click()
+        self.page.wait_for_selector(".room")
+
+    def start(self) -> None:
+        self.page.click("#start")
+        self.page.wait_for_selector(".game")
+
+    def version(self) -> int:
+        return int(self.page.get_attribute(".game", "data-version") or 0)
+
+    def play(self, prefer: tuple[str, ...] = ()) -> str | None:
+        """Click one move when the seat has one (the preferred kinds first): its text."""
+        for kind in (*prefer, ""):
+            where = f'.group[data-type="{kind}"] ' if kind else ""
+            button = self.page.locator(f"{where}button.action:not([disabled])").first
+            if button.count():
+                text = button.inner_text()
+                try:
+                    button.click(timeout=5_000)
+                except Exception:  # redrawn under the pointer by news: choose again
+                    return None
+                return text
+        return None
+
+    def shot(self, name: str) -> Path:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        path = SHOTS / f"{name}.png"
+        self.page.screenshot(path=path, full_page=True)
+        return path
+
+    def no_errors(self) -> None:
+        assert self.errors == [], "\n".join(self.errors)
+        problems = self.page.locator("#notice.error")
+        assert not problems.is_visible(), problems.inner_text()
+
+
+@pytest.fixture
+def tab(browser: Browser, stack: Stack) -> Iterator[Tab]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    opened = Tab(context, stack)
+    yield opened
+    context.close()
+    assert opened.errors == [], "\n".join(opened.errors)
+
+
+def test_the_page_is_served_by_the_lobby_out_of_the_api(stack: Stack) -> None:
+    page = httpx.get(f"{stack.lobby}/play/")
+    assert page.status_code == 200 and 'type="module"' in page.text
+    assert "no-cache" in page.headers["cache-control"]
+    config = httpx.get(f"{stack.lobby}/play/config.json").json()
+    assert config == {"lobby_url": "", "game_url": stack.game}  # make run: its own port
+    for module in ("app.js", "api.js", "game.js", "boards.js", "dom.js", "style.css"):
+        assert httpx.get(f"{stack.lobby}/play/{module}").status_code == 200, module
+    assert "RateLimit-Limit" not in httpx.get(f"{stack.lobby}/play/app.js").headers
+    schema = httpx.get(f"{stack.lobby}/schema/openapi.json").json()
+    assert not [p for p in schema["paths"] if p.startswith("/play")]
+
+
+def test_a_whole_itty_bitty_game_by_clicking(tab: Tab) -> None:
+    tab.register("Ada")
+    tab.create_room("itty-bitty", 2, {1: "greedy"})
+    tab.start()
+    page = tab.page
+    # what a person sees: the market's four slots, the hand, the table, whose turn
+    page.wait_for_selector(".itty-bitty .market .card")
+    assert page.locator(".market .cards > .card").count() == 4
+    page.wait_for_selector(".itty-bitty .hand .card")
+    assert page.locator(".holdings tbody tr").count() == 2
+    assert page.locator(".status-bar .turn").count() == 1
+    moves, shot = 0, False
+    deadline = time.monotonic() + 420
+    while not page.locator(".outcome").count():
+        assert time.monotonic() < deadline, f"no outcome after {moves} moves"
+        if tab.play(prefer=("complete_collector", "keep_collector")):
+            moves += 1
+            if moves == 12 and not shot:
+                page.wait_for_timeout(500)
+                tab.shot("itty-bitty")
+                shot = True
+        else:
+            page.wait_for_timeout(150)
+        tab.no_errors()
+    outcome = page.locator(".outcome")
+    assert outcome.locator("h2").inner_text()  # who won, as words
+    rows = outcome.locator("tbody tr")
+    assert rows.count() == 2
+    assert {rows.nth(i).locator("td").nth(1).inner_text() for i in range(2)} == {
+        "Ada (you)",
+        "greedy bot",
+    }
+    assert page.locator(".status-bar .turn").inner_text() == "Game over"
+    assert page.locator(".log li").count() > 2 * moves  # every move and its news, as text
+    assert moves >= 10
+    tab.shot("itty-bitty-outcome")
+    tab.no_errors()
+
+
+def test_itchy_feet_first_moves(tab: Tab) -> None:
+    tab.register("Bea")
+    tab.create_room("itchy-feet", 3, {1: "greedy", 2: "random"}, events=True, special_items=True)
+    tab.start()
+    page = tab.page
+    page.wait_for_selector(".itchy-feet .route .country")
+    # three items and a passport dealt; the journey names the home and the centre
+    page.wait_for_selector(".itchy-feet .hand .card")
+    assert page.locator(".itchy-feet .hand .card").count() >= 4
+    assert page.locator(".itchy-feet .hand .card.kind-passport").count() >= 1
+    assert page.locator(".route .country").count() == 2
+    assert page.locator(".holdings tbody tr").count() == 3
+    start, moves = tab.version(), 0
+    deadline = time.monotonic() + 180
+    while moves < 3 and not page.locator(".outcome").count():
+        assert time.monotonic() < deadline, f"only {moves} moves"
+        if tab.play(prefer=("travel",)):
+            moves += 1
+            if moves == 2:
+                page.wait_for_timeout(500)
+                tab.shot("itchy-feet")
+        else:
+            page.wait_for_timeout(150)
+        tab.no_errors()
+    page.wait_for_function(f"Number(document.querySelector('.game').dataset.version) > {start}")
+    assert page.locator(".log li").count() > 5
+    tab.no_errors()
+
+
+def test_footprints_first_moves_on_the_map(tab: Tab) -> None:
+    tab.register("Cy")
+    tab.create_room("footprints", 2, {1: "greedy"})
+    tab.start()
+    page = tab.page
+    # the map as the service draws it, with the places a move takes the figure
+    page.wait_for_selector("svg.map polygon.space")
+    assert page.locator("svg.map polygon.space").count() > 50
+    page.wait_for_selector("svg.map circle.reach", timeout=60_000)  # the houses to start on
+    page.locator("svg.map circle.reach").first.click()
+    page.wait_for_selector("svg.map circle.you", timeout=60_000)  # your figure, ringed
+    # a turn: a card from the panel, then a destination on the map
+    deadline = time.monotonic() + 180
+    reached = False
+    while not reached:
+        assert time.monotonic() < deadline, "no destination to click"
+        if page.locator('.group[data-type="top"] button.action').count():
+            page.wait_for_timeout(300)
+            tab.shot("footprints")
+            before = tab.version()
+            page.locator("svg.map circle.reach").first.click()
+            if page.locator(".moves h3 #show-all").count():  # several moves reach it
+                tab.play()
+            page.wait_for_function(
+                f"Number(document.querySelector('.game').dataset.version) > {before}"
+            )
+            reached = True
+        elif not tab.play(prefer=("play",)):
+            page.wait_for_timeout(150)
+        tab.no_errors()
+    assert page.locator(".footprints .hand .card").count() >= 1  # the panel
+    assert page.locator(".footprints .holdings tbody tr").count() == 2
+    tab.no_errors()
+
+
+def test_two_people_in_two_tabs(browser: Browser, stack: Stack) -> None:
+    contexts = [browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(2)]
+    try:
+        ada, bob = (Tab(c, stack) for c in contexts)
+        ada.register("Ada")
+        ada.create_room("itty-bitty", 3, {1: "", 2: "random"})
+        room = ada.page.url.split("#/room/")[1]
+        bob.register("Bob")  # a tab of its own: its own player
+        bob.page.wait_for_selector(f'#open-rooms [data-join="{room}"]')
+        bob.page.click(f'#open-rooms [data-join="{room}"]')
+        bob.page.wait_for_selector(".room")
+        ada.page.wait_for_selector(".room .seats li:nth-child(2) b:text-is('Bob')")
+        ada.start()
+        bob.page.wait_for_selector(".game", timeout=30_000)  # the room shows the game to all
+        assert bob.page.locator("#me").inner_text() == "Bob"
+        # each keeps a collector: two seats answering at once
+        for person in (ada, bob):
+            person.page.wait_for_selector(".group[data-type=keep_collector] button.action")
+            person.play(prefer=("keep_collector",))
+        for person in (ada, bob):
+            person.page.wait_for_selector(".log li:has-text('kept a collector')")
+            names = person.page.locator(".holdings tbody th").all_inner_texts()
+            assert any("Ada" in n for n in names) and any("Bob" in n for n in names)
+            person.no_errors()
+    finally:
+        for c in contexts:
+            c.close()
