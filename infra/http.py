@@ -18,6 +18,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
 from infra.auth import InvalidToken, Principal, verify
+from infra.errors import is_transient
 from infra.keys import Keyring
 from infra.settings import Settings, from_env
 from infra.tokens import Tokens
@@ -58,6 +59,12 @@ def on_http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Respon
 
 
 def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    if is_transient(exc):  # Postgres or Redis away or too slow: a drained pool's acquire
+        log.warning("unavailable on %s %s: %r", request.method, request.url.path, exc)
+        busy = ProblemError(503, "service_unavailable", "a backing service is unavailable")
+        response = problem_response(busy, request)
+        response.headers["Retry-After"] = "1"
+        return response
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     error = ProblemError(500, "internal_error", "an unexpected error occurred; it has been logged")
     return problem_response(error, request)

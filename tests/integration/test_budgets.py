@@ -136,3 +136,25 @@ async def _published(r: aioredis.Redis, stream: str, n: int, seconds: float) -> 
             return [int(msgspec.json.decode(f[b"m"])["version"]) for _, f in entries]
         await asyncio.sleep(0.05)
     raise AssertionError(f"fewer than {n} entries on {stream}")
+
+
+def test_a_request_the_pool_cannot_serve_in_time_is_a_503_to_retry() -> None:
+    from litestar import Litestar, get
+    from litestar.testing import TestClient
+
+    from infra.http import EXCEPTION_HANDLERS
+
+    @get("/drained")
+    async def drained() -> None:
+        raise TimeoutError  # what BudgetedPool.acquire raises after db_acquire_timeout_s
+
+    @get("/bug")
+    async def bug() -> None:
+        raise KeyError("a bug")
+
+    app = Litestar([drained, bug], exception_handlers=EXCEPTION_HANDLERS)
+    with TestClient(app) as client:
+        r = client.get("/drained")
+        assert r.status_code == 503 and r.headers["retry-after"] == "1"
+        assert r.json()["code"] == "service_unavailable"
+        assert client.get("/bug").status_code == 500
