@@ -156,6 +156,11 @@ async def _through(gw: httpx.AsyncClient) -> None:
     gateway_problem(await gw.get("/nowhere"), 404, "not_found")
     for internal in ("/health", "/ready", "/metrics"):  # the services' stay internal
         gateway_problem(await gw.get(internal), 404, "not_found")
+    # the web client: the lobby's files, the page calling /v1/* on the gateway's own origin
+    page = await gw.get("/play/")
+    assert page.status_code == 200 and 'type="module"' in page.text
+    assert (await gw.get("/play/config.json")).json() == {"lobby_url": "", "game_url": ""}
+    assert (await gw.get("/play/app.js")).headers["content-type"].startswith("text/javascript")
     # over the limit: the gateway's own 413, before the body is read
     big = b'{"name": "' + b"a" * (2 * 1024 * 1024) + b'"}'
     gateway_problem(await gw.post("/v1/players", content=big), 413, "payload_too_large")
