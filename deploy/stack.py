@@ -152,6 +152,9 @@ def run(environ: dict[str, str], root: str) -> int:
     env = {**environ, "PYTHONUNBUFFERED": "1"}
     env.setdefault("WEBHOOK_ALLOW_PRIVATE", "1")
     env.setdefault("WEBHOOK_ALLOW_HTTP", "1")
+    # Text lines for the person watching (the ids after each message); LOG_FORMAT=json for
+    # the lines compose and Kubernetes write.
+    env.setdefault("LOG_FORMAT", "text")
     # the web client (clients/web, the lobby's /play/) calls the game service on its own port
     env.setdefault("WEB_GAME_URL", f"http://127.0.0.1:{env.get('GAME_PORT', '8020')}")
     if not env.get("TURNPOST_SECRET") and not env.get("TURNPOST_KEYS", "").strip():

@@ -213,9 +213,17 @@ class AllowMiddleware(ASGIMiddleware):
 
 # Browsers: what a page on another origin may send and read (CORS). Bearer tokens, never
 # cookies, so no credentials; a page reads the problem and rate-limit headers beside the body.
-CORS_REQUEST_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID")
+# X-Request-ID: a page may name its requests, and read the id of each (infra/context.py)
+CORS_REQUEST_HEADERS = (
+    "Authorization",
+    "Content-Type",
+    "Idempotency-Key",
+    "Last-Event-ID",
+    "X-Request-ID",
+)
 CORS_EXPOSED_HEADERS = (
     "Location",
+    "X-Request-ID",
     "Retry-After",
     "RateLimit-Limit",
     "RateLimit-Remaining",

@@ -18,7 +18,7 @@ from infra.settings import Settings, from_env
 def serve(app_factory: str, port_of: Callable[[Settings], int]) -> None:
     """Run a Litestar app factory ("module:function") on its port; HOST sets the address."""
     settings = from_env()
-    configure(settings.log_level)
+    configure(settings.log_level, settings.log_format)
     refuse_unsafe_secrets(settings, warn=False)  # the app's lifespan warns in development mode
     uvicorn.run(
         app_factory,
@@ -26,6 +26,7 @@ def serve(app_factory: str, port_of: Callable[[Settings], int]) -> None:
         host=os.environ.get("HOST", "127.0.0.1"),
         port=port_of(settings),
         log_level=settings.log_level.lower(),
+        log_config=None,  # uvicorn's lines through the root logger: one format, with the ids
         timeout_graceful_shutdown=5,
         proxy_headers=False,  # X-Forwarded-For counts only from TRUSTED_PROXIES (infra/ratelimit)
     )
@@ -41,7 +42,7 @@ def run_until_signalled(
 
     async def main() -> None:
         settings = from_env()
-        configure(settings.log_level)
+        configure(settings.log_level, settings.log_format)
         if uses_secrets:
             refuse_unsafe_secrets(settings)
         stop = asyncio.Event()

@@ -30,6 +30,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # well under the pool's 20 connections, which the REST handlers share
     command_concurrency: int = 8
     log_level: str = "INFO"
+    # json: one object a line with the request, game and command ids (compose, Kubernetes);
+    # text: the same lines for people (make run, the default). infra/logging.py
+    log_format: str = "text"
     # Prometheus metrics of a worker process (relay, bots' worker) on this port; 0: none.
     # The HTTP services show theirs on GET /metrics instead (infra/metrics.py).
     metrics_port: int = 0
@@ -135,6 +138,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         max_deliveries=int(e.get("MAX_DELIVERIES", defaults.max_deliveries)),
         command_concurrency=int(e.get("COMMAND_CONCURRENCY", defaults.command_concurrency)),
         log_level=e.get("LOG_LEVEL", defaults.log_level),
+        log_format=e.get("LOG_FORMAT", defaults.log_format),
         metrics_port=int(e.get("METRICS_PORT", defaults.metrics_port)),
         bot_resend_after_s=float(e.get("BOT_RESEND_AFTER_S", defaults.bot_resend_after_s)),
         timeout_resend_after_s=float(

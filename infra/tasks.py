@@ -24,6 +24,10 @@ from kombu import Queue  # type: ignore[attr-defined]
 from infra.settings import Settings
 
 PLAY_TASK = "bots.play"  # args: (game, game_id, seat, level, version); kwargs: {fresh: bool}
+# Task headers carrying what began a turn (infra/context.py): `play` one trace, `play_many`
+# one per turn keyed by turn_key (a retry of the batch's rest keeps its headers).
+TRACE_HEADER = "turnpost_trace"
+TRACES_HEADER = "turnpost_traces"
 # args: ([[game, game_id, seat, level, version, fresh], ...],): cheap turns, one task for all
 PLAY_MANY_TASK = "bots.play_many"
 MANY_AT_MOST = 32  # turns in one task: a batch that dies is played again whole
@@ -73,8 +77,19 @@ def celery_app(
     return app
 
 
+def turn_key(game_id: str, version: int, seat: int) -> str:
+    return f"{game_id}:{version}:{seat}"
+
+
 def send_bot_turn(
-    app: Celery, settings: Settings, game: str, game_id: str, seat: int, level: str, version: int
+    app: Celery,
+    settings: Settings,
+    game: str,
+    game_id: str,
+    seat: int,
+    level: str,
+    version: int,
+    trace: dict[str, str] | None = None,
 ) -> None:
     """Enqueue one bot turn through Celery's own client (blocking; the scheduler's resends)."""
     queue = queue_for(level)
@@ -84,6 +99,7 @@ def send_bot_turn(
         queue=queue,
         exchange="",
         routing_key=queue,
+        headers={TRACE_HEADER: trace} if trace else None,
     )
 
 
@@ -106,6 +122,7 @@ def bot_turn_message(
     level: str,
     version: int,
     fresh: bool = False,
+    trace: dict[str, str] | None = None,
 ) -> tuple[str, bytes]:
     """(Redis list key, message) of one bot turn, as `send_bot_turn` would push it: Celery's
     task protocol 2 in kombu's Redis envelope. The dispatcher pushes it itself, in one round
@@ -113,19 +130,31 @@ def bot_turn_message(
     through a real worker)."""
     args = [game, game_id, seat, level, version]
     kwargs = {"fresh": True} if fresh else {}
-    return task_message(settings, PLAY_TASK, queue_for(level), args, kwargs, "turnpost-dispatcher")
+    headers = {TRACE_HEADER: trace} if trace else None
+    return task_message(
+        settings, PLAY_TASK, queue_for(level), args, kwargs, "turnpost-dispatcher", headers
+    )
 
 
 def bot_turns_message(
-    settings: Settings, turns: list[tuple[str, str, int, str, int, bool]]
+    settings: Settings,
+    turns: list[tuple[str, str, int, str, int, bool]],
+    traces: dict[str, dict[str, str]] | None = None,
 ) -> tuple[str, bytes]:
     """(Redis list key, message) of one task playing several cheap turns in turn (each
     `(game, game_id, seat, level, version, fresh)`, every level on the cheap queue): Celery's
     cost per task (about 0.8 ms of the worker's CPU, tests/bench/bots.py) paid once for all."""
     queue = queue_for(turns[0][3])
     assert all(queue_for(t[3]) == queue == FAST_QUEUE for t in turns)
+    headers = {TRACES_HEADER: traces} if traces else None
     return task_message(
-        settings, PLAY_MANY_TASK, queue, [[list(t) for t in turns]], {}, "turnpost-dispatcher"
+        settings,
+        PLAY_MANY_TASK,
+        queue,
+        [[list(t) for t in turns]],
+        {},
+        "turnpost-dispatcher",
+        headers,
     )
 
 
@@ -136,6 +165,7 @@ def task_message(
     args: list[Any],
     kwargs: dict[str, Any] | None = None,
     origin: str = "turnpost",
+    extra_headers: dict[str, Any] | None = None,
 ) -> tuple[str, bytes]:
     """(Redis list key, message) of one task on `queue` as Celery's own client would push it
     (task protocol 2 in kombu's Redis envelope, through the anonymous exchange), for a
@@ -162,6 +192,7 @@ def task_message(
             "kwargsrepr": repr(kwargs),
             "origin": origin,
             "ignore_result": True,
+            **(extra_headers or {}),
         },
         properties={
             "correlation_id": task_id,

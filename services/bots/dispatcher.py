@@ -15,6 +15,7 @@ import msgspec
 import redis.asyncio as aioredis
 
 from contracts.streams import GAMES, GROUPS, GameEvent
+from infra.context import bind_carried
 from infra.metrics import serve_metrics
 from infra.process import run_until_signalled
 from infra.settings import Settings
@@ -28,6 +29,7 @@ from infra.tasks import (
     bot_turn_message,
     bot_turns_message,
     queue_for,
+    turn_key,
 )
 
 log = logging.getLogger(__name__)
@@ -53,6 +55,7 @@ class Turns(msgspec.Struct):
     status: str
     bots: dict[str, str]  # seat (as a string) -> bot level
     batch_end: bool
+    trace: dict[str, str] = {}  # what began it (infra/context.py), on to the task's headers
 
 
 _end = msgspec.json.Decoder(End)
@@ -66,6 +69,7 @@ class BotTurn(msgspec.Struct, frozen=True):
     level: str
     version: int
     fresh: bool = False  # a replayed dead letter: its tries count from the start
+    trace: dict[str, str] = {}  # what began it: the task's headers carry it to the worker
 
 
 def bot_turns(event: Turns | GameEvent) -> list[tuple[int, str]]:
@@ -81,10 +85,15 @@ def turns_of(payload: bytes) -> list[BotTurn]:
         return []
     event = _turns.decode(payload)
     fresh = event.type == DEAD_TURN  # a replayed dead letter
-    return [
-        BotTurn(event.game, event.game_id, seat, level, event.version, fresh)
+    turns = [
+        BotTurn(event.game, event.game_id, seat, level, event.version, fresh, event.trace)
         for seat, level in bot_turns(event)
     ]
+    if turns and log.isEnabledFor(logging.DEBUG):
+        with bind_carried(event.trace, game_id=event.game_id):
+            for t in turns:
+                log.debug("v%d: seat %d (%s) to move", t.version, t.seat, t.level)
+    return turns
 
 
 Enqueue = Callable[[Sequence[BotTurn]], Awaitable[None]]
@@ -99,11 +108,12 @@ def task_messages(settings: Settings, turns: Sequence[BotTurn]) -> list[tuple[st
         bot_turns_message(
             settings,
             [(t.game, t.game_id, t.seat, t.level, t.version, t.fresh) for t in chunk],
+            {turn_key(t.game_id, t.version, t.seat): t.trace for t in chunk if t.trace},
         )
         for chunk in (cheap[i : i + MANY_AT_MOST] for i in range(0, len(cheap), MANY_AT_MOST))
     ]
     out += [
-        bot_turn_message(settings, t.game, t.game_id, t.seat, t.level, t.version, t.fresh)
+        bot_turn_message(settings, t.game, t.game_id, t.seat, t.level, t.version, t.fresh, t.trace)
         for t in turns
         if queue_for(t.level) != FAST_QUEUE
     ]

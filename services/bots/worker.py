@@ -35,9 +35,11 @@ from celery import signals
 
 from contracts.streams import COMMANDS, GAMES, GameEvent, SubmitAction
 from infra import signing
+from infra.context import bind, bind_carried, carry
 from infra.db import create_pool
 from infra.errors import is_transient
 from infra.eventstore.api import command_uuid
+from infra.logging import configure
 from infra.metrics import (
     BOT_TASK_SECONDS,
     DEADLETTERS,
@@ -48,7 +50,16 @@ from infra.metrics import (
 from infra.process import refuse_unsafe_secrets
 from infra.settings import Settings, from_env
 from infra.streams.api import dead_letter_stream
-from infra.tasks import DEAD_TURN, PLAY_MANY_TASK, PLAY_TASK, TASK_TIME_LIMIT, celery_app
+from infra.tasks import (
+    DEAD_TURN,
+    PLAY_MANY_TASK,
+    PLAY_TASK,
+    TASK_TIME_LIMIT,
+    TRACE_HEADER,
+    TRACES_HEADER,
+    celery_app,
+    turn_key,
+)
 from services.bots.observe import Observation, States, observe
 from services.bots.policies import SEARCHING, policy_for
 
@@ -110,11 +121,14 @@ def _serve_metrics(**_: object) -> None:
     serve_metrics(settings.metrics_port)
 
 
-@signals.after_setup_logger.connect
-def _quiet_per_task_lines(**_: object) -> None:
-    """Celery's two INFO lines per task ("received", "succeeded") cost more than a greedy
-    move: shown at DEBUG only. Failures and retries still show."""
-    if settings.log_level.upper() != "DEBUG":
+@signals.setup_logging.connect
+def _setup_logging(loglevel: int | str | None = None, **_: object) -> None:
+    """The worker logs as every process does (infra/logging.py: LOG_FORMAT, the ids bound
+    for each turn), not in Celery's own format. Celery's two INFO lines per task
+    ("received", "succeeded") cost more than a greedy move: shown at DEBUG only. Failures
+    and retries still show."""
+    configure(loglevel or settings.log_level, settings.log_format)
+    if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
         for name in ("celery.app.trace", "celery.worker.strategy"):
             logging.getLogger(name).setLevel(logging.WARNING)
 
@@ -213,6 +227,7 @@ class Bot:
 
     def send(self, command: SubmitAction, turn: Turn, counted: bool) -> None:
         """The command on the commands stream (and the turn's count of tries forgotten)."""
+        command = msgspec.structs.replace(command, trace=carry())  # what began it, onward
         payload = signing.sign(self.key, msgspec.json.encode(command))
         if not counted:
             self.redis.xadd(self.commands, {b"m": payload})
@@ -275,6 +290,7 @@ class Bot:
             bots={str(turn.seat): turn.level},
             batch_end=True,
             global_position=0,
+            trace=carry(),
         )
         games = self.settings.stream(GAMES)
         self.redis.xadd(
@@ -341,7 +357,13 @@ def play_turn(
     Tries are counted in Redis only when something went wrong: a redelivered task (its
     worker died in it), a replayed dead letter, a retry after a failure."""
     with BOT_TASK_SECONDS.labels(turn.game, turn.level).time():
-        return _play_turn(b, turn, fresh, redelivered, retries)
+        outcome = _play_turn(b, turn, fresh, redelivered, retries)
+    if outcome in ("dead", "none"):
+        log.debug("v%d seat %d (%s): %s", turn.version, turn.seat, turn.level, outcome)
+    else:
+        with bind(command_id=outcome):
+            log.debug("v%d seat %d (%s): move sent", turn.version, turn.seat, turn.level)
+    return outcome
 
 
 def _play_turn(b: Bot, turn: Turn, fresh: bool, redelivered: bool, retries: int) -> str:
@@ -410,7 +432,10 @@ def play(
     turn = Turn(game, game_id, seat, level, version)
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     try:
-        with time_limit(TASK_TIME_LIMIT - 10):
+        with (
+            bind_carried(getattr(self.request, TRACE_HEADER, None), game_id=game_id),
+            time_limit(TASK_TIME_LIMIT - 10),
+        ):
             return play_turn(bot(), turn, fresh, redelivered, self.request.retries)
     except Exception as exc:
         if is_transient(exc):  # Postgres or Redis away: back off, up to 5 times, uncounted
@@ -434,11 +459,13 @@ def play_many(self: Any, turns: list[list[Any]]) -> list[str]:
     back whole, each turn counted as a redelivered `play` is, and a turn played already
     finds nothing to do or sends the same command again (its id derives from the version)."""
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
+    traces = getattr(self.request, TRACES_HEADER, None) or {}
     results: list[str] = []
     for i, (game, game_id, seat, level, version, fresh) in enumerate(turns):
         turn = Turn(game, game_id, seat, level, version)
+        trace = traces.get(turn_key(game_id, version, seat))
         try:
-            with time_limit(TASK_TIME_LIMIT - 10):
+            with bind_carried(trace, game_id=game_id), time_limit(TASK_TIME_LIMIT - 10):
                 results.append(play_turn(bot(), turn, fresh, redelivered, 0))
         except Exception as exc:
             if is_transient(exc):
@@ -446,9 +473,12 @@ def play_many(self: Any, turns: list[list[Any]]) -> list[str]:
                     raise  # the scheduler's sweep sends the turns again later
                 rest = turns[i:]
                 raise self.retry(args=(rest,), exc=exc, countdown=2**self.request.retries) from exc
-            log.exception("bot turn %s failed", turn)
+            log.exception("bot turn %s failed", turn, extra={"game_id": game_id})
             play.apply_async(
-                (game, game_id, seat, level, version), countdown=RETRY_AFTER_S[0], retries=1
+                (game, game_id, seat, level, version),
+                countdown=RETRY_AFTER_S[0],
+                retries=1,
+                headers={TRACE_HEADER: trace} if trace else None,
             )
             results.append("retried")
     return results

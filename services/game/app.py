@@ -36,6 +36,7 @@ from games.registry import narrator, registry
 from games.schemas import openapi_components
 from games.table import TableState
 from infra.auth import Principal
+from infra.context import RequestContextMiddleware
 from infra.eventstore.api import command_uuid
 from infra.guards import BodyGuardMiddleware
 from infra.http import (
@@ -491,6 +492,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
         # the service's own first: the others read its settings (and live_feeds its service)
         lifespan=[lifespan, rate_limits, live_feeds, webhook_store],
         middleware=[
+            RequestContextMiddleware(),  # first: every line of the request has its id
             MetricsMiddleware(),
             RateLimitMiddleware(),
             BodyGuardMiddleware(),
@@ -502,6 +504,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             closed=closed_structs(contracts.game, contracts.notifications),
         ),
         debug=False,
+        logging_config=None,  # infra.logging configures the process (LOG_LEVEL, LOG_FORMAT)
     )
     app.state.settings = settings
     app.state.embedded = embedded

@@ -10,6 +10,7 @@ import msgspec
 from contracts.problems import ProblemError
 from contracts.streams import ClockTimeout, Command, RoomStarted, SubmitAction
 from infra import signing
+from infra.context import bind_carried
 from infra.streams import Message
 from services.game import seats
 from services.game.handlers import GameService
@@ -39,8 +40,9 @@ def command_game(message: Message) -> str:
 def on_room_started(service: GameService):  # type: ignore[no-untyped-def]
     async def handle(message: Message) -> None:
         msg = _room_started.decode(message.payload)
-        game_id = await service.create_from_room(msg)
-        log.info("room %s -> game %s", msg.room_id, game_id)
+        with bind_carried(msg.trace):
+            game_id = await service.create_from_room(msg)
+            log.info("room %s -> game %s", msg.room_id, game_id, extra={"game_id": game_id})
 
     return handle
 
@@ -58,31 +60,33 @@ def on_command(service: GameService, key: bytes):  # type: ignore[no-untyped-def
             log.error("command %s on %s refused: %s", message.id, message.stream, exc)
             return
         cmd = _command.decode(body)
-        try:
-            match cmd:
-                case SubmitAction():
-                    accepted = await service.submit(
-                        cmd.game_id,
-                        cmd.seat,
-                        cmd.action,
-                        cmd.expected_version,
-                        uuid.UUID(cmd.command_id),
-                        by_bot=True,
-                    )
-                case ClockTimeout():
-                    accepted = await seats.timeout(
-                        service, cmd.game_id, cmd.seat, uuid.UUID(cmd.command_id)
-                    )
-        except ProblemError as exc:
-            log.warning(
-                "command %s on %s rejected: %s %s",
-                cmd.command_id,
-                cmd.game_id,
-                exc.code,
-                exc.detail,
-            )
-            return
-        if accepted is not None:
-            log.debug("command %s on %s -> v%d", cmd.command_id, cmd.game_id, accepted.version)
+        with bind_carried(cmd.trace, game_id=cmd.game_id, command_id=cmd.command_id):
+            await _apply(service, cmd)
 
     return handle
+
+
+async def _apply(service: GameService, cmd: Command) -> None:
+    """A command's effect: a rejection is logged (retrying cannot change it), never raised."""
+    try:
+        match cmd:
+            case SubmitAction():
+                accepted = await service.submit(
+                    cmd.game_id,
+                    cmd.seat,
+                    cmd.action,
+                    cmd.expected_version,
+                    uuid.UUID(cmd.command_id),
+                    by_bot=True,
+                )
+            case ClockTimeout():
+                accepted = await seats.timeout(
+                    service, cmd.game_id, cmd.seat, uuid.UUID(cmd.command_id)
+                )
+    except ProblemError as exc:
+        log.warning(
+            "command %s on %s rejected: %s %s", cmd.command_id, cmd.game_id, exc.code, exc.detail
+        )
+        return
+    if accepted is not None:
+        log.debug("command %s on %s -> v%d", cmd.command_id, cmd.game_id, accepted.version)

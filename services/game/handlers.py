@@ -23,6 +23,7 @@ from games.registry import get as get_rules
 from games.registry import narrator
 from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableEvent, TableState
 from games.text import narrate_table
+from infra.context import bind, carry
 from infra.eventstore import (
     AppendResult,
     ConcurrencyError,
@@ -438,6 +439,7 @@ class GameService:
                     "bots": bots,
                     "room_id": record.room_id,
                     "game": record.game,
+                    "trace": carry(),  # the request that began it, on to the streams
                 },
             )
             for i, e in enumerate(events)
@@ -452,11 +454,19 @@ class GameService:
             deadlines={str(k): d for k, d in tables.deadlines(table).items() if status == "active"},
             overdue=tables.overdue(table) if status == "active" else [],
         )
-        try:
-            result = await self.store.append(stream_id(record.id), new, version, turn)
-        except ConcurrencyError:
-            APPEND_CONFLICTS.labels(record.game).inc()
-            raise
+        with bind(game_id=record.id, command_id=str(command_id)):
+            try:
+                result = await self.store.append(stream_id(record.id), new, version, turn)
+            except ConcurrencyError:
+                APPEND_CONFLICTS.labels(record.game).inc()
+                log.debug("append at v%d lost a race", version)
+                raise
+            log.debug(
+                "appended %s at v%d (%s)",
+                ", ".join(e.type for e in new),
+                result.version,
+                "duplicate" if result.duplicate else "new",
+            )
         if not result.duplicate:
             APPENDS.labels(record.game).inc()
             self._remember(record.id, result.version, state, table)

@@ -16,6 +16,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from contracts.streams import GAMES, GameEvent
+from infra.context import bind_carried
 from infra.db import connect_kwargs, redis_options
 from infra.eventstore.api import StoredEvent
 from infra.eventstore.outbox import Checkpoint, Outbox, PostgresOutbox
@@ -32,8 +33,13 @@ CONSUMER = "relay:games"
 
 def envelope(event: StoredEvent) -> GameEvent:
     m = event.metadata
+    trace = dict(m.get("trace") or {})  # the request that began it (infra/context.py)
+    game_id = event.stream_id.removeprefix("game-")
+    if log.isEnabledFor(logging.DEBUG):
+        with bind_carried(trace, game_id=game_id):
+            log.debug("relaying v%d %s", event.version, event.type)
     return GameEvent(
-        game_id=event.stream_id.removeprefix("game-"),
+        game_id=game_id,
         game=m.get("game", ""),
         room_id=m.get("room_id"),
         version=event.version,
@@ -43,6 +49,7 @@ def envelope(event: StoredEvent) -> GameEvent:
         bots=dict(m.get("bots", {})),
         batch_end=bool(m.get("batch_end", True)),
         global_position=event.global_position,
+        trace=trace,
     )
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -24,6 +23,7 @@ import msgspec
 
 from contracts.streams import COMMANDS, ClockTimeout
 from infra import signing
+from infra.context import bind, carry, new_request_id
 from infra.db import create_pool
 from infra.errors import is_transient
 from infra.eventstore.api import command_uuid
@@ -78,15 +78,21 @@ async def fire_due(
             if int(seat) in row["overdue"] or due > row["now"]:
                 continue
             SCHEDULER_LATENESS.observe((row["now"] - due).total_seconds())
-            await publish(
-                ClockTimeout(
-                    command_id=timeout_command_id(row["game_id"], int(seat), deadline),
-                    game_id=row["game_id"],
-                    seat=int(seat),
-                    version=row["version"],
-                    deadline=deadline,
+            command_id = timeout_command_id(row["game_id"], int(seat), deadline)
+            # a request of its own: what the timeout sets moving (a bot taking over) is
+            # followed in the logs from here
+            with bind(request_id=new_request_id(), game_id=row["game_id"], command_id=command_id):
+                log.info("seat %s timed out (deadline %s)", seat, deadline)
+                await publish(
+                    ClockTimeout(
+                        command_id=command_id,
+                        game_id=row["game_id"],
+                        seat=int(seat),
+                        version=row["version"],
+                        deadline=deadline,
+                        trace=carry(),
+                    )
                 )
-            )
             sent += 1
     return sent
 
@@ -111,17 +117,18 @@ async def resend_bot_turns(pool: asyncpg.Pool, send: SendBotTurn, after: float) 
     )
     sent = 0
     for row in rows:
-        log.warning(
-            "game %s has waited on bots at v%d for %.0f s or more; sending again",
-            row["game_id"],
-            row["version"],
-            after,
-        )
-        for seat, level in json.loads(row["bots"]).items():
-            await asyncio.to_thread(
-                send, row["game"], row["game_id"], int(seat), level, row["version"]
+        with bind(request_id=new_request_id(), game_id=row["game_id"]):
+            log.warning(
+                "game %s has waited on bots at v%d for %.0f s or more; sending again",
+                row["game_id"],
+                row["version"],
+                after,
             )
-            sent += 1
+            for seat, level in json.loads(row["bots"]).items():
+                await asyncio.to_thread(  # the thread sees the bound ids (a copy of them)
+                    send, row["game"], row["game_id"], int(seat), level, row["version"]
+                )
+                sent += 1
     return sent
 
 
@@ -181,9 +188,11 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
     pool = await create_pool(settings.database_url, min_size=1, max_size=4)
     streams = RedisStreams.from_url(settings.redis_url)
     celery = celery_app(settings, "turnpost-scheduler")
-    scheduler = Scheduler(
-        pool, streams, functools.partial(send_bot_turn, celery, settings), settings
-    )
+
+    def send(game: str, game_id: str, seat: int, level: str, version: int) -> None:
+        send_bot_turn(celery, settings, game, game_id, seat, level, version, trace=carry())
+
+    scheduler = Scheduler(pool, streams, send, settings)
     backoff = 0.5
     try:
         while not stop.is_set():

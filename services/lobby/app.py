@@ -34,6 +34,7 @@ from games.registry import get as get_rules
 from games.registry import narrator, registry
 from games.schemas import game_schemas
 from infra.auth import InvalidToken, Principal
+from infra.context import RequestContextMiddleware
 from infra.guards import BodyGuardMiddleware
 from infra.http import (
     EXCEPTION_HANDLERS,
@@ -495,6 +496,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         cors_config=cors(settings),  # browsers: infra/http.py
         lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
         middleware=[
+            RequestContextMiddleware(),  # first: every line of the request has its id
             MetricsMiddleware(),
             RateLimitMiddleware(),
             BodyGuardMiddleware(),

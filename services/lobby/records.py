@@ -15,6 +15,7 @@ from contracts.game import timestamp
 from contracts.lobby import Room, Seat, Timing
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted, StartedSeat
+from infra.context import carry
 
 
 def snapshot(conn: asyncpg.Connection) -> Transaction:
@@ -70,6 +71,7 @@ def started_message(room: Room, fill_level: str) -> RoomStarted:
         options=room.options,
         timing=msgspec.to_builtins(room.timing),
         fill_level=fill_level,
+        trace=carry(),  # the request that started it (none from a sweep)
     )
 
 

@@ -36,6 +36,7 @@ from standardwebhooks import Webhook
 
 from infra.db import create_pool
 from infra.errors import is_transient
+from infra.logging import configure
 from infra.metrics import WEBHOOK_ATTEMPTS, serve_metrics
 from infra.notify.ssrf import guarded_client
 from infra.settings import Settings, from_env
@@ -238,6 +239,11 @@ def courier() -> Courier:
         if _courier is None:
             _courier = Courier(settings)
         return _courier
+
+
+@signals.setup_logging.connect
+def _setup_logging(loglevel: int | str | None = None, **_: object) -> None:
+    configure(loglevel or settings.log_level, settings.log_format)  # as every process logs
 
 
 @signals.worker_init.connect

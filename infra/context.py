@@ -1,0 +1,95 @@
+"""What a process is doing now, for its log lines: the request id, the game id and the command
+id, carried from the POST that began it across the streams and Celery to the bot's answer.
+
+The fields live in context variables (each asyncio task, each thread its own copy), so a log
+line anywhere below a `bind` carries them (infra/logging.py adds them to every record). A
+message that leaves the process carries `carry()` (a small dict of strings: `trace` in a
+stream message, contracts/streams.py; `trace` in an event's metadata; a Celery task header),
+and the process that takes it up binds it again with `bind_carried`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import uuid
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+
+from litestar.enums import ScopeType
+from litestar.middleware import ASGIMiddleware
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+FIELDS = ("request_id", "game_id", "command_id")
+_VARS: dict[str, ContextVar[str | None]] = {f: ContextVar(f, default=None) for f in FIELDS}
+CARRIED = ("request_id",)  # what crosses a process boundary (a game id travels in the message)
+REQUEST_ID_HEADER = "x-request-id"
+_ACCEPTED = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")  # an id a client may choose
+
+
+def current() -> dict[str, str]:
+    """The fields set now."""
+    return {f: v for f, var in _VARS.items() if (v := var.get()) is not None}
+
+
+@contextlib.contextmanager
+def bind(**fields: str | None) -> Iterator[None]:
+    """Set the given fields (None leaves one as it is) for the block."""
+    tokens = [(_VARS[f], _VARS[f].set(v)) for f, v in fields.items() if v is not None]
+    try:
+        yield
+    finally:
+        for var, token in reversed(tokens):
+            var.reset(token)
+
+
+def carry() -> dict[str, str]:
+    """What a message leaving this process takes with it."""
+    return {f: v for f in CARRIED if (v := _VARS[f].get()) is not None}
+
+
+def bind_carried(carried: Mapping[str, str] | None, **fields: str | None) -> contextlib.ExitStack:
+    """Bind what a message brought (`carry()` of its sender) and `fields` of its own."""
+    stack = contextlib.ExitStack()
+    brought = {f: str(v) for f, v in (carried or {}).items() if f in CARRIED and v}
+    stack.enter_context(bind(**{**brought, **fields}))
+    return stack
+
+
+def new_request_id() -> str:
+    return uuid.uuid4().hex
+
+
+def request_id_of(header: str | None) -> str:
+    """The client's X-Request-ID when it is a plain id, else a new one."""
+    if header and _ACCEPTED.fullmatch(header):
+        return header
+    return new_request_id()
+
+
+class RequestContextMiddleware(ASGIMiddleware):
+    """Binds a request id (the client's X-Request-ID, or a new one) and the route's game id
+    for everything the request does, and returns the id on the response."""
+
+    scopes = (ScopeType.HTTP,)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        header = None
+        for name, value in scope.get("headers", ()):
+            if name == b"x-request-id":
+                header = value.decode("latin-1")
+                break
+        request_id = request_id_of(header)
+        game_id = (scope.get("path_params") or {}).get("game_id")
+
+        async def with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (k, v) for k, v in message.get("headers", ()) if k.lower() != b"x-request-id"
+                ]
+                headers.append((b"x-request-id", request_id.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        with bind(request_id=request_id, game_id=str(game_id) if game_id else None):
+            await next_app(scope, receive, with_id)

@@ -1,0 +1,98 @@
+"""Log lines: JSON objects one a line (or text) carrying the bound ids; a request's id from
+X-Request-ID or made, on every line of the request and on its response."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+
+import pytest
+from litestar import Litestar, get
+from litestar.params import FromPath
+from litestar.testing import TestClient
+
+from infra.context import RequestContextMiddleware, bind, bind_carried, carry, current
+from infra.logging import ContextFilter, JsonFormatter, TextFormatter
+
+log = logging.getLogger("turnpost.test")
+
+
+@pytest.fixture
+def lines() -> Iterator[io.StringIO]:
+    """What `log` writes through the JSON formatter."""
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.addFilter(ContextFilter())
+    handler.setFormatter(JsonFormatter())
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    yield out
+    log.removeHandler(handler)
+
+
+def parsed(out: io.StringIO) -> list[dict[str, object]]:
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_a_line_is_one_json_object_with_the_bound_ids(lines: io.StringIO) -> None:
+    with bind(request_id="r1", game_id="g1"), bind(command_id="c1"):
+        log.info('a "quoted"\nmessage %d', 7, extra={"seat": 2})
+    log.info("unbound")
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        log.exception("failed")
+    first, second, third = parsed(lines)
+    assert first["msg"] == 'a "quoted"\nmessage 7' and first["level"] == "INFO"
+    assert (first["request_id"], first["game_id"], first["command_id"]) == ("r1", "g1", "c1")
+    assert first["seat"] == 2 and first["logger"] == "turnpost.test"
+    assert "request_id" not in second and "game_id" not in second  # unbound after the block
+    assert "ValueError: boom" in str(third["exc"])
+    assert len(lines.getvalue().splitlines()) == 3  # the newline and the traceback stay inside
+
+
+def test_text_lines_name_the_ids_after_the_message() -> None:
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, "moved", None, None)
+    with bind(request_id="r2", game_id="g2"):
+        ContextFilter().filter(record)
+    assert TextFormatter().format(record).endswith("x: moved [request_id=r2 game_id=g2]")
+
+
+def test_only_the_request_id_is_carried_and_a_carried_one_is_bound_again() -> None:
+    with bind(request_id="r3", game_id="g3", command_id="c3"):
+        carried = carry()
+    assert carried == {"request_id": "r3"}
+    with bind_carried(carried, game_id="g4"):
+        assert current() == {"request_id": "r3", "game_id": "g4"}
+    with bind_carried({"request_id": "r5", "other": "x"}):
+        assert current() == {"request_id": "r5"}
+    assert current() == {}
+
+
+@get("/v1/games/{game_id:str}", sync_to_thread=False)
+def a_game(game_id: FromPath[str]) -> dict[str, object]:
+    log.info("looked at it")
+    return current()  # type: ignore[return-value]
+
+
+def app() -> Litestar:
+    return Litestar([a_game], middleware=[RequestContextMiddleware()])
+
+
+def test_a_request_binds_its_id_and_game_and_returns_the_id(lines: io.StringIO) -> None:
+    with TestClient(app()) as client:
+        given = client.get("/v1/games/g-7", headers={"X-Request-ID": "client-id-1"})
+        made = client.get("/v1/games/g-8")
+        unsafe = client.get("/v1/games/g-9", headers={"X-Request-ID": "has space"})
+    assert given.headers["x-request-id"] == "client-id-1"
+    assert given.json() == {"request_id": "client-id-1", "game_id": "g-7"}
+    assert len(made.headers["x-request-id"]) == 32 and made.json()["game_id"] == "g-8"
+    assert made.json()["request_id"] == made.headers["x-request-id"]
+    assert unsafe.headers["x-request-id"] != "has space"
+    ours = [line for line in parsed(lines) if line["msg"] == "looked at it"]
+    assert [line["request_id"] for line in ours][:2] == [
+        "client-id-1",
+        made.headers["x-request-id"],
+    ]
