@@ -1,14 +1,40 @@
-"""Greedy play of Footprints from one seat's view: head for the cairn, collect, build."""
+"""Greedy play of Footprints from one seat's view: head for the cairn, collect, build.
+
+It reads only the Observation (the seat's view and legal actions) and the public content
+(boards, cards, tiles), and looks one move ahead at most: it is also the `mcts` level's
+playout policy, so it must stay cheap.
+"""
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from random import Random
 from typing import Any
 
 from games.footprints.board import Layout, MapBoard, assemble
-from games.footprints.content import load
+from games.footprints.content import (
+    AnySkillBonus,
+    BothActions,
+    CavePaintingGoal,
+    EngravingGoal,
+    FireBonus,
+    Follower,
+    FootprintBonus,
+    Give,
+    Leader,
+    Move,
+    ResourceBonus,
+    ResourceGoal,
+    SkillBack,
+    SkillBonus,
+    SkillGoal,
+    SkillsTotalGoal,
+    clan_card,
+    load,
+)
+from games.footprints.leaders import NO_CHOICES
 from games.footprints.model import (
     Bottom,
     BuildCavePainting,
@@ -27,8 +53,37 @@ from games.footprints.model import (
 )
 from services.bots.observe import Observation
 
-KEEP_OPEN = 2  # keep a drawn footprint card while fewer are open
 SKILL_STEP_WORTH = 3  # a bottom action's skill advance, in spaces of progress
+# what a bonus is worth, in spaces of progress (a skill advance: longer moves, track bonuses)
+BONUS_WORTH: dict[type, float] = {
+    ResourceBonus: 1.0,
+    SkillBonus: 2.0,
+    AnySkillBonus: 2.0,
+    FireBonus: 1.5,
+    FootprintBonus: 0.5,
+}
+FIRE_MOVE_GAIN = 2  # a movement fire card is played when it gains this much progress
+LATE_TURNS = 2  # a held leader is played once the seat has this few turns left
+LEADER_MOVE = 4  # the Scout or Recluse is played when it gains this much progress
+LONG_TOP = 5  # the Shaman, Pathfinder or Chieftain waits for a skill this high
+FOOTPRINT_PACE = 2.0  # goal units (a skill level, a resource) a turn can gain, all told
+# How good each leader is to shuffle in (advanced setup), by what its text gives (see
+# games/footprints/CONTENT.md): four skill advances with their bonuses or a long move in
+# any terrain beat a move or a trade that only some positions make worth it.
+LEADER_WORTH = {
+    "advance_two_skills": 5,
+    "top_action_plus_two": 5,
+    "shaman": 4,
+    "take_three_resources": 4,
+    "fire_and_footprint": 4,
+    "replay_follower": 4,
+    "scout": 3,
+    "recluse": 3,
+    "two_fire_cards": 3,
+    "build_twice": 3,
+    "renew_footprints": 2,
+    "trade_resources": 2,
+}
 
 
 @lru_cache(maxsize=64)
@@ -37,7 +92,9 @@ def _map(
     turned: tuple[bool, ...],
     houses: tuple[tuple[str, int], ...],
     snake: bool,
-) -> tuple[MapBoard, dict[tuple[int, int], int]]:
+) -> tuple[MapBoard, dict[tuple[int, int], int], frozenset[tuple[int, int]]]:
+    """The map, each space's distance to the nearer cairn (a house: one step before its
+    row's first space), and the spaces with a bonus."""
     board = assemble(load(), Layout(tiles=tiles, turned=turned, houses=houses), snake=snake)
     cairns = [p for p, place in board.places.items() if place.cairn]
     distance = dict.fromkeys(cairns, 0)
@@ -48,115 +105,485 @@ def _map(
             if nxt not in distance:
                 distance[nxt] = distance[here] + 1
                 queue.append(nxt)
-    return board, distance
+    for house in board.houses:  # one step before its row's first space
+        distance[house] = 1 + min((distance.get(q, 99) for q in board.adjacent(house)), default=98)
+    bonus = frozenset(p for p, place in board.places.items() if place.bonus is not None)
+    return board, distance, bonus
 
 
-def useful_fire(play: Play, me: dict[str, Any]) -> bool:
+def _worth(bonus: Any) -> float:
+    return BONUS_WORTH.get(type(bonus), 1.0)
+
+
+class Seat:
+    """What greedy reads of its seat's view, worked out only when asked for."""
+
+    def __init__(self, obs: Observation) -> None:
+        self.obs = obs
+        self.public = obs.view["public"]
+        self.private = obs.view.get("private") or {}
+        self.me = self.public["players"][obs.seat]
+        m = self.public["map"]
+        self.board, self.distance, self.bonus_spaces = _map(
+            tuple(m["tiles"]),
+            tuple(m["turned"]),
+            tuple(tuple(h) for h in m["houses"]),
+            bool(self.public["options"]["snake"]),
+        )
+        self.content = load()
+        self.card = self.content.boards[self.me["clan"]]
+        self._prefs: dict[str, int] | None = None
+        self.fire_moves: dict[str, int] = {}  # a fire card's move's gain, by its terrain
+
+    def far(self, pos: Any) -> int:
+        return self.distance.get(tuple(pos), 99) if pos is not None else 0
+
+    def bonus_count(self, path: Iterable[tuple[int, int]]) -> int:
+        """Bonus spaces on a path (each pays once, however often it is passed)."""
+        return len(self.bonus_spaces.intersection(path))
+
+    def others(self) -> set[tuple[int, int]]:
+        return {
+            tuple(p["position"])
+            for s, p in enumerate(self.public["players"])
+            if s != self.obs.seat and p["position"] is not None
+        }
+
+    def turns_left(self) -> int:
+        """The turns this seat can still expect: its clan cards, fewer once someone is
+        near the cairn (the game ends after a figure ends its move there)."""
+        cards = len(self.me["panel"]) + int(self.me["deck"])
+        if self.public["end_triggered"]:
+            return min(cards, 1)
+        nearest = min(
+            (self.far(p["position"]) for p in self.public["players"] if p["position"]),
+            default=99,
+        )
+        return min(cards, 1 + nearest // 2)
+
+    def followers_left(self) -> Counter[str]:
+        """Followers still to play, by terrain: the panel and the clan deck (the seat's own
+        deck list is its to see)."""
+        out: Counter[str] = Counter()
+        for c in (*self.me["panel"], *self.private.get("deck", ())):
+            card = clan_card(self.content, c)
+            if isinstance(card, Follower):
+                out[card.terrain] += 1
+        return out
+
+    # -- creations and footprint goals ------------------------------------------------------
+
+    def missing(self, cost: Mapping[Any, int], have: Mapping[Any, int] | None = None) -> int:
+        have = self.me["resources"] if have is None else have
+        return sum(max(0, n - have.get(r, 0)) for r, n in cost.items())
+
+    def creations_left(self) -> list[Mapping[Any, int]]:
+        """The costs of what the seat may still build."""
+        costs: list[Mapping[Any, int]] = [
+            e.cost for t, e in self.card.engravings.items() if t not in self.me["engravings"]
+        ]
+        if self.me["cave_site"] is None and self._cave_free():
+            costs.append(self.card.cave_painting.cost)
+        return costs
+
+    def _cave_free(self) -> bool:
+        painted = {p["cave_site"] for p in self.public["players"]}
+        return any(site not in painted for site in self.public["map"]["caves"])
+
+    def deficit(self, card_id: str) -> float:
+        """How far the seat is from a footprint card's goals: skill levels and resources
+        still to gain, creations' missing resources (and a turn to place them)."""
+        me = self.me
+        skills, have = me["skills"], me["resources"]
+        total = 0.0
+        for goal in self.content.footprint_cards[card_id].goals:
+            match goal:
+                case EngravingGoal(terrain=terrain):
+                    if terrain not in me["engravings"]:
+                        total += 1 + self.missing(self.card.engravings[terrain].cost)
+                case CavePaintingGoal():
+                    if me["cave_site"] is None:
+                        if not self._cave_free():
+                            return float("inf")
+                        total += 2 + self.missing(self.card.cave_painting.cost)
+                case ResourceGoal(resource=resource, count=count):
+                    total += max(0, count - have[resource])
+                case SkillGoal(terrain=terrain, level=level):
+                    total += max(0, level - skills[terrain])
+                case SkillsTotalGoal(terrains=(a, b), total=need):
+                    total += max(0, need - skills[a] - skills[b])
+        return total
+
+    def plausible(self, cards: Iterable[str]) -> bool:
+        """Can these footprint cards all be completed in the turns left, at a fair pace?"""
+        return sum(self.deficit(c) for c in cards) <= FOOTPRINT_PACE * self.turns_left()
+
+    def goal_terrains(self) -> Counter[str]:
+        """Skills the open footprint cards ask for."""
+        out: Counter[str] = Counter()
+        for c in self.me["footprints"]:
+            for goal in self.content.footprint_cards[c].goals:
+                if isinstance(goal, SkillGoal):
+                    out[goal.terrain] += 1
+                elif isinstance(goal, SkillsTotalGoal):
+                    out.update(goal.terrains)
+        return out
+
+    def wants(self) -> Counter[str]:
+        """Resources worth taking: those missing for the nearest creation and the open
+        footprint cards' resource goals."""
+        out: Counter[str] = Counter()
+        have = self.me["resources"]
+        costs = self.creations_left()
+        if costs:
+            near = min(costs, key=self.missing)
+            for r, n in near.items():
+                out[r] += max(0, n - have[r])
+        for c in self.me["footprints"]:
+            for goal in self.content.footprint_cards[c].goals:
+                if isinstance(goal, ResourceGoal):
+                    out[goal.resource] += max(0, goal.count - have[goal.resource])
+        return out
+
+    def skill_pref(self, terrains: Iterable[str]) -> int:
+        """How much the seat wants these skills advanced: followers left to move with them
+        and footprint goals asking for them (none past 11). Worked out once a move."""
+        if not terrains:
+            return 0
+        if self._prefs is None:
+            left = self.followers_left()
+            goals = self.goal_terrains()
+            self._prefs = {
+                t: (left[t] + 2 * goals[t] if n < 11 else 0) for t, n in self.me["skills"].items()
+            }
+        return sum(self._prefs[t] for t in terrains)
+
+    # -- leaders ----------------------------------------------------------------------------
+
+    def leader_ready(self, leader: Leader) -> bool:
+        """Whether to play the leader now rather than a follower: when what it gives is at
+        hand, or the seat's turns are running out (an unplayed leader gives nothing)."""
+        if self.turns_left() <= LATE_TURNS:
+            return True
+        me = self.me
+        skills = me["skills"]
+        match leader.ability:
+            case "advance_two_skills" | "fire_and_footprint":
+                return True  # skills and cards early pay longer moves and more bonuses
+            case "take_three_resources":
+                return any(0 < self.missing(c) <= 3 for c in self.creations_left())
+            case "trade_resources":
+                owned = sum(me["resources"].values())
+                return any(
+                    self.missing(c) > 0 and owned + 1 >= sum(c.values())
+                    for c in self.creations_left()
+                )
+            case "build_twice":
+                return self._two_builds()
+            case "two_fire_cards":
+                return int(me["fire_cards"]) >= 2
+            case "scout" | "recluse":
+                return self.leader_move(leader.ability) >= LEADER_MOVE
+            case "shaman" | "top_action_plus_two":
+                return int(max(skills.values())) >= LONG_TOP
+            case "replay_follower":
+                return any(
+                    isinstance(f := clan_card(self.content, c), Follower)
+                    and skills[f.terrain] >= LONG_TOP
+                    for c in me["played"]
+                )
+            case "renew_footprints":
+                return any(not self.plausible([c]) for c in me["footprints"])
+        return True
+
+    def _two_builds(self) -> bool:
+        costs = self.creations_left()
+        have = self.me["resources"]
+        for i, a in enumerate(costs):
+            for b in costs[i + 1 :]:
+                both = Counter(a) + Counter(b)
+                if all(have[r] >= n for r, n in both.items()):
+                    return True
+        return False
+
+    def leader_move(self, ability: str) -> int:
+        """The most progress the Scout's line or the Recluse's jump gives now."""
+        here = self.me["position"]
+        if here is None:
+            return 0
+        start = tuple(here)
+        others = self.others()
+        best = 0
+        if ability == "scout":
+            for d in range(6):
+                for n, p in enumerate(self.board.line(start, d)):
+                    if n >= 6 or p not in self.board.places:
+                        break
+                    if p not in others:
+                        best = max(best, self.far(start) - self.far(p))
+            return best
+        for p in self.board.places:
+            if abs(p[1] - start[1]) <= 4 and p not in others and p != start:
+                gain = self.far(start) - self.far(p)
+                if gain > best and all(self.board.distance(p, q) > 2 for q in others):
+                    best = gain
+        return best
+
+    # -- fire cards -------------------------------------------------------------------------
+
+    def fire_move_gain(self, move: Move) -> int:
+        """The most progress a fire card's move (up to 3 spaces of its terrain, through
+        figures but not ending on one) gives from here, plus the bonuses on the way."""
+        here = self.me["position"]
+        if here is None:
+            return 0
+        start = tuple(here)
+        others = self.others()
+        places = self.board.places
+        best = 0
+        frontier = [(start, frozenset[tuple[int, int]]())]
+        for _ in range(move.spaces):
+            nxt = []
+            for pos, seen in frontier:
+                for q in self.board.adjacent(pos):
+                    if move.terrain in places[q].terrains and q not in seen:
+                        path = seen | {q}
+                        nxt.append((q, path))
+                        if q not in others:
+                            best = max(best, self.far(start) - self.far(q) + self.bonus_count(path))
+            frontier = nxt
+        return best
+
+    def fire_worth(self, fire: str) -> float:
+        """What a fire card in hand is worth playing: its gains less its costs."""
+        worth = 0.0
+        for e in self.content.fire_cards[fire].effects:
+            if isinstance(e, Move | BothActions):
+                worth += 2
+            elif isinstance(e, SkillBack | Give):
+                worth -= 1
+            else:
+                worth += _worth(e)
+        return worth
+
+
+def useful_fire(play: Play, me: dict[str, Any], seat: Seat | None = None) -> bool:
     """Play a fire card only when it gives something now: gains whose costs can be paid,
-    or both actions of this very follower (its fire moves are left to the random bot)."""
+    both actions of this very follower, or a move that gains progress toward the cairn."""
     if play.fire is None:
         return True
-    from games.footprints.content import BothActions, Give, Move, SkillBack, clan_card
-
     effects = load().fire_cards[play.fire].effects
-    card = clan_card(load(), play.card)
-    if any(isinstance(e, Move) for e in effects):
-        return False
-    if any(isinstance(e, BothActions) for e in effects):
-        return any(
-            isinstance(e, BothActions) and getattr(card, "terrain", None) in e.terrains
-            for e in effects
-        )
+    first = effects[0]  # a card that moves or gives both actions does nothing else
+    if isinstance(first, Move):
+        if seat is None:
+            return False
+        if first.terrain not in seat.fire_moves:
+            seat.fire_moves[first.terrain] = seat.fire_move_gain(first)
+        return seat.fire_moves[first.terrain] >= FIRE_MOVE_GAIN
+    if isinstance(first, BothActions):
+        card = clan_card(load(), play.card)
+        return getattr(card, "terrain", None) in first.terrains
     return all(me["resources"][e.resource] >= 1 for e in effects if isinstance(e, Give)) and all(
         me["skills"][e.terrain] > 2 for e in effects if isinstance(e, SkillBack)
     )
 
 
+def route(a: Top) -> list[Any]:
+    """The spaces a top action enters in order: the fire card's move comes after `fire_at`
+    of the action's steps, and the rest of the action follows it."""
+    if a.fire_at is None or not a.fire_path:
+        return list(a.path)
+    return [*a.path[: a.fire_at], *a.fire_path, *a.path[a.fire_at :]]
+
+
 def greedy(obs: Observation, rng: Random) -> Any:
-    public = obs.view["public"]
-    me = public["players"][obs.seat]
-    m = public["map"]
-    board, distance = _map(
-        tuple(m["tiles"]),
-        tuple(m["turned"]),
-        tuple(tuple(h) for h in m["houses"]),
-        bool(public["options"]["snake"]),
-    )
     legal = obs.legal
-
-    def far(pos: Any) -> int:
-        return distance.get(tuple(pos), 99) if pos is not None else 0
-
-    def bonus_count(path: Any) -> int:  # each space pays once, however often it is passed
-        spaces = {tuple(p) for p in path}
-        return sum(1 for p in spaces if board.places.get(p) and board.places[p].bonus)
-
     for action in legal:
         if isinstance(action, CompleteFootprint):
             return action
     kinds = {type(a) for a in legal}
+    s = Seat(obs)
+    me = s.me
+    far, bonus_count = s.far, s.bonus_count
+
+    if ChooseLeader in kinds:
+        return max(
+            (a for a in legal if isinstance(a, ChooseLeader)),
+            key=lambda a: LEADER_WORTH.get(_ability(a.leader), 0),
+        )
+    if KeepStartingFootprint in kinds:
+        return min(
+            (a for a in legal if isinstance(a, KeepStartingFootprint)),
+            key=lambda a: s.deficit(a.card),
+        )
     if DecideFootprint in kinds:
-        keep = len(me["footprints"]) < KEEP_OPEN
+        drawn = next(a for a in legal if isinstance(a, DecideFootprint))
+        keep = drawn.card is not None and s.plausible([*me["footprints"], drawn.card])
         return next(a for a in legal if isinstance(a, DecideFootprint) and a.keep == keep)
-    if kinds & {ChooseLeader, KeepStartingFootprint, PlaceFigure, DiscardFire}:
-        return legal[0]
-    plays = [a for a in legal if isinstance(a, Play) and useful_fire(a, me)]
+    if PlaceFigure in kinds:
+
+        def place(a: PlaceFigure) -> tuple[float, int]:
+            house, side = s.public["map"]["houses"][a.row]
+            got = s.content.house_tiles[house].sides[side]
+            return (sum(_worth(b) for b in got) - far((a.row, -1)), s.skill_pref(a.any_skill))
+
+        return max((a for a in legal if isinstance(a, PlaceFigure)), key=place)
+    if DiscardFire in kinds:
+        return min(
+            (a for a in legal if isinstance(a, DiscardFire)),
+            key=lambda a: sum(s.fire_worth(c) for c in a.cards),
+        )
+    plays = [a for a in legal if isinstance(a, Play) and useful_fire(a, me, s)]
     if plays:
         skills = me["skills"]
-        from games.footprints.content import clan_card
+        content = s.content
+        ready: dict[str, bool] = {}
 
-        def value(a: Play) -> tuple[int, int]:
-            card = clan_card(load(), a.card)
-            level = skills.get(getattr(card, "terrain", ""), 0)
-            return (level if hasattr(card, "terrain") else 3, a.fire is not None)
+        def value(a: Play) -> tuple[int, int, bool]:
+            card = clan_card(content, a.card)
+            if isinstance(card, Leader):
+                if card.id not in ready:
+                    ready[card.id] = s.leader_ready(card)
+                # ready: before any follower; else after them all (held for later)
+                return (1 if ready[card.id] else -1, 0, a.fire is not None)
+            return (0, skills[card.terrain], a.fire is not None)
 
         return max(plays, key=value)
     moves = [a for a in legal if isinstance(a, Top | Bottom)]
     if moves:
         here = me["position"]
 
-        def gain(a: Top | Bottom) -> tuple[int, bool, int]:
+        def gain(a: Top | Bottom) -> tuple[int, bool, int, int]:
             # a short top move is worth less than a skill advance (longer moves later); the
             # fire card played is used when the move is as good either way (every use of it
             # is listed, and so is the move without it)
             used = a.fire_at is not None
             if isinstance(a, Top):
-                path = [*a.path, *a.fire_path]
+                path = route(a)
                 end = path[-1] if path else here
-                return (far(here) - far(end) + bonus_count(path), used, len(path))
-            step = far(here) - far(a.to) if a.to is not None else 0
-            return (step + SKILL_STEP_WORTH + bonus_count([a.to] if a.to else []), used, 0)
+                score = far(here) - far(end) + bonus_count(path)
+                return (score, used, len(path), s.skill_pref(a.any_skill) if a.any_skill else 0)
+            path = [*a.fire_path, a.to] if a.to is not None else list(a.fire_path)
+            if a.fire_at == 1 and a.to is not None:
+                path = [a.to, *a.fire_path]
+            end = path[-1] if path else here
+            score = far(here) - far(end) + SKILL_STEP_WORTH + bonus_count(path)
+            return (score, used, 0, s.skill_pref(a.any_skill) if a.any_skill else 0)
 
         return max(moves, key=gain)
-    leads = [a for a in legal if isinstance(a, Lead) and a != Lead()]
-    if leads:
-
-        def lead_gain(a: Lead) -> int:
-            if a.top is not None:
-                path = [*a.top.path, *a.top.fire_path]
-                return far(me["position"]) - far(path[-1]) if path else 0
-            if a.path:
-                return far(me["position"]) - far(a.path[-1])
-            if a.to is not None:
-                return far(me["position"]) - far(a.to)
-            if a.follower is not None:  # the Chieftain: a replayed action's progress
-                inner = a.top or a.bottom
-                if isinstance(inner, Top) and inner.path:
-                    return far(me["position"]) - far(inner.path[-1]) + bonus_count(inner.path)
-                if isinstance(inner, Bottom) and inner.to is not None:
-                    return far(me["position"]) - far(inner.to) + SKILL_STEP_WORTH
-                return 0
-            if a.cards and not a.resources:  # the Dreamer's discard: keep what can be done
-                return -len(a.cards)
-            return len(a.resources) + len(a.terrains)
-
-        return max(leads, key=lead_gain)
+    if Lead in kinds:
+        turn = s.public["turn"] or {}
+        ability = _ability(turn["card"]) if turn.get("card") else ""
+        # an empty Lead uses the ability of a leader that needs no choice; any other plays
+        # the leader for nothing
+        leads = [a for a in legal if isinstance(a, Lead) and (a != Lead() or ability in NO_CHOICES)]
+        if leads:
+            return max(leads, key=lambda a: _lead_gain(s, a, ability))
     builds = [a for a in legal if isinstance(a, BuildEngraving | BuildCavePainting)]
     if builds:
-        return builds[0]
+        return max(builds, key=lambda a: _build_value(s, a))
     powers = [a for a in legal if isinstance(a, UsePower)]
     if powers:
-        return max(powers, key=lambda a: a.pay)
+        return max(powers, key=lambda a: (a.pay, s.skill_pref(a.any_skill)))
     if Skip in kinds:
         return Skip()
     return rng.choice(legal)
+
+
+def _ability(leader: str) -> str:
+    card = clan_card(load(), leader)
+    return card.ability if isinstance(card, Leader) else ""
+
+
+def _lead_gain(s: Seat, a: Lead, ability: str) -> float:
+    """What a use of the leader played gains, by the same measures as the other moves."""
+    me = s.me
+    here = me["position"]
+    far, bonus_count = s.far, s.bonus_count
+    pick = s.skill_pref(a.any_skill) / 100  # a tie-break: the "any skill" picks
+    if a.follower is not None:  # the Chieftain: a replayed action's progress
+        inner = a.top or a.bottom
+        if isinstance(inner, Top) and inner.path:
+            return far(here) - far(inner.path[-1]) + bonus_count(inner.path) + pick
+        if isinstance(inner, Bottom) and inner.to is not None:
+            return far(here) - far(inner.to) + SKILL_STEP_WORTH + bonus_count([inner.to]) + pick
+        return pick
+    if a.top is not None:  # the Shaman, the Pathfinder
+        path = route(a.top)
+        return (far(here) - far(path[-1]) + bonus_count(path) if path else 0) + pick
+    if ability == "renew_footprints":
+        # the Dreamer: discard the cards that cannot be done in time, keep the rest
+        hopeless = {c for c in me["footprints"] if not s.plausible([c])}
+        return -len(set(a.cards) ^ hopeless)
+    if ability == "two_fire_cards":
+        # the Fire Keeper: the cards' effects, less the point each is worth unplayed
+        gained = sum(s.fire_worth(c) - 1 for c in a.cards)
+        moved = far(here) - far(a.path[-1]) + bonus_count(a.path) if a.path else 0
+        return gained + moved + pick
+    if a.path:  # the Scout, the Fire Keeper's move alone
+        return far(here) - far(a.path[-1]) + bonus_count(a.path) + pick
+    if a.to is not None:  # the Recluse, the Carver
+        return far(here) - far(a.to) + bonus_count([a.to]) + pick
+    if a.terrains:  # the Elder: the skills the seat wants most
+        return s.skill_pref(a.terrains) + pick
+    if a.resources or a.give:  # the Gatherer, the Trader: toward a creation and goals
+        have = Counter(me["resources"])
+        have.subtract(a.give)
+        have.update(a.resources)
+        wants = s.wants()
+        need = min((s.missing(c, have) for c in s.creations_left()), default=0)
+        covered = sum(min(n, max(0, have[r] - me["resources"][r])) for r, n in wants.items())
+        return float(-need + covered / 10 + sum(have.values()) / 100)
+    return 0.0
+
+
+def _build_value(s: Seat, a: BuildEngraving | BuildCavePainting) -> float:
+    """Points the creation scores (now), the bonuses next to it, and the open footprint
+    goals it meets; less half a point per resource paid (resources score 1 per 2)."""
+    me = s.me
+    taken = s.others()
+    places = s.board.places
+    goals = [g for c in me["footprints"] for g in s.content.footprint_cards[c].goals]
+    if isinstance(a, BuildEngraving):
+        engraving = s.card.engravings[a.terrain]
+        near = [q for q in s.board.adjacent((a.at[0], a.at[1])) if q not in taken]
+        bonus = sum(_worth(b) for q in near if (b := places[q].bonus) is not None)
+        goal = 3 * sum(isinstance(g, EngravingGoal) and g.terrain == a.terrain for g in goals)
+        return engraving.points + bonus + goal - sum(engraving.cost.values()) / 2
+    cave = s.board.caves.get(a.site)
+    bonus = 0.0
+    if cave is not None:
+        bonus = sum(
+            _worth(b) for q in cave.touches if q not in taken and (b := places[q].bonus) is not None
+        )
+    goal = 3 * sum(isinstance(g, CavePaintingGoal) for g in goals)
+    token = s.content.cave_tokens.get(s.public["map"]["caves"].get(a.site, ""))
+    cost = sum(s.card.cave_painting.cost.values()) / 2
+    return (_cave_points(s, token) if token else 0) + bonus + goal - cost
+
+
+def _cave_points(s: Seat, token: Any) -> float:
+    """What a cave token would score for the seat as things stand (its scoring rules)."""
+    me = s.me
+    skills = me["skills"]
+    points = sum(s.card.engravings[t].points for t in me["engravings"])
+    match token.scoring:
+        case "skill_x2":
+            return 2.0 * int(skills[token.terrain])
+        case "lowest_skill_x3":
+            return 3.0 * int(min(skills.values()))
+        case "cairn_plus_10":
+            return 10.0 + (me["cairn_points"] or 0)
+        case "per_engraving_5":
+            return 5 * len(me["engravings"])
+        case "bonus_icons_next_to_engravings_x3":
+            mine = [tuple(e["at"]) for e in s.public["engraved"] if e["seat"] == s.obs.seat]
+            places = s.board.places
+            return 3 * sum(
+                1 for p in mine for q in s.board.adjacent(p) if places[q].bonus is not None
+            )
+        case "engraving_points_again":
+            return points
+        case "per_footprint_card_5":
+            return 5 * len(me["completed"])
+    return 0.0
