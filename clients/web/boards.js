@@ -31,7 +31,7 @@ export function card(ctx, id, { mark = () => false, note = "" } = {}) {
   if (!info) return html`<div class="card unknown" title="${id}">${id}</div>`;
   return html`<div class="card kind-${info.kind} ${can ? "can" : ""} ${focused ? "focused" : ""}"
       data-card="${id}" ${can ? raw(`data-target="${key}" tabindex="0" role="button"`) : ""} title="${id}">
-    ${info.glyph ? html`<span class="corner">${info.glyph}</span>` : ""}
+    ${info.glyph && info.glyph.length <= 3 ? html`<span class="corner">${info.glyph}</span>` : ""}
     <span class="name">${info.name}</span>
     ${info.traits.length ? html`<ul class="traits">${info.traits.map(
       (t) => html`<li class="${mark(t) ? "wanted" : ""}">${t}</li>`

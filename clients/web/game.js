@@ -304,20 +304,22 @@ export class GameScreen {
   moves() {
     const actions = this.legal?.actions || [];
     const shown = this.focus ? this.targetIndex().get(this.focus) || [] : actions.map((_, i) => i);
+    // one heading per kind of move, as the board names it (two types may share one)
+    const labels = this.board.labels || {};
     const groups = new Map();
     for (const i of shown) {
-      const type = actions[i].type;
-      if (!groups.has(type)) groups.set(type, []);
-      groups.get(type).push(i);
+      const label = labels[actions[i].type] || words(actions[i].type);
+      if (!groups.has(label)) groups.set(label, { types: new Set(), list: [] });
+      groups.get(label).types.add(actions[i].type);
+      groups.get(label).list.push(i);
     }
-    const labels = this.board.labels || {};
     const unavailable = this.legal?.unavailable || [];
     return html`<div class="moves ${this.busy ? "busy" : ""}">
       <h3>Your moves ${this.focus ? html`<button id="show-all" class="link">show all</button>` : ""}</h3>
       ${actions.length === 0 ? html`<p class="quiet">Nothing to do now.</p>` : ""}
       <div data-keep-scroll="moves-${this.legal?.version}" class="move-list">${[...groups].map(
-        ([type, list]) => html`<div class="group" data-type="${type}">
-          <h4>${labels[type] || words(type)} ${list.length > 1 ? html`<span class="quiet">(${list.length})</span>` : ""}</h4>
+        ([label, { types, list }]) => html`<div class="group" data-types="${[...types].join(" ")}">
+          <h4>${label} ${list.length > 1 ? html`<span class="quiet">(${list.length})</span>` : ""}</h4>
           ${list.map(
             (i) => html`<button class="action" data-action="${i}" ${this.busy ? "disabled" : ""}>${actions[i].text}</button>`
           )}</div>`

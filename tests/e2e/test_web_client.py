@@ -10,6 +10,7 @@ raises or logs fails the test. Screenshots of each game in play go to .run/web-s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -19,7 +20,8 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.e2e.conftest import ROOT, Stack
 
@@ -91,16 +93,28 @@ class Tab:
     def play(self, prefer: tuple[str, ...] = ()) -> str | None:
         """Click one move when the seat has one (the preferred kinds first): its text."""
         for kind in (*prefer, ""):
-            where = f'.group[data-type="{kind}"] ' if kind else ""
+            where = f'.group[data-types~="{kind}"] ' if kind else ""
             button = self.page.locator(f"{where}button.action:not([disabled])").first
             if button.count():
-                text = button.inner_text()
                 try:
+                    text = button.inner_text(timeout=2_000)
                     button.click(timeout=5_000)
-                except Exception:  # redrawn under the pointer by news: choose again
+                except PlaywrightError:  # redrawn under the pointer by news: choose again
                     return None
                 return text
         return None
+
+    def click_first(self, where: str | Locator) -> bool:
+        """Click the first of these, if any; False when none, or it was redrawn under the
+        pointer by news (a person clicks again, so does the test)."""
+        found = (self.page.locator(where) if isinstance(where, str) else where).first
+        if not found.count():
+            return False
+        try:
+            found.click(timeout=5_000)
+        except PlaywrightError:
+            return False
+        return True
 
     def shot(self, name: str) -> Path:
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -151,12 +165,14 @@ def test_a_whole_itty_bitty_game_by_clicking(tab: Tab) -> None:
     deadline = time.monotonic() + 420
     while not page.locator(".outcome").count():
         assert time.monotonic() < deadline, f"no outcome after {moves} moves"
-        if tab.play(prefer=("complete_collector", "keep_collector")):
+        if moves >= 12 and not shot and page.locator(".turn.mine").count():
+            page.wait_for_selector("button.action:not([disabled])")
+            tab.shot("itty-bitty")  # in play, the seat's moves listed
+            shot = True
+        # as a person might: complete what you can, and now and then draw collectors
+        prefer = ("complete_collector", "keep_collector")
+        if tab.play(prefer=prefer + (("draw_collectors",) if moves % 4 == 1 else ())):
             moves += 1
-            if moves == 12 and not shot:
-                page.wait_for_timeout(500)
-                tab.shot("itty-bitty")
-                shot = True
         else:
             page.wait_for_timeout(150)
         tab.no_errors()
@@ -213,24 +229,40 @@ def test_footprints_first_moves_on_the_map(tab: Tab) -> None:
     page.wait_for_selector("svg.map polygon.space")
     assert page.locator("svg.map polygon.space").count() > 50
     page.wait_for_selector("svg.map circle.reach", timeout=60_000)  # the houses to start on
-    page.locator("svg.map circle.reach").first.click()
-    page.wait_for_selector("svg.map circle.you", timeout=60_000)  # your figure, ringed
-    # a turn: a card from the panel, then a destination on the map
-    deadline = time.monotonic() + 180
-    reached = False
-    while not reached:
-        assert time.monotonic() < deadline, "no destination to click"
-        if page.locator('.group[data-type="top"] button.action').count():
-            page.wait_for_timeout(300)
-            tab.shot("footprints")
+    deadline = time.monotonic() + 60
+    while not page.locator("svg.map circle.you").count():  # your figure, ringed
+        assert time.monotonic() < deadline, f"not placed: {page.inner_text('.side')}"
+        tab.click_first("svg.map circle.reach")
+        page.wait_for_timeout(300)
+        if page.locator(".moves h3 #show-all").count():  # a house with a choice of bonus
+            tab.play()
+    # turns: a card from the panel, then a destination clicked on the map (the screenshot
+    # when a turn offers a few, or else the last chance)
+    deadline = time.monotonic() + 240
+    moved, shot = 0, False
+    while moved < 2 or not shot:
+        assert time.monotonic() < deadline, f"moved {moved} times on the map"
+        if page.locator('.group[data-types~="top"] button.action').count():
+            reach = page.locator("svg.map circle.reach").count()
+            if not shot and (reach >= 3 or moved >= 1 or time.monotonic() > deadline - 120):
+                page.wait_for_timeout(300)
+                tab.shot("footprints")
+                shot = True
             before = tab.version()
-            page.locator("svg.map circle.reach").first.click()
+            tab.click_first("svg.map circle.reach")
+            page.wait_for_timeout(300)
             if page.locator(".moves h3 #show-all").count():  # several moves reach it
                 tab.play()
-            page.wait_for_function(
-                f"Number(document.querySelector('.game').dataset.version) > {before}"
-            )
-            reached = True
+            with contextlib.suppress(PlaywrightError):
+                page.wait_for_function(
+                    f"Number(document.querySelector('.game').dataset.version) > {before}",
+                    timeout=5_000,
+                )
+            moved += tab.version() > before
+        elif (
+            fire := page.locator('.group[data-types~="play"] button.action:has-text("fire")')
+        ).count():
+            tab.click_first(fire)  # a card with a fire card: a longer way to go
         elif not tab.play(prefer=("play",)):
             page.wait_for_timeout(150)
         tab.no_errors()
@@ -256,7 +288,7 @@ def test_two_people_in_two_tabs(browser: Browser, stack: Stack) -> None:
         assert bob.page.locator("#me").inner_text() == "Bob"
         # each keeps a collector: two seats answering at once
         for person in (ada, bob):
-            person.page.wait_for_selector(".group[data-type=keep_collector] button.action")
+            person.page.wait_for_selector(".group[data-types~=keep_collector] button.action")
             person.play(prefer=("keep_collector",))
         for person in (ada, bob):
             person.page.wait_for_selector(".log li:has-text('kept a collector')")
