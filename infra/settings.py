@@ -95,6 +95,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # whose session stays idle this long (frozen, cut off) loses both, and a standby takes
     # over. The active relay queries at least every poll (0.5 s).
     relay_lock_timeout_s: float = 5.0
+    # The relay reads the outbox this often while nothing is new (at once again after a
+    # batch): an event reaches the games stream within it. No notification per append
+    # (migration 010; README "Scale-out and connection budgets").
+    relay_poll_s: float = 0.05
 
     stream_key: str = ""  # signs commands on the streams; derived from the signing key when empty
 
@@ -193,4 +197,5 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         ),
         redis_health_check_s=float(e.get("REDIS_HEALTH_CHECK_S", defaults.redis_health_check_s)),
         relay_lock_timeout_s=float(e.get("RELAY_LOCK_TIMEOUT_S", defaults.relay_lock_timeout_s)),
+        relay_poll_s=float(e.get("RELAY_POLL_S", defaults.relay_poll_s)),
     )

@@ -159,13 +159,15 @@ CONNECTION_ERRORS = (
 )
 
 
-async def run(settings: Settings, stop: asyncio.Event, poll_seconds: float = 0.5) -> None:
+async def run(settings: Settings, stop: asyncio.Event, poll_seconds: float | None = None) -> None:
     """Relay until stopped, reconnecting after any lost connection; its metrics on
-    METRICS_PORT (none when 0)."""
+    METRICS_PORT (none when 0). It polls the outbox every `poll_seconds` (RELAY_POLL_S)
+    while nothing is new, at once again after a batch."""
     serve_metrics(settings.metrics_port)
+    poll = settings.relay_poll_s if poll_seconds is None else poll_seconds
     while not stop.is_set():
         try:
-            await _relay(settings, stop, poll_seconds)
+            await _relay(settings, stop, poll)
         except CONNECTION_ERRORS as exc:
             log.warning("relay lost a connection (%r); reconnecting", exc)
             with contextlib.suppress(TimeoutError):
@@ -182,7 +184,6 @@ async def _relay(settings: Settings, stop: asyncio.Event, poll_seconds: float) -
         settings.database_url, **connect_kwargs(settings, idle_session_timeout=timeout_ms)
     )
     r = aioredis.Redis.from_url(settings.redis_url, **redis_options(settings))
-    wake = asyncio.Event()
     # the standby asks within the timeout too, or its own session would end
     standby_s = min(2.0, settings.relay_lock_timeout_s / 3)
     poll_seconds = min(poll_seconds, settings.relay_lock_timeout_s / 3)
@@ -194,17 +195,15 @@ async def _relay(settings: Settings, stop: asyncio.Event, poll_seconds: float) -
                 await asyncio.wait_for(stop.wait(), standby_s)
             if stop.is_set():
                 return
-        await conn.add_listener("turnpost_events", lambda *_: wake.set())
         stream = settings.stream(GAMES)
         relay = FencedRelay(r, PostgresOutbox(conn), stream)
         await relay.start(conn)
         log.info("relay active, publishing to %s", stream)
         while not stop.is_set():
-            wake.clear()
             if await relay.once():
                 continue
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), poll_seconds)
+                await asyncio.wait_for(stop.wait(), poll_seconds)
     finally:
         await r.aclose()
         if not conn.is_closed():

@@ -100,14 +100,14 @@ async def test_a_relay_cut_off_is_replaced_and_publishes_nothing_twice(
             first = await _holder(conn, None, 20)
             game = f"game-{uuid.uuid4()}"
             await _insert(conn, game, 1)
-            await _published(r, stream, 1, 10)
+            await _published(r, stream, 1, 30)
             await conn.execute("SELECT pg_terminate_backend($1)", first)
             began = time.monotonic()
             second = await _holder(conn, first, 10)
             took = time.monotonic() - began
             assert second != first and took < 3, took  # a standby asks every 0.5 s
             await _insert(conn, game, 2)
-            assert await _published(r, stream, 2, 10) == [1, 2]
+            assert await _published(r, stream, 2, 30) == [1, 2]
         finally:
             stop.set()
             await asyncio.gather(*relays, return_exceptions=True)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 
 import asyncpg
@@ -34,6 +36,18 @@ async def _from_the_tip(conn: asyncpg.Connection, consumer: str) -> None:
     )
 
 
+async def _insert_settled(conn: asyncpg.Connection, stream: str, version: int) -> None:
+    """Insert, then wait until it is below the xmin horizon: a transaction still open
+    anywhere on the server (another test run) holds the relay back meanwhile."""
+    await _insert(conn, stream, version)
+    deadline = time.monotonic() + 30
+    while not await conn.fetchval(
+        "SELECT max(tx_id) < pg_snapshot_xmin(pg_current_snapshot()) FROM events"
+    ):
+        assert time.monotonic() < deadline, "the horizon did not pass our insert"
+        await asyncio.sleep(0.05)
+
+
 async def _published(r: aioredis.Redis, stream: str) -> list[tuple[str, int]]:
     entries = await r.xrange(stream)
     return [
@@ -49,14 +63,14 @@ async def test_a_frozen_relay_waking_after_a_takeover_publishes_nothing_twice(
     stream = f"{stream_prefix}fence-{uuid.uuid4().hex[:8]}"
     await _from_the_tip(conn, consumer)
     game = str(uuid.uuid4())
-    await _insert(conn, f"game-{game}", 1)
+    await _insert_settled(conn, f"game-{game}", 1)
 
     frozen = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
     await frozen.start(conn)
     standby = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
     await standby.start(conn)
     assert await standby.once() == 1  # the standby took over and published version 1
-    await _insert(conn, f"game-{game}", 2)
+    await _insert_settled(conn, f"game-{game}", 2)
     with pytest.raises(Superseded):  # the frozen one wakes with its old picture
         await frozen.once()
     assert await standby.once() == 1
@@ -67,7 +81,7 @@ async def test_a_frozen_relay_waking_after_a_takeover_publishes_nothing_twice(
     again = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
     await again.start(conn)
     assert await again.once() == 0
-    await _insert(conn, f"game-{game}", 3)
+    await _insert_settled(conn, f"game-{game}", 3)
     assert await again.once() == 1
     assert await _published(redis_client, stream) == [(game, 1), (game, 2), (game, 3)]
 
@@ -81,7 +95,7 @@ async def test_a_position_of_another_database_is_not_believed(
     # Redis kept over a database made anew: a position far ahead of anything here
     await redis_client.set(f"{stream}:relayed", f"{2**40}:{2**40}")
     game = str(uuid.uuid4())
-    await _insert(conn, f"game-{game}", 1)
+    await _insert_settled(conn, f"game-{game}", 1)
     relay = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
     await relay.start(conn)
     assert await relay.once() == 1
