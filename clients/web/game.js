@@ -125,7 +125,8 @@ export class GameScreen {
 
   /** Live: the SSE stream; after three failures in a row, long-polls (`/events?wait=`). */
   async follow() {
-    let failures = 0;
+    // ?live=poll in the page's address long-polls from the start (a proxy that breaks streams)
+    let failures = new URLSearchParams(location.search).get("live") === "poll" ? 3 : 0;
     while (!this.stopped && this.view.status !== "finished") {
       try {
         if (failures < 3) {
@@ -135,6 +136,7 @@ export class GameScreen {
             this.news([item]);
           }
           await this.refresh(); // the stream ends with the game
+          if (this.view.status !== "finished") await sleep(500); // else a proxy closed it
         } else {
           this.setLive("live (long-poll)");
           const page = await this.api.events(this.id, this.after, 25, this.abort.signal);

@@ -11,7 +11,9 @@ raises or logs fails the test. Screenshots of each game in play go to .run/web-s
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -59,23 +61,29 @@ class Tab:
         self.page: Page = context.new_page()
         self.stack = stack
         self.errors: list[str] = []
+        self.expected: tuple[str, ...] = (
+            EXPECTED_CONSOLE  # console errors that are no error of the page's
+        )
         self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
         self.page.on("console", self._console)
         self.page.set_default_timeout(30_000)
 
     def _console(self, message: Any) -> None:
-        if message.type == "error" and not message.text.startswith(EXPECTED_CONSOLE):
+        if message.type == "error" and not message.text.startswith(self.expected):
             self.errors.append(f"console error: {message.text}")
 
-    def register(self, name: str) -> None:
-        self.page.goto(f"{self.stack.lobby}/play/")
+    def register(self, name: str, query: str = "") -> None:
+        self.page.goto(f"{self.stack.lobby}/play/{query}")
         self.page.fill("#name", name)
         self.page.click("#register button[type=submit]")
         self.page.wait_for_selector(f"#me:text-is('{name}')")
 
-    def create_room(self, game: str, seats: int, levels: dict[int, str], **options: bool) -> None:
+    def create_room(
+        self, game: str, seats: int, levels: dict[int, str], clock: str = "", **options: bool
+    ) -> None:
         form = self.page.locator(f'.game-entry[data-key="{game}"] form')
         form.locator("select[name=seats]").select_option(str(seats))
+        form.locator("select[name=clock]").select_option(value=clock)
         for seat, level in levels.items():
             form.locator(f'select[name="seat:{seat}"]').select_option(value=level)
         for name, on in options.items():
@@ -193,7 +201,9 @@ def test_a_whole_itty_bitty_game_by_clicking(tab: Tab) -> None:
 
 def test_itchy_feet_first_moves(tab: Tab) -> None:
     tab.register("Bea")
-    tab.create_room("itchy-feet", 3, {1: "greedy", 2: "random"}, events=True, special_items=True)
+    tab.create_room(
+        "itchy-feet", 3, {1: "greedy", 2: "random"}, clock="300", events=True, special_items=True
+    )
     tab.start()
     page = tab.page
     page.wait_for_selector(".itchy-feet .route .country")
@@ -205,8 +215,12 @@ def test_itchy_feet_first_moves(tab: Tab) -> None:
     assert page.locator(".holdings tbody tr").count() == 3
     start, moves = tab.version(), 0
     deadline = time.monotonic() + 180
+    clocked = False
     while moves < 3 and not page.locator(".outcome").count():
         assert time.monotonic() < deadline, f"only {moves} moves"
+        if page.locator(".turn.mine").count():  # the room's clock: five minutes a move
+            left = page.locator(".status-bar .clock b[data-deadline]").all_inner_texts()
+            clocked = clocked or any(re.fullmatch(r"[45]:\d\d", t) for t in left)
         if tab.play(prefer=("travel",)):
             moves += 1
             if moves == 2:
@@ -216,6 +230,7 @@ def test_itchy_feet_first_moves(tab: Tab) -> None:
             page.wait_for_timeout(150)
         tab.no_errors()
     page.wait_for_function(f"Number(document.querySelector('.game').dataset.version) > {start}")
+    assert clocked, "no clock counting down the seat's five minutes"
     assert page.locator(".log li").count() > 5
     tab.no_errors()
 
@@ -278,7 +293,7 @@ def test_two_people_in_two_tabs(browser: Browser, stack: Stack) -> None:
         ada.register("Ada")
         ada.create_room("itty-bitty", 3, {1: "", 2: "random"})
         room = ada.page.url.split("#/room/")[1]
-        bob.register("Bob")  # a tab of its own: its own player
+        bob.register("Bob", "?live=poll")  # a tab of its own: its own player; long-polls
         bob.page.wait_for_selector(f'#open-rooms [data-join="{room}"]')
         bob.page.click(f'#open-rooms [data-join="{room}"]')
         bob.page.wait_for_selector(".room")
@@ -290,11 +305,57 @@ def test_two_people_in_two_tabs(browser: Browser, stack: Stack) -> None:
         for person in (ada, bob):
             person.page.wait_for_selector(".group[data-types~=keep_collector] button.action")
             person.play(prefer=("keep_collector",))
-        for person in (ada, bob):
-            person.page.wait_for_selector(".log li:has-text('kept a collector')")
+        assert bob.page.locator("#live").inner_text() == "live (long-poll)"
+        assert ada.page.locator("#live").inner_text() == "live (stream)"
+        for person in (ada, bob):  # each hears of the other's choice, live
+            person.page.wait_for_selector(".log li:has-text('Ada kept')")
+            person.page.wait_for_selector(".log li:has-text('Bob kept')")
             names = person.page.locator(".holdings tbody th").all_inner_texts()
             assert any("Ada" in n for n in names) and any("Bob" in n for n in names)
             person.no_errors()
     finally:
         for c in contexts:
             c.close()
+
+
+def test_problems_are_shown_and_a_stale_move_reloads(tab: Tab) -> None:
+    """The real service's answers to moves the page did not mean: sent against an old version
+    (409: reloaded, said so), and one the rules refuse (422: its detail and code shown)."""
+    tab.register("Dee")
+    tab.create_room("itty-bitty", 2, {1: "greedy"})
+    tab.start()
+    page = tab.page
+    page.wait_for_selector(".group[data-types~=keep_collector] button.action")
+    tab.play(prefer=("keep_collector",))
+    page.wait_for_selector('.group[data-types~="take_ittybit"] button.action')
+    tab.expected = (
+        *EXPECTED_CONSOLE,
+        "Failed to load resource: the server responded with a status of 422",
+    )
+
+    def rewrite(change: dict[str, Any]) -> None:
+        def handle(route: Any) -> None:
+            body = {**json.loads(route.request.post_data or "{}"), **change}
+            route.continue_(post_data=json.dumps(body))
+
+        page.route("**/v1/games/*/actions", handle, times=1)
+
+    rewrite({"expected_version": 1})  # before this seat's own choice: stale
+    tab.play(prefer=("take_ittybit",))
+    notice = page.locator("#notice.warn")
+    notice.wait_for()
+    assert "moved on" in notice.inner_text() and "choose again" in notice.inner_text()
+    page.wait_for_selector('.group[data-types~="take_ittybit"] button.action:not([disabled])')
+
+    rewrite({"action": {"type": "take_ittybit", "card": "ittybit-0000"}})  # no such card there
+    text = tab.play(prefer=("take_ittybit",))
+    refused = page.locator("#notice.error")
+    refused.wait_for()
+    assert refused.inner_text().startswith(f"“{text}” was refused: "), refused.inner_text()
+    assert re.search(r"\(\w+\)$", refused.inner_text()), "the problem's code"
+    # and the seat plays on: a move from the list lands
+    version = tab.version()
+    tab.play(prefer=("take_ittybit",))
+    page.wait_for_function(f"Number(document.querySelector('.game').dataset.version) > {version}")
+    assert not page.locator("#notice.error").is_visible()
+    assert tab.errors == [], tab.errors
