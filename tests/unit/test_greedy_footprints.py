@@ -297,3 +297,32 @@ def test_the_build_chosen_scores_the_most() -> None:
     assert isinstance(builds[0], BuildEngraving) and builds[0].terrain == "mountain"
     action = choose(state)
     assert isinstance(action, BuildEngraving) and action.terrain == "swamp"
+
+
+def beside_a_cave(**resources: int) -> State:
+    """Horse clan on (1, 20), a follower played: a step from (0, 20), which touches the
+    cave site tile-6-cave-a (token cave-06: 10 points plus the cairn's), and from (1, 21),
+    one space nearer the cairn."""
+    state = table(2, players=[{"position": (1, 20), "resources": goods(**resources)}])
+    return played(state, 0, follower("clan-1", 1))
+
+
+def test_a_cave_worth_painting_draws_the_figure_and_is_painted() -> None:
+    """With the painting's price in hand (one of each resource), the figure stops by the
+    cave rather than a space nearer the cairn, and paints it this very turn (10 points
+    against a 5-point forest engraving): the old greedy walked past."""
+    state = beside_a_cave(stone=1, mammoth=1, wood=1, berries=1)
+    assert (0, 20) in board(state).caves["tile-6-cave-a"].touches
+    assert dict(state.caves)["tile-6-cave-a"] == "cave-06"
+    assert distance((1, 21)) < distance((0, 20))
+    move = choose(state)
+    assert end_of(move, (1, 20)) in board(state).caves["tile-6-cave-a"].touches
+    after = play(state, 0, move)[1]
+    build = choose(after)
+    assert isinstance(build, BuildCavePainting) and build.site == "tile-6-cave-a"
+
+
+def test_a_cave_the_seat_cannot_pay_for_is_passed_by() -> None:
+    state = beside_a_cave()
+    move = choose(state)
+    assert end_of(move, (1, 20)) not in board(state).caves["tile-6-cave-a"].touches

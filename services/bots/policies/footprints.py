@@ -66,6 +66,7 @@ FIRE_MOVE_GAIN = 2  # a movement fire card is played when it gains this much pro
 LATE_TURNS = 2  # a held leader is played once the seat has this few turns left
 LEADER_MOVE = 4  # the Scout or Recluse is played when it gains this much progress
 LONG_TOP = 5  # the Shaman, Pathfinder or Chieftain waits for a skill this high
+CAVE_PULL = 8.0  # the most a space next to a cave worth painting adds to a move ending there
 FOOTPRINT_PACE = 2.0  # goal units (a skill level, a resource) a turn can gain, all told
 # How good each leader is to shuffle in (advanced setup), by what its text gives (see
 # games/footprints/CONTENT.md): four skill advances with their bonuses or a long move in
@@ -133,6 +134,7 @@ class Seat:
         self.content = load()
         self.card = self.content.boards[self.me["clan"]]
         self._prefs: dict[str, int] | None = None
+        self._spots: dict[tuple[int, int], float] | None = None
         self.fire_moves: dict[str, int] = {}  # a fire card's move's gain, by its terrain
 
     def far(self, pos: Any) -> int:
@@ -185,6 +187,23 @@ class Seat:
         if self.me["cave_site"] is None and self._cave_free():
             costs.append(self.card.cave_painting.cost)
         return costs
+
+    def cave_spots(self) -> dict[tuple[int, int], float]:
+        """Where the seat could paint its cave next turn, and what for: the spaces touching
+        a free cave site, while it has no painting and can pay for one (the token's points
+        as things stand, halved: a detour to a cave is worth a few spaces)."""
+        if self._spots is None:
+            self._spots = {}
+            if self.me["cave_site"] is None and not self.missing(self.card.cave_painting.cost):
+                painted = {p["cave_site"] for p in self.public["players"]}
+                for site, token in self.public["map"]["caves"].items():
+                    cave = self.board.caves.get(site)
+                    if cave is None or site in painted or token is None:
+                        continue
+                    pull = min(CAVE_PULL, _cave_points(self, self.content.cave_tokens[token]) / 2)
+                    for q in cave.touches:
+                        self._spots[q] = max(self._spots.get(q, 0.0), pull)
+        return self._spots
 
     def _cave_free(self) -> bool:
         painted = {p["cave_site"] for p in self.public["players"]}
@@ -453,7 +472,12 @@ def greedy(obs: Observation, rng: Random) -> Any:
     if moves:
         here = me["position"]
 
-        def gain(a: Top | Bottom) -> tuple[int, bool, int, int]:
+        spots = s.cave_spots()
+
+        def at_cave(end: Any) -> float:
+            return spots.get((end[0], end[1]), 0.0) if spots and end is not None else 0.0
+
+        def gain(a: Top | Bottom) -> tuple[float, bool, int, int]:
             # a short top move is worth less than a skill advance (longer moves later); the
             # fire card played is used when the move is as good either way (every use of it
             # is listed, and so is the move without it)
@@ -461,13 +485,13 @@ def greedy(obs: Observation, rng: Random) -> Any:
             if isinstance(a, Top):
                 path = route(a)
                 end = path[-1] if path else here
-                score = far(here) - far(end) + bonus_count(path)
+                score = far(here) - far(end) + bonus_count(path) + at_cave(end)
                 return (score, used, len(path), s.skill_pref(a.any_skill) if a.any_skill else 0)
             path = [*a.fire_path, a.to] if a.to is not None else list(a.fire_path)
             if a.fire_at == 1 and a.to is not None:
                 path = [a.to, *a.fire_path]
             end = path[-1] if path else here
-            score = far(here) - far(end) + SKILL_STEP_WORTH + bonus_count(path)
+            score = far(here) - far(end) + SKILL_STEP_WORTH + bonus_count(path) + at_cave(end)
             return (score, used, 0, s.skill_pref(a.any_skill) if a.any_skill else 0)
 
         return max(moves, key=gain)
