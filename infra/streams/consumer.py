@@ -34,9 +34,15 @@ class Consumer:
     before the first read, so a trim by this group never drops what another group, whose
     process has not started yet, is still to read.
 
-    Without a `key` every message is handled in turn, a batch at a time. With one, `run`
-    keeps up to `concurrency` messages in flight (read, not yet acked or given up), one
-    lane per key: a slow message holds back only the later ones of its own key.
+    Without a `key` every message is handled in turn, a batch at a time, and the batch's
+    handled messages are acked together (one XACK). With one, `run` keeps up to
+    `concurrency` messages in flight (read, not yet acked or given up), one lane per key: a
+    slow message holds back only the later ones of its own key.
+
+    Stale entries (a dead consumer's) are looked for at most every `claim_every_s` (by
+    default 1 s, or min_idle_ms when shorter) while reads bring news, and before every read
+    once they come back empty: a busy consumer does not pay a claim per read for what
+    happens only when a process dies.
     """
 
     def __init__(
@@ -57,6 +63,7 @@ class Consumer:
         backoff_cap: float = 10.0,
         key: Key | None = None,
         concurrency: int = 1,
+        claim_every_s: float | None = None,
     ) -> None:
         self.streams, self.stream, self.group, self.name = streams, stream, group, name
         self.handler = handler
@@ -73,6 +80,11 @@ class Consumer:
         self._inflight: dict[str, asyncio.Task[None]] = {}  # message id -> its handling
         self._lanes: dict[Hashable, asyncio.Task[None]] = {}  # key -> its last handling
         self._freed = asyncio.Event()
+        # an entry is stale only after min_idle_ms: looking more often than that finds nothing
+        self.claim_every_s = (
+            min(1.0, min_idle_ms / 1000) if claim_every_s is None else claim_every_s
+        )
+        self._next_claim = 0.0
 
     def stop(self) -> None:
         self._stopping.set()
@@ -139,8 +151,12 @@ class Consumer:
         waits for them all."""
         if self.key is None:
             messages = await self._fetch(self.batch)
-            for message in messages:  # in order
-                await self.handle(message)
+            handled = [m for m in messages if await self._handle(m)]  # in order
+            if handled:
+                ids = [m.id for m in handled]
+                await self._through_outages(
+                    handled[0], lambda: self.streams.ack(self.stream, self.group, *ids)
+                )
         else:
             room = max(1, self.concurrency - len(self._inflight))
             messages = await self._fetch(min(self.batch, room))
@@ -150,13 +166,17 @@ class Consumer:
         return len(messages)
 
     async def _fetch(self, count: int) -> list[Message]:
-        messages = await self.streams.claim_stale(
-            self.stream, self.group, self.name, self.min_idle_ms, count
-        )
-        if not messages:
-            messages = await self.streams.read(
-                self.stream, self.group, self.name, count, self.block_ms
+        loop = asyncio.get_running_loop()
+        if loop.time() >= self._next_claim:
+            self._next_claim = loop.time() + self.claim_every_s
+            messages = await self.streams.claim_stale(
+                self.stream, self.group, self.name, self.min_idle_ms, count
             )
+            if messages:
+                return messages
+        messages = await self.streams.read(self.stream, self.group, self.name, count, self.block_ms)
+        if not messages:
+            self._next_claim = 0.0  # idle: look for stale entries before the next read
         return messages
 
     async def _pump(self) -> int:
@@ -220,17 +240,26 @@ class Consumer:
             raise
 
     async def handle(self, message: Message) -> None:
+        """Handle one message and ack it (or dead-letter it, or leave it pending)."""
+        if await self._handle(message):
+            await self._through_outages(
+                message, lambda: self.streams.ack(self.stream, self.group, message.id)
+            )
+
+    async def _handle(self, message: Message) -> bool:
+        """Run the handler (through outages); whether the message is now to be acked. A
+        message past `max_deliveries` is dead-lettered (nothing to ack); one whose handler
+        failed is left pending: claim_stale hands it back after min_idle_ms."""
         if message.deliveries > self.max_deliveries:
             await self.streams.dead_letter(
                 self.stream, self.group, message, f"failed {message.deliveries - 1} times"
             )
             DEADLETTERS.labels(self.stream, self.group).inc()
             log.error("%s/%s: %s dead-lettered", self.stream, self.group, message.id)
-            return
+            return False
         try:
-            handled = await self._through_outages(message, lambda: self.handler(message))
+            return await self._through_outages(message, lambda: self.handler(message))
         except Exception:
-            # left pending: claim_stale hands it back after min_idle_ms, up to max_deliveries
             log.exception(
                 "%s/%s: %s failed (delivery %d)",
                 self.stream,
@@ -238,11 +267,7 @@ class Consumer:
                 message.id,
                 message.deliveries,
             )
-            return
-        if handled:
-            await self._through_outages(
-                message, lambda: self.streams.ack(self.stream, self.group, message.id)
-            )
+            return False
 
     async def _through_outages(
         self, message: Message, attempt: Callable[[], Awaitable[None]]

@@ -87,8 +87,10 @@ class MemoryStreams:
             g.pending[mid] = _Pending(consumer=consumer, since=now, deliveries=1)
         return [Message(stream=stream, id=mid, payload=p) for mid, p in batch]
 
-    async def ack(self, stream: str, group: str, message_id: str) -> None:
-        self._group(stream, group).pending.pop(message_id, None)
+    async def ack(self, stream: str, group: str, *message_ids: str) -> None:
+        pending = self._group(stream, group).pending
+        for message_id in message_ids:
+            pending.pop(message_id, None)
 
     async def claim_stale(
         self, stream: str, group: str, consumer: str, min_idle_ms: int, count: int

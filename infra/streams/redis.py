@@ -47,8 +47,9 @@ class RedisStreams:
             if fields is not None
         ]
 
-    async def ack(self, stream: str, group: str, message_id: str) -> None:
-        await self.r.xack(stream, group, message_id)
+    async def ack(self, stream: str, group: str, *message_ids: str) -> None:
+        if message_ids:
+            await self.r.xack(stream, group, *message_ids)
 
     async def claim_stale(
         self, stream: str, group: str, consumer: str, min_idle_ms: int, count: int

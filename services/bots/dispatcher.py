@@ -13,8 +13,10 @@ from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
+from opentelemetry.trace import SpanKind
 
 from contracts.streams import GAMES, GROUPS, GameEvent
+from infra import tracing
 from infra.context import bind_carried
 from infra.metrics import serve_metrics
 from infra.process import run_until_signalled
@@ -85,8 +87,13 @@ def turns_of(payload: bytes) -> list[BotTurn]:
         return []
     event = _turns.decode(payload)
     fresh = event.type == DEAD_TURN  # a replayed dead letter
+    trace = event.trace
+    if tracing.enabled() and event.batch_end:  # the dispatcher's hop, child of the relay's
+        trace = dict(trace)
+        with tracing.span("dispatch", event.trace, SpanKind.CONSUMER, game_id=event.game_id):
+            tracing.inject(trace)
     turns = [
-        BotTurn(event.game, event.game_id, seat, level, event.version, fresh, event.trace)
+        BotTurn(event.game, event.game_id, seat, level, event.version, fresh, trace)
         for seat, level in bot_turns(event)
     ]
     if turns and log.isEnabledFor(logging.DEBUG):
@@ -206,8 +213,7 @@ class BatchConsumer(Consumer):
             return
         if turns:
             await self.enqueue(turns)
-        for message_id in ids:
-            await self.streams.ack(self.stream, self.group, message_id)
+        await self.streams.ack(self.stream, self.group, *ids)
 
 
 def pusher(settings: Settings, r: aioredis.Redis) -> Enqueue:
