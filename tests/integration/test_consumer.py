@@ -414,3 +414,58 @@ async def test_stopped_with_lanes_in_an_outage_leaves_them_pending(
     await asyncio.wait_for(task, 2)
     assert await pending(streams, name, "g") == {mid: 1 for mid in mids}
     assert await streams.dead_letters(name) == []
+
+
+async def test_a_batch_is_acked_in_one_round_trip_and_a_failure_stays_pending(
+    streams: Streams, name: str
+) -> None:
+    """A round's handled entries are acked together, after the round's last handler; the one
+    that failed is left pending for redelivery."""
+    seen: list[bytes] = []
+    acks: list[tuple[str, ...]] = []
+    ack = streams.ack
+
+    async def counting_ack(stream: str, group: str, *ids: str) -> None:
+        acks.append(ids)
+        assert await pending(streams, stream, group)  # nothing acked before the round's end
+        await ack(stream, group, *ids)
+
+    async def handler(m: Message) -> None:
+        seen.append(m.payload)
+        if m.payload == b"bad":
+            raise ValueError("not a move")
+
+    streams.ack = counting_ack  # type: ignore[method-assign]
+    c = Consumer(streams, name, "g", "c", handler, min_idle_ms=60_000, **FAST)
+    await streams.ensure_group(name, "g")
+    ids = [await streams.publish(name, p) for p in (b"a", b"bad", b"c")]
+    assert await c.step() == 3
+    assert seen == [b"a", b"bad", b"c"]  # in order, the failure holding up nothing
+    assert acks == [(ids[0], ids[2])]
+    assert await pending(streams, name, "g") == {ids[1]: 1}
+
+
+async def test_a_busy_consumer_looks_for_stale_entries_once_a_second_an_idle_one_each_read(
+    streams: Streams, name: str
+) -> None:
+    claims = 0
+    claim = streams.claim_stale
+
+    async def counting_claim(*args: Any) -> list[Message]:
+        nonlocal claims
+        claims += 1
+        return await claim(*args)
+
+    async def handler(m: Message) -> None:
+        return None
+
+    streams.claim_stale = counting_claim  # type: ignore[method-assign]
+    c = Consumer(streams, name, "g", "c", handler, min_idle_ms=30_000, **FAST)
+    await streams.ensure_group(name, "g")
+    for n in range(5):  # busy: every read brings news
+        await streams.publish(name, b"m%d" % n)
+        assert await c.step() == 1
+    assert claims == 1
+    assert await c.step() == 0  # idle: the read came back empty...
+    assert await c.step() == 0
+    assert claims == 2  # ...so the next round looked for stale entries first
