@@ -115,60 +115,71 @@ function lobbyScreen() {
   const me = player();
 
   async function draw() {
-    catalog = catalog || (await api.catalog());
+    if (!catalog) {
+      // the catalog and its forms once; only the lists are drawn again (a form being filled
+      // in is never redrawn under the person's hands)
+      catalog = await api.catalog();
+      mount(
+        main,
+        html`<section class="lobby">
+          <div class="panel" id="lists"><p class="quiet">Loading…</p></div>
+          <div class="catalog">${catalog.games.map(
+            (game) => html`<article class="panel game-entry" data-key="${game.key}">
+              <h2>${game.name}</h2>
+              <p class="quiet">${game.min_seats}–${game.max_seats} seats · bots: ${game.bot_levels.join(", ")}</p>
+              ${newRoomForm(game)}
+            </article>`
+          )}</div>
+        </section>`
+      );
+    }
     const [open, mine] = await Promise.all([api.rooms("open"), api.myGames()]);
     const names = Object.fromEntries(catalog.games.map((g) => [g.key, g.name]));
     const seated = (room) => room.seats.some((s) => s.player_id === me.id);
     const free = (room) => room.seats.filter((s) => !s.player_id).length;
+    const lists = main.querySelector("#lists");
+    if (!lists) return;
     mount(
-      main,
-      html`<section class="lobby">
-        <div class="panel">
-          <h2>Your games</h2>
-          ${mine.items.length === 0 ? html`<p class="quiet">None yet.</p>` : ""}
-          <ul class="rows" id="my-games">${mine.items.map(
-            (g) => html`<li><a href="#/game/${g.id}">${names[g.game] || g.game}</a>
-              <span class="quiet">version ${g.version}</span>
-              ${g.status === "finished" ? html`<span class="tag">finished</span>` : ""}
-              ${g.your_turn ? html`<span class="tag hot">your turn</span>` : ""}</li>`
-          )}</ul>
-          <h2>Open rooms</h2>
-          ${open.items.length === 0 ? html`<p class="quiet">No room waits for players.</p>` : ""}
-          <ul class="rows" id="open-rooms">${open.items.map(
-            (room) => html`<li data-room="${room.id}">${names[room.game] || room.game}:
-              ${room.seats.map((s) => s.name || "·").join(", ")}
-              <span class="quiet">(${free(room)} free)</span>
-              ${seated(room)
-                ? html`<a class="button" href="#/room/${room.id}">Enter</a>`
-                : free(room)
-                  ? html`<button data-join="${room.id}">Join</button>`
-                  : ""}</li>`
-          )}</ul>
-        </div>
-        <div class="catalog">${catalog.games.map(
-          (game) => html`<article class="panel game-entry" data-key="${game.key}">
-            <h2>${game.name}</h2>
-            <p class="quiet">${game.min_seats}–${game.max_seats} seats · bots: ${game.bot_levels.join(", ")}</p>
-            ${newRoomForm(game)}
-          </article>`
-        )}</div>
-      </section>`
+      lists,
+      html`<h2>Your games</h2>
+        ${mine.items.length === 0 ? html`<p class="quiet">None yet.</p>` : ""}
+        <ul class="rows" id="my-games">${mine.items.map(
+          (g) => html`<li><a href="#/game/${g.id}">${names[g.game] || g.game}</a>
+            <span class="quiet">version ${g.version}</span>
+            ${g.status === "finished" ? html`<span class="tag">finished</span>` : ""}
+            ${g.your_turn ? html`<span class="tag hot">your turn</span>` : ""}</li>`
+        )}</ul>
+        <h2>Open rooms</h2>
+        ${open.items.length === 0 ? html`<p class="quiet">No room waits for players.</p>` : ""}
+        <ul class="rows" id="open-rooms">${open.items.map(
+          (room) => html`<li data-room="${room.id}">${names[room.game] || room.game}:
+            ${room.seats.map((s) => s.name || "·").join(", ")}
+            <span class="quiet">(${free(room)} free)</span>
+            ${seated(room)
+              ? html`<a class="button" href="#/room/${room.id}">Enter</a>`
+              : free(room)
+                ? html`<button data-join="${room.id}">Join</button>`
+                : ""}</li>`
+        )}</ul>`
     );
   }
 
-  const refresh = () =>
-    draw().catch((err) => tell(problemText(err), "error"));
+  const refresh = () => draw().catch((err) => tell(problemText(err), "error"));
+  let stopped = false;
   const again = () => {
+    if (stopped) return;
     timer = setTimeout(async () => {
-      // a form being filled in is not redrawn under the person's hands
-      if (!main.contains(document.activeElement) || document.activeElement === document.body) await refresh();
-      again();
-    }, 4000);
+      await refresh();
+      if (!stopped) again();
+    }, 3000);
   };
   refresh().then(again);
 
   return {
-    stop: () => clearTimeout(timer),
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
     change(target) {
       if (target.name !== "seats") return;
       const form = target.form;
@@ -211,6 +222,7 @@ function roomScreen(roomId) {
   async function draw() {
     const room = await api.room(roomId);
     catalog = catalog || (await api.catalog());
+    if (stopped) return false; // the person went elsewhere meanwhile
     const levels = catalog.games.find((g) => g.key === room.game)?.bot_levels || ["greedy"];
     if (room.game_id) {
       location.hash = `#/game/${room.game_id}`;

@@ -30,7 +30,7 @@ export function card(ctx, id, { mark = () => false, note = "" } = {}) {
   const focused = ctx.focus === key;
   if (!info) return html`<div class="card unknown" title="${id}">${id}</div>`;
   return html`<div class="card kind-${info.kind} ${can ? "can" : ""} ${focused ? "focused" : ""}"
-      data-card="${id}" ${can ? raw(`data-target="${key}" tabindex="0" role="button"`) : ""} title="${id}">
+      data-card="${id}" ${can ? html`data-target="${key}" tabindex="0" role="button"` : ""} title="${id}">
     ${info.glyph && info.glyph.length <= 3 ? html`<span class="corner">${info.glyph}</span>` : ""}
     <span class="name">${info.name}</span>
     ${info.traits.length ? html`<ul class="traits">${info.traits.map(
@@ -48,7 +48,7 @@ function seatRow(ctx, seat, body) {
   const key = `seat:${seat}`;
   const can = ctx.index.has(key);
   return html`<tr class="${ctx.game.to_act.includes(seat) ? "acting" : ""} ${can ? "can" : ""}"
-      ${can ? raw(`data-target="${key}" role="button"`) : ""}>
+      ${can ? html`data-target="${key}" role="button"` : ""}>
     <th><span class="swatch" style="background:${colour(seat)}"></span>${ctx.names[seat]}${seat === ctx.me ? " (you)" : ""}</th>
     ${body}</tr>`;
 }
