@@ -352,6 +352,14 @@ document.addEventListener("click", (event) => {
   guarded(() => screen?.click?.(target));
 });
 
+// a card or a player a move names is a button for the keyboard too
+document.addEventListener("keydown", (event) => {
+  const target = event.target.closest?.("[data-target]");
+  if (!target || (event.key !== "Enter" && event.key !== " ")) return;
+  event.preventDefault();
+  guarded(() => screen?.click?.(target));
+});
+
 window.addEventListener("hashchange", route);
 
 async function start() {

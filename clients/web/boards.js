@@ -48,7 +48,7 @@ function seatRow(ctx, seat, body) {
   const key = `seat:${seat}`;
   const can = ctx.index.has(key);
   return html`<tr class="${ctx.game.to_act.includes(seat) ? "acting" : ""} ${can ? "can" : ""}"
-      ${can ? html`data-target="${key}" role="button"` : ""}>
+      ${can ? html`data-target="${key}" tabindex="0" role="button"` : ""}>
     <th><span class="swatch" style="background:${colour(seat)}"></span>${ctx.names[seat]}${seat === ctx.me ? " (you)" : ""}</th>
     ${body}</tr>`;
 }
