@@ -20,11 +20,12 @@ from datetime import datetime
 
 import asyncpg
 import msgspec
+import redis.asyncio as aioredis
 
 from contracts.streams import COMMANDS, ClockTimeout
 from infra import signing
 from infra.context import bind, carry, new_request_id
-from infra.db import create_pool
+from infra.db import create_pool, redis_options
 from infra.errors import is_transient
 from infra.eventstore.api import command_uuid
 from infra.metrics import SCHEDULER_LATENESS, serve_metrics
@@ -185,8 +186,8 @@ class Scheduler:
 
 async def run(settings: Settings, stop: asyncio.Event) -> None:
     serve_metrics(settings.metrics_port)
-    pool = await create_pool(settings.database_url, min_size=1, max_size=4)
-    streams = RedisStreams.from_url(settings.redis_url)
+    pool = await create_pool(settings.database_url, min_size=1, max_size=4, settings=settings)
+    streams = RedisStreams(aioredis.Redis.from_url(settings.redis_url, **redis_options(settings)))
     celery = celery_app(settings, "turnpost-scheduler")
 
     def send(game: str, game_id: str, seat: int, level: str, version: int) -> None:

@@ -28,7 +28,7 @@ from contracts.notifications import (
 )
 from contracts.problems import ProblemError
 from infra.auth import Principal
-from infra.db import create_pool
+from infra.db import create_pool, redis_options
 from infra.http import authenticate, strictly
 from infra.notify.ssrf import UnsafeURL, vet_host, vet_url
 from infra.openapi import SECURITY, problems
@@ -53,8 +53,8 @@ async def webhook_store(app: Litestar) -> AsyncIterator[None]:
         app.state.webhooks = MemoryWebhookStore()
         yield
         return
-    pool = await create_pool(settings.database_url, min_size=1, max_size=4)
-    r = aioredis.Redis.from_url(settings.redis_url)
+    pool = await create_pool(settings.database_url, min_size=1, max_size=4, settings=settings)
+    r = aioredis.Redis.from_url(settings.redis_url, **redis_options(settings))
     app.state.webhooks = PostgresWebhookStore(pool, r, settings)
     try:
         yield

@@ -30,7 +30,7 @@ import redis.asyncio as aioredis
 
 from contracts.notifications import Notification
 from contracts.streams import GAMES, GROUPS, GameEvent
-from infra.db import create_pool
+from infra.db import create_pool, redis_options
 from infra.errors import is_transient
 from infra.metrics import serve_metrics
 from infra.notify.deliveries import Hook, hooks_of_game, plan, push, record, utcnow
@@ -222,8 +222,10 @@ async def sweep_forever(notifier: Notifier, stop: asyncio.Event) -> None:
 
 async def run(settings: Settings, stop: asyncio.Event) -> None:
     serve_metrics(settings.metrics_port)
-    pool = await create_pool(settings.database_url, min_size=1, max_size=4)
-    streams = RedisStreams.from_url(settings.redis_url)  # the broker's Redis too
+    pool = await create_pool(settings.database_url, min_size=1, max_size=4, settings=settings)
+    streams = RedisStreams(
+        aioredis.Redis.from_url(settings.redis_url, **redis_options(settings))
+    )  # the broker's Redis too
     notifier = Notifier(pool, streams.r, settings)
     consumer = Consumer(
         streams,

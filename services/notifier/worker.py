@@ -121,7 +121,7 @@ class Courier:
         self.thread = threading.Thread(target=self.loop.run_forever, name="courier", daemon=True)
         self.thread.start()
         self.pool: asyncpg.Pool = self.run(
-            create_pool(settings.database_url, min_size=1, max_size=8)
+            create_pool(settings.database_url, min_size=1, max_size=8, settings=settings)
         )
         self.http = guarded_client(
             settings.webhook_allow_private,
