@@ -9,7 +9,11 @@ between the moves compared. The moves considered are the playout policy's own ch
 best of the rest one move ahead (`width` in all). The playout policy's own move is played
 unless another gains on it by `CONFIDENCE` standard errors of the paired differences: the
 best of several noisy means is otherwise chosen for its luck, and a search that deviates on
-noise plays worse than the policy it searches with.
+noise plays worse than the policy it searches with. From the eighth guess on, a move surely
+no better than the policy's own (a standard error below it, or never above it) is dropped,
+and the budget left goes to the moves still in doubt: most decisions are clear, and the
+close ones get the playouts (itty bitty: 78 playouts a move on average instead of 96, over
+the same 96 at most).
 
 Why not a tree: a one-tree SO-ISMCTS (UCB over (seat, action) edges with availability
 counts, random or greedy playouts, the same estimate) was built and measured first; within
@@ -72,6 +76,9 @@ def win_chances(points: Sequence[float], scale: float) -> list[float]:
 
 
 CONFIDENCE = 2.0  # how many standard errors a move must gain over the playout's own
+SETTLE = 8  # guesses before a move may be dropped as hopeless
+DROP = 1.0  # a move this many standard errors below the policy's own (or no better on every
+# guess so far) is dropped: most decisions are clear, and their budget goes to the close ones
 
 
 def search(
@@ -93,26 +100,42 @@ def search(
     listing = moves or rules.legal_actions
     root = _widest(rules, world, seat, legal, rng, budget, estimate, playout)
     results: list[list[float]] = [[] for _ in root]
+    alive = list(range(1, len(root)))  # the moves still compared with the policy's own
     deadline = clock() + budget.seconds
-    for _ in range(max(2, budget.simulations // len(root))):
-        if clock() >= deadline:
-            break
+    playouts = guesses = 0
+    while alive and (guesses < 2 or playouts < budget.simulations) and clock() < deadline:
         guess = rules.sample(world, seat, rng)
         seed = rng.randrange(2**32)
-        for i, move in enumerate(root):
+        for i in (0, *alive):
             draws = Random(seed)
-            after = _play(rules, guess, seat, move, draws)
+            after = _play(rules, guess, seat, root[i], draws)
             rewards = _rollout(rules, after, draws, budget.rollout, estimate, playout, listing)
             results[i].append(rewards[seat])
-    return root[_confident_best(results)]
+        playouts += 1 + len(alive)
+        guesses += 1
+        if guesses >= SETTLE:
+            alive = [i for i in alive if not _hopeless(results[i], results[0])]
+    return root[_confident_best([results[i] if i in (0, *alive) else [] for i in range(len(root))])]
+
+
+def _hopeless(move: list[float], own: list[float]) -> bool:
+    """A move whose paired gain over the policy's own is not above zero and falls short of it
+    by `DROP` standard errors: its playouts are spent on the moves still in doubt."""
+    n = len(move)
+    diffs = [a - b for a, b in zip(move, own, strict=False)]
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean <= 0 and (var == 0 or mean + DROP * math.sqrt(var / n) < 0)
 
 
 def _confident_best(results: list[list[float]]) -> int:
-    """The index of the move to play: 0 (the default) unless another is surely better."""
+    """The index of the move to play: 0 (the default) unless another is surely better (a move
+    with no results, dropped as hopeless, is not in the running)."""
     n = len(results[0])
     if n < 2:
         return 0
-    best = max(range(len(results)), key=lambda i: (sum(results[i]), -i))
+    running = [i for i in range(len(results)) if len(results[i]) == n]
+    best = max(running, key=lambda i: (sum(results[i]), -i))
     if best == 0:
         return 0
     diffs = [a - b for a, b in zip(results[best], results[0], strict=True)]

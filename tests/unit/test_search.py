@@ -11,7 +11,7 @@ from games.registry import registry
 from games.testing import random_playout
 from services.bots.observe import observation
 from services.bots.policies import even, itty_bitty
-from services.bots.search import Budget, _confident_best, search, win_chances
+from services.bots.search import Budget, _confident_best, _hopeless, search, win_chances
 
 GAMES = sorted(registry())
 BUDGET = Budget(simulations=24, seconds=30.0, rollout=6, width=3)
@@ -96,6 +96,19 @@ def test_the_policys_own_move_stands_unless_another_is_surely_better() -> None:
     assert _confident_best([own, luckier, better]) == 2
     assert _confident_best([own, [r - 0.1 for r in own]]) == 0
     assert _confident_best([[0.5], [1.0]]) == 0  # one guess tells nothing
+    assert _confident_best([own, [], better]) == 2  # a move dropped as hopeless is not running
+
+
+def test_a_move_is_dropped_when_surely_no_better_than_the_policys_own() -> None:
+    own = [0.5, 0.4, 0.6, 0.5, 0.5, 0.4, 0.6, 0.5]
+    assert _hopeless([r - 0.1 for r in own], own)  # worse on every guess
+    assert _hopeless(list(own), own)  # the same on every guess: it can never be chosen
+    assert not _hopeless([r + 0.01 for r in own], own)  # better, if only a little
+    noisy = [r + d for r, d in zip(own, [0.3, -0.3, 0.2, -0.25, 0.1, -0.1, 0.0, 0.0], strict=True)]
+    assert not _hopeless(noisy, own)  # a little below on average, within its noise
+    assert _hopeless(
+        [r - 0.2 + d / 4 for r, d in zip(own, [1, -1, 1, -1, 0, 0, 1, -1], strict=True)], own
+    )
 
 
 def test_win_chances_follow_the_lead_over_the_best_other() -> None:
