@@ -52,6 +52,17 @@ def verify(keyring: Keyring, header: str | None) -> Principal:
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         raise InvalidToken("the Authorization header must be 'Bearer <token>'")
+    principal, expires = _admit(keyring, token)
+    if expires <= time.time():
+        raise InvalidToken("this token has expired", "token_expired")
+    return principal
+
+
+@lru_cache(maxsize=4096)
+def _admit(keyring: Keyring, token: str) -> tuple[Principal, float]:
+    """The token's player and expiry, verified against the keyring (remembered: a token is
+    sent again and again, and the same token under the same keys verifies the same; only
+    valid ones are remembered, exceptions are not cached; expiry is checked on every use)."""
     try:
         kid = jwt.get_unverified_header(token).get("kid")
     except jwt.PyJWTError as exc:
@@ -65,20 +76,13 @@ def verify(keyring: Keyring, header: str | None) -> Principal:
     error: jwt.PyJWTError | None = None
     for key in candidates:
         try:
-            principal, expires = _decode(key.secret, token)
-            break
+            return _decode(key.secret, token)
         except jwt.PyJWTError as exc:
             error = exc
-    else:
-        raise InvalidToken(f"invalid token: {error}") from error
-    if expires <= time.time():
-        raise InvalidToken("this token has expired", "token_expired")
-    return principal
+    raise InvalidToken(f"invalid token: {error}") from error
 
 
-@lru_cache(maxsize=4096)
 def _decode(secret: str, token: str) -> tuple[Principal, float]:
-    """Verified tokens are remembered (only valid ones: exceptions are not cached)."""
     claims = jwt.decode(
         token,
         secret,
