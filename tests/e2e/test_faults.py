@@ -9,21 +9,26 @@ the seat to a bot) and bots; it must finish with contiguous versions and unique 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 import httpx
 import pytest
 import redis
 
+from contracts.game import GameView
+from contracts.lobby import Timing
 from tests.e2e.servers import PrivatePostgres, PrivateRedis, Processes, free_port
+from turnpost.client import ApiError, Client, Policy
 
 pytestmark = pytest.mark.e2e
+T = TypeVar("T")
 
 OPTIONS = {"events": True, "special_items": True, "forbidden_items": True, "postcards": True}
 
@@ -33,64 +38,54 @@ class Faulty:
         self, pg: PrivatePostgres, rd: PrivateRedis, procs: Processes, lobby: str, game: str
     ) -> None:
         self.pg, self.redis, self.procs = pg, rd, procs
-        self.lobby = httpx.Client(base_url=lobby, timeout=10)
-        self.game = httpx.Client(base_url=game, timeout=10)
+        self.lobby, self.game = lobby, game
 
-    def _call(self, client: httpx.Client, method: str, url: str, **kw: Any) -> httpx.Response:
+    def _call(self, call: Callable[[], T]) -> T:
         """Retry while the service is down (a test may have killed it)."""
         deadline = time.monotonic() + 60
         while True:
             try:
-                return client.request(method, url, **kw)
+                return call()
             except httpx.TransportError:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
 
-    def new_game(self) -> tuple[str, str, dict[str, str]]:
-        """A started game with a person who will never move; (room id, game id, auth)."""
-        me = self._call(self.lobby, "POST", "/v1/players", json={"name": "Absent"}).json()
-        auth = {"authorization": f"Bearer {me['token']}"}
-        room = self._call(
-            self.lobby,
-            "POST",
-            "/v1/rooms",
-            headers=auth,
-            json={
-                "game": "itchy-feet",
-                "seats": 4,
-                "options": OPTIONS,
-                "timing": {"per_move_s": 5, "on_timeout": "bot_takeover"},
-            },
-        )
-        assert room.status_code == 201, room.text
-        room_id = room.json()["id"]
-        self._call(self.lobby, "POST", f"/v1/rooms/{room_id}/bots", headers=auth,
-                   json={"level": "random"})  # fmt: skip
-        started = self._call(self.lobby, "POST", f"/v1/rooms/{room_id}/start", headers=auth)
-        assert started.status_code == 202, started.text
+    def new_game(self) -> tuple[str, str, Client]:
+        """A started game with a person who will never move; (room id, game id, their client)."""
+        me = Client(self.lobby, self.game, policy=Policy(timeout=10))
+        self._call(lambda: me.register("Absent"))
+        timing = Timing(per_move_s=5, on_timeout="bot_takeover")
+        room = self._call(lambda: me.create_room("itchy-feet", 4, options=OPTIONS, timing=timing))
+        room_id = room.id  # 201, or it raised
+        self._call(lambda: me.add_bot(room_id, "random"))
+        started = self._call(lambda: me.start_room(room_id))
+        assert started.status == "starting", started  # 202: the game comes later
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            got = self._call(self.lobby, "GET", f"/v1/rooms/{room_id}").json()
-            if got["game_id"]:
-                return room_id, got["game_id"], auth
+            got = self._call(lambda: me.get_room(room_id))
+            if got.game_id:
+                return room_id, got.game_id, me
             time.sleep(0.1)
         raise AssertionError("the game was not created")
 
-    def version(self, game_id: str, auth: dict[str, str]) -> int:
-        got = self._call(self.game, "GET", f"/v1/games/{game_id}", headers=auth)
-        return int(got.json()["version"]) if got.status_code == 200 else 0
+    def version(self, game_id: str, me: Client) -> int:
+        try:
+            return self._call(lambda: me.get_game(game_id)).version
+        except ApiError:
+            return 0
 
-    def finished(self, game_id: str, auth: dict[str, str], seconds: float = 150) -> dict[str, Any]:
+    def finished(self, game_id: str, me: Client, seconds: float = 150) -> GameView:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            got = self._call(self.game, "GET", f"/v1/games/{game_id}", headers=auth)
-            if got.status_code == 200 and got.json()["status"] == "finished":
-                return dict(got.json())
+            with contextlib.suppress(ApiError):
+                got = self._call(lambda: me.get_game(game_id))
+                if got.status == "finished":
+                    return got
             time.sleep(0.2)
         raise AssertionError(f"game {game_id} did not finish; see {self.procs.log.name}")
 
-    def check_log(self, game_id: str, final: dict[str, Any]) -> None:
+    def check_log(self, game_id: str, final: GameView) -> None:
         async def rows() -> Any:
             conn = await asyncpg.connect(self.pg.url)
             try:
@@ -105,10 +100,10 @@ class Faulty:
                 await conn.close()
 
         r = asyncio.run(rows())
-        assert (r["first"], r["last"]) == (1, final["version"])
+        assert (r["first"], r["last"]) == (1, final.version)
         assert r["n"] == r["ids"] == r["last"]  # contiguous, and no event twice
         assert r["timeouts"] == 1  # the person's deadline fired once
-        assert final["standings"][0]["standing"] == "timed_out"
+        assert final.standings[0].standing == "timed_out"
 
     def dead_letters(self) -> int:
         r = redis.Redis.from_url(self.redis.url)
@@ -157,42 +152,42 @@ def faulty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Faulty]:
 @pytest.mark.parametrize("name", ["lobby", "game", "relay", "dispatcher", "worker", "scheduler"])
 def test_a_process_killed_mid_game_the_game_still_finishes(faulty: Faulty, name: str) -> None:
     rng = random.Random(name)
-    _, game_id, auth = faulty.new_game()
+    _, game_id, me = faulty.new_game()
     time.sleep(rng.uniform(0.5, 7.0))  # before, around or after the person's deadline
     faulty.procs.kill(name)
     time.sleep(0.5)
     faulty.procs.start(name)
-    final = faulty.finished(game_id, auth)
+    final = faulty.finished(game_id, me)
     faulty.check_log(game_id, final)
 
 
 def test_redis_flushed_mid_game_the_game_still_finishes(faulty: Faulty) -> None:
-    _, game_id, auth = faulty.new_game()
+    _, game_id, me = faulty.new_game()
     deadline = time.monotonic() + 60
-    while faulty.version(game_id, auth) < 40 and time.monotonic() < deadline:
+    while faulty.version(game_id, me) < 40 and time.monotonic() < deadline:
         time.sleep(0.1)  # past the timeout: bots at work, tasks and messages in flight
     r = redis.Redis.from_url(faulty.redis.url)
     r.flushall()
     r.close()
-    final = faulty.finished(game_id, auth)
-    assert final["version"] > 40
+    final = faulty.finished(game_id, me)
+    assert final.version > 40
     faulty.check_log(game_id, final)
 
 
 def test_postgres_restarted_mid_game_nothing_is_dead_lettered(faulty: Faulty) -> None:
     before = faulty.dead_letters()
-    room_id, game_id, auth = faulty.new_game()
+    room_id, game_id, me = faulty.new_game()
     deadline = time.monotonic() + 60
-    while faulty.version(game_id, auth) < 40 and time.monotonic() < deadline:
+    while faulty.version(game_id, me) < 40 and time.monotonic() < deadline:
         time.sleep(0.1)
     faulty.pg.restart()
-    final = faulty.finished(game_id, auth)
+    final = faulty.finished(game_id, me)
     faulty.check_log(game_id, final)
     assert faulty.dead_letters() == before
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        room = faulty._call(faulty.lobby, "GET", f"/v1/rooms/{room_id}").json()
-        if room["status"] == "finished":
+        room = faulty._call(lambda: me.get_room(room_id))
+        if room.status == "finished":
             break
         time.sleep(0.2)
-    assert room["status"] == "finished"
+    assert room.status == "finished"

@@ -21,6 +21,7 @@ from tests.conftest import RUN_ID, fresh_database
 from tests.e2e.servers import Processes, _wait_port, free_port
 from tests.integration.tables import game_service, new_game
 from tests.integration.test_sse import Sse
+from turnpost.client import AsyncClient
 
 pytestmark = pytest.mark.e2e
 
@@ -54,14 +55,17 @@ async def test_a_move_through_a_second_process_wakes_a_stream_of_the_first(
                 game_id, players = await new_game(game_service(pool), [None, None])
             finally:
                 await pool.close()
-            me = {"authorization": f"Bearer {issue(key, players[0], 'p0')}"}
             them = {"authorization": f"Bearer {issue(key, players[1], 'p1')}"}
+            # the stream is read raw: the test waits for its opening comment (the stream is
+            # served) before the move, which the client's iterator keeps to itself
             async with (
                 httpx.AsyncClient(base_url=f"http://127.0.0.1:{ports[0]}", timeout=30) as a,
-                httpx.AsyncClient(base_url=f"http://127.0.0.1:{ports[1]}", timeout=30) as b,
+                AsyncClient(
+                    game=f"http://127.0.0.1:{ports[1]}", token=issue(key, players[0], "p0")
+                ) as b,
             ):
-                legal = (await b.get(f"/v1/games/{game_id}/legal-actions", headers=me)).json()
-                head = legal["version"]
+                legal = await b.get_legal_actions(game_id)
+                head = legal.version
                 path = f"/v1/games/{game_id}/stream?after={head}"
                 async with a.stream("GET", path, headers=them) as r:
                     assert r.status_code == 200
@@ -69,12 +73,8 @@ async def test_a_move_through_a_second_process_wakes_a_stream_of_the_first(
                     try:
                         assert (await sse.line(10) or "").startswith(": game ")
                         began = time.monotonic()
-                        posted = await b.post(
-                            f"/v1/games/{game_id}/actions",
-                            json={"action": legal["actions"][0], "expected_version": head},
-                            headers=me,
-                        )
-                        assert posted.status_code == 200, posted.text
+                        posted = await b.post_action(game_id, legal.actions[0], head)
+                        assert posted.events  # 200, or a problem raised
                         event = await sse.next(seconds=10)
                         took = time.monotonic() - began
                     finally:

@@ -10,13 +10,20 @@ import random
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import msgspec
 import pytest
+
+from contracts.game import GameView, LegalActions
+from infra.settings import Settings
+from services.game import relay
+from services.game.app import create_app as game_app
+from services.lobby.app import create_app as lobby_app
+from tests.integration.serve import serving
 from turnpost.client import (
     AsyncClient,
     Client,
@@ -28,13 +35,6 @@ from turnpost.client import (
     Unauthorized,
     Unprocessable,
 )
-
-from contracts.game import GameView, LegalActions
-from infra.settings import Settings
-from services.game import relay
-from services.game.app import create_app as game_app
-from services.lobby.app import create_app as lobby_app
-from tests.integration.serve import serving
 
 SECRET = secrets.token_urlsafe(48)
 
@@ -333,5 +333,125 @@ async def test_my_news_stream_hears_my_turn_sync_and_async(urls: Urls) -> None:
         while 1 not in (await players[0].get_game(game_id)).to_act:
             await players[0].play(game_id, at_random(random.Random(5)))
         assert await asyncio.wait_for(heard_sync, 10) == ("your_turn", 1)
+    for p in players:
+        await p.aclose()
+
+
+class _Cut:
+    """Where a response body breaks off: just after its `frames`-th event."""
+
+    def __init__(self, frames: int) -> None:
+        self.frames, self.read = frames, b""
+
+    def part(self, chunk: bytes) -> tuple[bytes, bool]:
+        self.read += chunk
+        events = [i for i in range(len(self.read)) if self.read.startswith(b"\n\nid: ", i)]
+        if len(events) <= self.frames:
+            return chunk, False
+        end = events[self.frames] + 2  # the end of the last whole event
+        return chunk[: len(chunk) - (len(self.read) - end)], True
+
+
+class _AsyncCut(httpx.AsyncByteStream):
+    def __init__(self, inner: httpx.AsyncByteStream, frames: int) -> None:
+        self.inner, self.cut = inner, _Cut(frames)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self.inner:
+            part, cut = self.cut.part(chunk)
+            yield part
+            if cut:
+                raise httpx.ReadError("the connection broke off")
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class _SyncCut(httpx.SyncByteStream):
+    def __init__(self, inner: httpx.SyncByteStream, frames: int) -> None:
+        self.inner, self.cut = inner, _Cut(frames)
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.inner:
+            part, cut = self.cut.part(chunk)
+            yield part
+            if cut:
+                raise httpx.ReadError("the connection broke off")
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class Cutting(httpx.AsyncBaseTransport, httpx.BaseTransport):
+    """Breaks the first SSE stream off after 3 events; remembers each Last-Event-ID sent."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.sync = httpx.HTTPTransport()
+        self.resumed: list[str | None] = []
+
+    def _stream(self, request: httpx.Request) -> bool:
+        if not request.url.path.endswith("/stream"):
+            return False
+        self.resumed.append(request.headers.get("last-event-id"))
+        return len(self.resumed) == 1
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        if self._stream(request):
+            assert isinstance(response.stream, httpx.AsyncByteStream)
+            response.stream = _AsyncCut(response.stream, 3)
+        return response
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.sync.handle_request(request)
+        if self._stream(request):
+            assert isinstance(response.stream, httpx.SyncByteStream)
+            response.stream = _SyncCut(response.stream, 3)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def close(self) -> None:
+        self.sync.close()
+
+
+async def test_a_stream_broken_off_is_resumed_after_the_last_event_nothing_lost_or_twice(
+    urls: Urls,
+) -> None:
+    players, game_id = await seated(urls, "itty-bitty", 2)
+    head = (await players[0].get_game(game_id)).version
+    assert head > 4
+    cutting = Cutting()
+    async with (
+        httpx.AsyncClient(transport=cutting) as http,
+        AsyncClient(urls.lobby, urls.game, players[0].token, http=http) as me,
+    ):
+        stream = me.stream_game_events(game_id)
+        try:
+            got = [await asyncio.wait_for(anext(stream), 10) for _ in range(head)]
+        finally:
+            await stream.aclose()
+    assert [e.version for e in got] == list(range(1, head + 1))
+    assert cutting.resumed == ["0", "3"]
+
+    def sync_stream() -> tuple[list[int], list[str | None]]:
+        cut = Cutting()
+        with httpx.Client(transport=cut, timeout=10) as http:
+            c = Client(urls.lobby, urls.game, players[1].token, http=http)
+            versions = []
+            stream = c.stream_game_events(game_id, after=1)
+            try:
+                for event in stream:
+                    versions.append(event.version)
+                    if event.version == head:
+                        return versions, cut.resumed
+            finally:
+                stream.close()
+        raise AssertionError("the stream ended")
+
+    versions, resumed = await asyncio.to_thread(sync_stream)
+    assert versions == list(range(2, head + 1)) and resumed == ["1", "4"]
     for p in players:
         await p.aclose()
