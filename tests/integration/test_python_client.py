@@ -455,3 +455,48 @@ async def test_a_stream_broken_off_is_resumed_after_the_last_event_nothing_lost_
     assert versions == list(range(2, head + 1)) and resumed == ["1", "4"]
     for p in players:
         await p.aclose()
+
+
+class LosingAnswers(httpx.AsyncBaseTransport):
+    """Delivers the first move and loses its answer (the service applied it; the client
+    never hears): what a dropped connection does to a POST."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.keys: list[str | None] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        if request.url.path.endswith("/actions"):
+            self.keys.append(request.headers.get("idempotency-key"))
+            if len(self.keys) == 1:
+                await response.aread()
+                await response.aclose()
+                raise httpx.ReadError("the answer was lost")
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_move_whose_answer_was_lost_is_sent_again_with_its_key_and_played_once(
+    urls: Urls,
+) -> None:
+    players, game_id = await seated(urls, "itty-bitty", 2)
+    losing = LosingAnswers()
+    async with (
+        httpx.AsyncClient(transport=losing) as http,
+        AsyncClient(urls.lobby, urls.game, players[0].token, http=http) as me,
+    ):
+        before = await me.get_game(game_id)
+        accepted = await me.play(game_id, lambda view, legal: legal.actions[0])
+        assert accepted is not None and accepted.replayed  # the stored answer of the first
+        assert len(losing.keys) == 2 and losing.keys[0] == losing.keys[1] and losing.keys[0]
+        mine = [e for e in await _events(me, game_id, before.version) if e.seat == 0]
+        assert [e.type for e in mine] == ["collector_kept"]  # one move, not two
+    for p in players:
+        await p.aclose()
+
+
+async def _events(client: AsyncClient, game_id: str, after: int) -> list[Any]:
+    return list((await client.get_events(game_id, after)).events)
