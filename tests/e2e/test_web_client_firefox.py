@@ -173,8 +173,13 @@ def test_first_moves_in_firefox(stack: Stack) -> None:
     executable = firefox()
     if executable is None:
         pytest.skip("no Firefox on this machine (apt-get install firefox-esr)")
-    with firefox_serving(executable) as port:
-        seen = asyncio.run(first_moves(port, stack.lobby))
+    # a loop of its own, never made the thread's current one (pytest-asyncio keeps a session's)
+    loop = asyncio.new_event_loop()
+    try:
+        with firefox_serving(executable) as port:
+            seen = loop.run_until_complete(first_moves(port, stack.lobby))
+    finally:
+        loop.close()
     assert seen["errors"] == [], seen["errors"]
     assert seen["moves"] == 6, seen
     assert seen["live"] == "live (stream)", seen  # the SSE stream, read by fetch() in Firefox
