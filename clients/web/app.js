@@ -297,6 +297,7 @@ function roomScreen(roomId) {
 
 function route() {
   screen?.stop?.();
+  document.title = "Turnpost";
   tell("");
   const me = player();
   api.token = me?.token || null;

@@ -269,6 +269,9 @@ export class GameScreen {
       </section>`
     );
     this.tick();
+    // another tab's title says whose turn it is
+    const mine = v.status === "active" && v.to_act.includes(me);
+    document.title = `${mine ? "● Your turn · " : ""}${title} · Turnpost`;
   }
 
   turnLine(names, me) {

@@ -161,6 +161,7 @@ def test_the_page_is_served_by_the_lobby_out_of_the_api(stack: Stack) -> None:
     page = httpx.get(f"{stack.lobby}/play/")
     assert page.status_code == 200 and 'type="module"' in page.text
     assert "no-cache" in page.headers["cache-control"]
+    assert f"play in a browser at {stack.lobby}/play/" in stack.log.read_text()  # make run says
     config = httpx.get(f"{stack.lobby}/play/config.json").json()
     assert config == {"lobby_url": "", "game_url": stack.game}  # make run: its own port
     for module in ("app.js", "api.js", "game.js", "boards.js", "dom.js", "style.css"):
