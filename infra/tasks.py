@@ -21,6 +21,7 @@ import msgspec
 from celery import Celery
 from kombu import Queue  # type: ignore[attr-defined]
 
+from infra.db import redis_options
 from infra.settings import Settings
 
 PLAY_TASK = "bots.play"  # args: (game, game_id, seat, level, version); kwargs: {fresh: bool}
@@ -71,6 +72,8 @@ def celery_app(
             # far above the task time limit, so a slow task is not handed out twice
             "visibility_timeout": TASK_TIME_LIMIT * 10,
             "global_keyprefix": settings.stream_prefix,
+            # timeouts, TCP keepalives, a PING before reusing an idle connection (infra/db.py)
+            **redis_options(settings),
         },
         worker_hijack_root_logger=False,
     )
