@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from turnpost.client import Client
 
 from tests.e2e.conftest import Stack
+from turnpost.client import Client
 
 pytestmark = pytest.mark.e2e
 BOT = Path(__file__).resolve().parents[2] / "clients" / "python" / "examples" / "bot.py"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from turnpost.client import BadRequest, Policy, RateLimited, ServerError, StaleVersion
 from turnpost.client.errors import error_for, retry_after
 from turnpost.client.sse import Frame, Frames

@@ -214,12 +214,18 @@ def get_my_games(awaiting: bool, limit: int | None, cursor: str | None) -> Call[
 
 
 def stream_game_events(game_id: str) -> str:
-    """The path of the game's SSE stream (read by the clients' iterators, not as a Call)."""
+    """The path of the game's SSE stream (the clients' iterators read it: `stream`)."""
     return f"/v1/games/{_p(game_id)}/stream"
 
 
 def stream_my_news() -> str:
     return "/v1/me/stream"
+
+
+def stream(path: str, last_id: str | None) -> Call[None]:
+    """Opens an SSE stream, resumed after `last_id` where given; read line by line."""
+    headers = {"Last-Event-ID": last_id} if last_id is not None else {}
+    return Call("game", "GET", path, _nothing, headers=headers)
 
 
 # -- game: webhooks --------------------------------------------------------------------------

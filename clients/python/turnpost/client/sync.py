@@ -83,27 +83,19 @@ class Client:
 
     def call(self, call: Call[T]) -> T:
         """Send one route's call (with the 429 retries) and decode its answer."""
-        c = call
-        response = self._send(c.service, c.method, c.path, c.params, c.body, c.headers)
+        response = self._send(call)
         return call.read(response.content)
 
     def _send(
-        self,
-        service: str,
-        method: str,
-        path: str,
-        params: Any = None,
-        body: bytes | None = None,
-        headers: Mapping[str, str] | None = None,
-        stream: bool = False,
-        limits: httpx.Timeout | None = None,
+        self, call: Call[Any], *, stream: bool = False, limits: httpx.Timeout | None = None
     ) -> httpx.Response:
+        """Send, and send again after a 429's Retry-After (the same request: the same key)."""
         request = self._http.build_request(
-            method,
-            self.urls[service] + path,
-            params=params,
-            content=body,
-            headers=self.policy.headers(self.token, method, body, headers),
+            call.method,
+            self.urls[call.service] + call.path,
+            params=call.params,
+            content=call.body,
+            headers=self.policy.headers(self.token, call.method, call.body, call.headers),
             timeout=limits or self._http.timeout,
         )
         for attempt in range(self.policy.rate_limit_retries + 1):
@@ -229,9 +221,8 @@ class Client:
         self, game_id: str, after: int = 0, *, wait: float = 0, limit: int | None = None
     ) -> EventFeed:
         timeout = httpx.Timeout(self.policy.timeout + wait)  # a long-poll outlasts `timeout`
-        c = routes.get_events(game_id, after, wait, limit)
-        response = self._send(c.service, c.method, c.path, c.params, limits=timeout)
-        return c.read(response.content)
+        call = routes.get_events(game_id, after, wait, limit)
+        return call.read((self._send(call, limits=timeout)).content)
 
     def get_board_svg(self, game_id: str) -> str:
         return self.call(routes.get_board_svg(game_id))
@@ -255,7 +246,7 @@ class Client:
         (nothing posted) when `decide` returns None or there is nothing to play.
         """
         last: StaleVersion | None = None
-        for _ in range(attempts or self.policy.play_attempts):
+        for _ in range(max(1, attempts or self.policy.play_attempts)):
             view = self.get_game(game_id)
             legal = self.get_legal_actions(game_id)
             if view.status == "finished" or not legal.actions:
@@ -334,8 +325,8 @@ class Client:
         while True:
             got = False
             try:
-                response = self._send("game", "GET", path, headers=_resume(last_id), stream=True,
-                                      limits=self.policy.stream_timeout())  # fmt: skip
+                call = routes.stream(path, last_id)
+                response = self._send(call, stream=True, limits=self.policy.stream_timeout())
                 try:
                     if response.status_code == 204:  # finished, and nothing left to read
                         return
@@ -375,7 +366,3 @@ class Client:
 
     def test_webhook(self, webhook_id: str) -> QueuedTest:
         return self.call(routes.test_webhook(webhook_id))
-
-
-def _resume(last_id: str | None) -> dict[str, str]:
-    return {"Last-Event-ID": last_id} if last_id is not None else {}
