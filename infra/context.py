@@ -19,6 +19,9 @@ from contextvars import ContextVar
 from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from opentelemetry.trace import SpanKind
+
+from infra.tracing import inject, span
 
 FIELDS = ("request_id", "game_id", "command_id")
 _VARS: dict[str, ContextVar[str | None]] = {f: ContextVar(f, default=None) for f in FIELDS}
@@ -44,8 +47,11 @@ def bind(**fields: str | None) -> Iterator[None]:
 
 
 def carry() -> dict[str, str]:
-    """What a message leaving this process takes with it."""
-    return {f: v for f in CARRIED if (v := _VARS[f].get()) is not None}
+    """What a message leaving this process takes with it: the request id, and the current
+    span's traceparent when tracing (infra/tracing.py)."""
+    out = {f: v for f in CARRIED if (v := _VARS[f].get()) is not None}
+    inject(out)
+    return out
 
 
 def bind_carried(carried: Mapping[str, str] | None, **fields: str | None) -> contextlib.ExitStack:
@@ -75,15 +81,21 @@ class RequestContextMiddleware(ASGIMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         header = None
+        parent: dict[str, str] = {}  # a caller's trace context (W3C), when tracing
         for name, value in scope.get("headers", ()):
             if name == b"x-request-id":
                 header = value.decode("latin-1")
-                break
+            elif name in (b"traceparent", b"tracestate"):
+                parent[name.decode()] = value.decode("latin-1")
         request_id = request_id_of(header)
         game_id = (scope.get("path_params") or {}).get("game_id")
+        method = str(scope.get("method", "GET"))
+        route = scope.get("path_template") or "unmatched"
 
         async def with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
+                if server is not None:
+                    server.set_attribute("http.response.status_code", message["status"])
                 headers = [
                     (k, v) for k, v in message.get("headers", ()) if k.lower() != b"x-request-id"
                 ]
@@ -91,5 +103,17 @@ class RequestContextMiddleware(ASGIMiddleware):
                 message = {**message, "headers": headers}
             await send(message)
 
-        with bind(request_id=request_id, game_id=str(game_id) if game_id else None):
+        with (
+            bind(request_id=request_id, game_id=str(game_id) if game_id else None),
+            span(
+                f"{method} {route}",
+                parent,
+                SpanKind.SERVER,
+                request_id=request_id,
+                game_id=game_id,
+            ) as server,
+        ):
+            if server is not None:
+                server.set_attribute("http.request.method", method)
+                server.set_attribute("http.route", route)
             await next_app(scope, receive, with_id)

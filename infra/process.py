@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 
 import uvicorn
 
+from infra import tracing
 from infra.keys import UnsafeSecrets, check_secrets
 from infra.logging import configure
 from infra.settings import Settings, from_env
@@ -19,6 +20,7 @@ def serve(app_factory: str, port_of: Callable[[Settings], int]) -> None:
     """Run a Litestar app factory ("module:function") on its port; HOST sets the address."""
     settings = from_env()
     configure(settings.log_level, settings.log_format)
+    tracing.setup(settings.tracing, f"turnpost-{app_factory.split('.')[1]}")
     refuse_unsafe_secrets(settings, warn=False)  # the app's lifespan warns in development mode
     uvicorn.run(
         app_factory,
@@ -43,6 +45,7 @@ def run_until_signalled(
     async def main() -> None:
         settings = from_env()
         configure(settings.log_level, settings.log_format)
+        tracing.setup(settings.tracing, f"turnpost-{work.__module__.rsplit('.', 1)[-1]}")
         if uses_secrets:
             refuse_unsafe_secrets(settings)
         stop = asyncio.Event()

@@ -33,6 +33,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # json: one object a line with the request, game and command ids (compose, Kubernetes);
     # text: the same lines for people (make run, the default). infra/logging.py
     log_format: str = "text"
+    # OpenTelemetry spans (infra/tracing.py): off, otlp (OTEL_EXPORTER_OTLP_* say where) or
+    # console
+    tracing: str = "off"
     # Prometheus metrics of a worker process (relay, bots' worker) on this port; 0: none.
     # The HTTP services show theirs on GET /metrics instead (infra/metrics.py).
     metrics_port: int = 0
@@ -143,6 +146,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         command_concurrency=int(e.get("COMMAND_CONCURRENCY", defaults.command_concurrency)),
         log_level=e.get("LOG_LEVEL", defaults.log_level),
         log_format=e.get("LOG_FORMAT", defaults.log_format),
+        tracing=e.get("TRACING", defaults.tracing),
         metrics_port=int(e.get("METRICS_PORT", defaults.metrics_port)),
         bot_resend_after_s=float(e.get("BOT_RESEND_AFTER_S", defaults.bot_resend_after_s)),
         timeout_resend_after_s=float(

@@ -32,9 +32,10 @@ import asyncpg
 import msgspec
 import redis
 from celery import signals
+from opentelemetry.trace import SpanKind
 
 from contracts.streams import COMMANDS, GAMES, GameEvent, SubmitAction
-from infra import signing
+from infra import signing, tracing
 from infra.context import bind, bind_carried, carry
 from infra.db import create_pool
 from infra.errors import is_transient
@@ -336,8 +337,14 @@ def reset_bot() -> None:
     _bot = None
 
 
+@signals.worker_init.connect
+def _trace(**_: object) -> None:
+    tracing.setup(settings.tracing, "turnpost-worker")  # TRACING (solo, threads pools)
+
+
 @signals.worker_process_init.connect
 def _open_per_process(**_: object) -> None:
+    tracing.setup(settings.tracing, "turnpost-worker")  # a forked child sets up its own
     bot()  # each pool process makes its own loop and clients; the pool opens on first use
 
 
@@ -425,15 +432,23 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+def header(request: Any, name: str) -> Any:
+    """A custom header of the task: an attribute of the request as a worker receives it,
+    in `headers` when applied in place (eagerly)."""
+    return getattr(request, name, None) or (request.headers or {}).get(name)
+
+
 @app.task(name=PLAY_TASK, bind=True, max_retries=None)
 def play(
     self: Any, game: str, game_id: str, seat: int, level: str, version: int, fresh: bool = False
 ) -> str:
     turn = Turn(game, game_id, seat, level, version)
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
+    trace = header(self.request, TRACE_HEADER)
     try:
         with (
-            bind_carried(getattr(self.request, TRACE_HEADER, None), game_id=game_id),
+            bind_carried(trace, game_id=game_id),
+            tracing.span("bot turn", trace, SpanKind.CONSUMER, game_id=game_id, level=level),
             time_limit(TASK_TIME_LIMIT - 10),
         ):
             return play_turn(bot(), turn, fresh, redelivered, self.request.retries)
@@ -459,13 +474,17 @@ def play_many(self: Any, turns: list[list[Any]]) -> list[str]:
     back whole, each turn counted as a redelivered `play` is, and a turn played already
     finds nothing to do or sends the same command again (its id derives from the version)."""
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
-    traces = getattr(self.request, TRACES_HEADER, None) or {}
+    traces = header(self.request, TRACES_HEADER) or {}
     results: list[str] = []
     for i, (game, game_id, seat, level, version, fresh) in enumerate(turns):
         turn = Turn(game, game_id, seat, level, version)
         trace = traces.get(turn_key(game_id, version, seat))
         try:
-            with bind_carried(trace, game_id=game_id), time_limit(TASK_TIME_LIMIT - 10):
+            with (
+                bind_carried(trace, game_id=game_id),
+                tracing.span("bot turn", trace, SpanKind.CONSUMER, game_id=game_id, level=level),
+                time_limit(TASK_TIME_LIMIT - 10),
+            ):
                 results.append(play_turn(bot(), turn, fresh, redelivered, 0))
         except Exception as exc:
             if is_transient(exc):

@@ -6,10 +6,11 @@ import logging
 import uuid
 
 import msgspec
+from opentelemetry.trace import SpanKind
 
 from contracts.problems import ProblemError
 from contracts.streams import ClockTimeout, Command, RoomStarted, SubmitAction
-from infra import signing
+from infra import signing, tracing
 from infra.context import bind_carried
 from infra.streams import Message
 from services.game import seats
@@ -40,7 +41,10 @@ def command_game(message: Message) -> str:
 def on_room_started(service: GameService):  # type: ignore[no-untyped-def]
     async def handle(message: Message) -> None:
         msg = _room_started.decode(message.payload)
-        with bind_carried(msg.trace):
+        with (
+            bind_carried(msg.trace),
+            tracing.span("room started", msg.trace, SpanKind.CONSUMER, room_id=msg.room_id),
+        ):
             game_id = await service.create_from_room(msg)
             log.info("room %s -> game %s", msg.room_id, game_id, extra={"game_id": game_id})
 
@@ -60,7 +64,16 @@ def on_command(service: GameService, key: bytes):  # type: ignore[no-untyped-def
             log.error("command %s on %s refused: %s", message.id, message.stream, exc)
             return
         cmd = _command.decode(body)
-        with bind_carried(cmd.trace, game_id=cmd.game_id, command_id=cmd.command_id):
+        with (
+            bind_carried(cmd.trace, game_id=cmd.game_id, command_id=cmd.command_id),
+            tracing.span(
+                "command",
+                cmd.trace,
+                SpanKind.CONSUMER,
+                game_id=cmd.game_id,
+                command_id=cmd.command_id,
+            ),
+        ):
             await _apply(service, cmd)
 
     return handle

@@ -34,6 +34,7 @@ from infra.eventstore import (
 )
 from infra.eventstore.api import Turn, command_uuid, event_ids
 from infra.metrics import APPEND_CONFLICTS, APPENDS
+from infra.tracing import span
 from services.game.live import Waiters
 from services.game.repository import GameRecord, GamesRepository, new_seed, stream_id
 
@@ -418,6 +419,25 @@ class GameService:
         command_id: uuid.UUID,
         seat: int | None,
         request: str | None = None,
+    ) -> AppendResult:
+        """Append a command's events, in a span of its own when tracing: its context is what
+        the events carry on (their metadata's trace)."""
+        with span("append", game_id=record.id, command_id=str(command_id), game=record.game):
+            return await self._append_events(
+                record, rules, state, table, version, events, command_id, seat, request
+            )
+
+    async def _append_events(
+        self,
+        record: GameRecord,
+        rules: Any,
+        state: Any,
+        table: TableState,
+        version: int,
+        events: list[Any],
+        command_id: uuid.UUID,
+        seat: int | None,
+        request: str | None,
     ) -> AppendResult:
         status = status_of(rules, state)
         to_act = sorted(rules.to_act(state)) if status == "active" else []

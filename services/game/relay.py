@@ -13,9 +13,11 @@ from datetime import UTC, datetime
 import asyncpg
 import msgspec
 import redis.asyncio as aioredis
+from opentelemetry.trace import SpanKind
 from redis.exceptions import RedisError
 
 from contracts.streams import GAMES, GameEvent
+from infra import tracing
 from infra.context import bind_carried
 from infra.db import connect_kwargs, redis_options
 from infra.eventstore.api import StoredEvent
@@ -35,6 +37,9 @@ def envelope(event: StoredEvent) -> GameEvent:
     m = event.metadata
     trace = dict(m.get("trace") or {})  # the request that began it (infra/context.py)
     game_id = event.stream_id.removeprefix("game-")
+    if tracing.enabled():  # the relay's hop: its span, child of the append, goes on instead
+        with tracing.span("relay", trace, SpanKind.PRODUCER, game_id=game_id, type=event.type):
+            tracing.inject(trace)
     if log.isEnabledFor(logging.DEBUG):
         with bind_carried(trace, game_id=game_id):
             log.debug("relaying v%d %s", event.version, event.type)
