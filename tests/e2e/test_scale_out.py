@@ -205,8 +205,10 @@ def cluster(
                     replica.stop_all()
             c.lobby.close()
             c.game.close()
-            with contextlib.suppress(Exception):
-                c.redis.delete(c.stream, f"{c.stream}:relayed")
+            with contextlib.suppress(Exception):  # every key of this cluster's prefix
+                keys = list(c.redis.scan_iter(match=f"{prefix}*"))
+                if keys:
+                    c.redis.delete(*keys)
             c.redis.close()
 
 
