@@ -179,8 +179,25 @@ export class GameScreen {
     return index;
   }
 
+  /** The room this game was played in (the lobby's recent rooms), asked for a rematch. */
+  async rematch() {
+    for (const status of ["finished", "playing"]) {
+      const rooms = await this.api.rooms(status);
+      const room = rooms.items.find((r) => r.game_id === this.id);
+      if (room) {
+        const again = await this.api.roomPost(room.id, "rematch");
+        location.hash = `#/room/${again.id}`;
+        return;
+      }
+    }
+    tell("The room of this game is not among the lobby's recent rooms: create a new one.", "warn");
+  }
+
   async click(target) {
-    if (target.id === "show-all") {
+    if (target.id === "rematch") {
+      target.disabled = true;
+      await this.rematch();
+    } else if (target.id === "show-all") {
       this.focus = null;
       this.draw();
     } else if (target.dataset.action !== undefined) {
@@ -350,6 +367,8 @@ export class GameScreen {
           <td>${o.ranks[seat]}</td><td>${names[seat]}${seat === me ? " (you)" : ""}</td><td>${o.scores[seat]}</td></tr>`
       )}</tbody></table>
       ${o.tie_break ? html`<p class="quiet">Tie-break: ${o.tie_break}</p>` : ""}
+      ${me !== null ? html`<p><button id="rematch" class="primary">Play again</button>
+        <span class="quiet">the same game, settings and bots, the same people</span></p>` : ""}
     </div>`;
   }
 }

@@ -210,6 +210,13 @@ def test_a_whole_itty_bitty_game_by_clicking(tab: Tab) -> None:
     assert moves >= 10
     tab.shot("itty-bitty-outcome")
     tab.no_errors()
+    # play again: the same game, bots and people in a new room, open for the host to start
+    page.click("#rematch")
+    page.wait_for_selector('.room[data-status="open"]')
+    seats = page.locator(".room .seats li b").all_inner_texts()
+    assert seats == ["Ada", "greedy bot"], seats
+    assert page.locator("#start").count() == 1
+    tab.no_errors()
 
 
 def test_itchy_feet_first_moves(tab: Tab) -> None:
