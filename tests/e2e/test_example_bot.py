@@ -42,3 +42,17 @@ def test_the_example_bot_plays_a_game_to_the_end(stack: Stack, game: str, seats:
         assert [s.bot for s in final.seats] == [None] + ["greedy"] * (seats - 1)
         mine = [e for e in spectator.iter_events(game_id) if e.seat == 0]
         assert len(mine) >= len(played) > 0
+
+
+def test_the_readme_s_python_example_runs_as_written(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = (BOT.parents[3] / "README.md").read_text()
+    section = readme[readme.index("## Python client") :]
+    code = section[section.index("```python\n") + 10 : section.index("```\n", 10)]
+    code = code.replace("http://127.0.0.1:8010", stack.lobby)
+    code = code.replace("http://127.0.0.1:8020", stack.game)
+    exec(compile(code, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("{") and "'ranks'" in printed[0]  # the outcome
+    assert printed[1].startswith("409 game_finished ")  # the resign after the end, refused
