@@ -12,6 +12,9 @@ from infra.settings import from_env
 
 log = logging.getLogger(__name__)
 LOCK = 0x7475726E  # "turn"
+# A migration (or the wait for another process' migrations) may take longer than a pooled
+# connection's command timeout (DB_COMMAND_TIMEOUT_S): they run at start, on such connections.
+TIMEOUT_S = 3600.0
 
 
 def migrations() -> list[tuple[str, str]]:
@@ -22,18 +25,19 @@ def migrations() -> list[tuple[str, str]]:
 
 async def migrate(conn: asyncpg.Connection) -> list[str]:
     applied: list[str] = []
-    await conn.execute("SELECT pg_advisory_lock($1)", LOCK)
+    await conn.execute("SELECT pg_advisory_lock($1)", LOCK, timeout=TIMEOUT_S)
     try:
         await conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations "
-            "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+            "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+            timeout=TIMEOUT_S,
         )
         done = {r["name"] for r in await conn.fetch("SELECT name FROM schema_migrations")}
         for name, sql in migrations():
             if name in done:
                 continue
             async with conn.transaction():
-                await conn.execute(sql)
+                await conn.execute(sql, timeout=TIMEOUT_S)
                 await conn.execute("INSERT INTO schema_migrations (name) VALUES ($1)", name)
             applied.append(name)
     finally:

@@ -158,3 +158,21 @@ def test_a_request_the_pool_cannot_serve_in_time_is_a_503_to_retry() -> None:
         assert r.status_code == 503 and r.headers["retry-after"] == "1"
         assert r.json()["code"] == "service_unavailable"
         assert client.get("/bug").status_code == 500
+
+
+async def test_migrations_outlast_the_command_timeout_of_a_pooled_connection(
+    admin_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The services migrate at start on a pooled connection: a long migration is not cut."""
+    from infra import migrate as migrating
+    from tests.conftest import fresh_database
+
+    with fresh_database(admin_dsn, f"turnpost_budgets_{uuid.uuid4().hex[:8]}") as url:
+        slow = [("999_slow.sql", "SELECT pg_sleep(0.6)")]
+        monkeypatch.setattr(migrating, "migrations", lambda: slow)
+        pool = await create_pool(url, 1, 1, Settings(db_command_timeout_s=0.2))
+        try:
+            async with pool.acquire() as conn:
+                assert await migrating.migrate(conn) == ["999_slow.sql"]
+        finally:
+            await pool.close()
