@@ -205,6 +205,27 @@ async def test_a_stale_version_is_read_again_and_decided_again(urls: Urls) -> No
             await players[0].play(game_id, _stale_once(twin, game_id), attempts=1)
         assert raised.value.status == 409 and raised.value.code == "stale_version"
         assert raised.value.current_version is not None and raised.value.detail
+        # the blocking client alike
+        async for _ in players[0].turns(game_id):
+            break  # seat 0 to act again
+        token = players[0].token
+
+        def stale_in_sync() -> StaleVersion:
+            with (
+                Client(urls.lobby, urls.game, token) as me,
+                Client(urls.lobby, urls.game, token) as twin,
+            ):
+
+                def decide(view: GameView, legal: LegalActions) -> Mapping[str, Any]:
+                    twin.post_action(game_id, legal.actions[0], legal.version)
+                    return dict(legal.actions[-1])
+
+                with pytest.raises(StaleVersion) as raised:
+                    me.play(game_id, decide, attempts=1)
+                return raised.value
+
+        stale = await asyncio.to_thread(stale_in_sync)
+        assert stale.code == "stale_version" and stale.current_version
     finally:
         other.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -285,6 +306,20 @@ async def test_a_429_is_waited_out_as_retry_after_says_with_the_same_idempotency
         resigns = [key for path, key in sent if path.endswith("/resign")]
         assert len(resigns) >= 2 and len(set(resigns)) == 1 and resigns[0]
         assert (f"/v1/games/{game_id}/resign", 429) in [(p, s) for p, s, _ in answers]
+        # the blocking client waits them out alike
+        waits: list[int] = []
+
+        def read_in_sync() -> list[int]:
+            hook = {"response": [lambda r: waits.append(r.status_code)]}
+            with (
+                httpx.Client(event_hooks=hook, timeout=30) as http,
+                Client(urls.lobby, urls.game, players[1].token, http=http) as c,
+            ):
+                return [c.get_game(game_id).version for _ in range(6)]
+
+        versions = await asyncio.to_thread(read_in_sync)
+        assert versions == [versions[0]] * 6  # every read answered, the game standing still
+        assert 429 in waits and waits.count(200) == 6
         # bounded: no retry, or a wait longer than allowed, raises RateLimited at once
         impatient = AsyncClient(
             urls.lobby, urls.game, players[1].token, policy=Policy(max_retry_after=0.1)
