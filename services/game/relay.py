@@ -121,8 +121,8 @@ class FencedRelay:
         Redis kept over a database made anew holds another's), else the checkpoint."""
         held = await self.r.get(self.key)
         self.known = held.decode() if held else ""
-        if self.known:
-            tx, _, gp = self.known.partition(":")
+        tx, _, gp = self.known.partition(":")
+        if tx.isdigit() and gp.isdigit():
             if await conn.fetchval(
                 "SELECT 1 FROM events WHERE global_position = $1 AND tx_id = $2::text::xid8",
                 int(gp),
@@ -130,7 +130,8 @@ class FencedRelay:
             ):
                 self.at = Checkpoint(tx_id=int(tx), global_position=int(gp))
                 return
-            log.warning("the games stream's position %s is not of this database", self.known)
+        if self.known:
+            log.warning("the games stream's position %r is not of this database", self.known)
         self.at = await self.outbox.load_checkpoint(self.consumer)
 
     async def once(self, limit: int = 500) -> int:

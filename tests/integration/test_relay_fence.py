@@ -92,11 +92,12 @@ async def test_a_position_of_another_database_is_not_believed(
     consumer = f"test-fence-{uuid.uuid4()}"
     stream = f"{stream_prefix}fence-{uuid.uuid4().hex[:8]}"
     await _from_the_tip(conn, consumer)
-    # Redis kept over a database made anew: a position far ahead of anything here
-    await redis_client.set(f"{stream}:relayed", f"{2**40}:{2**40}")
     game = str(uuid.uuid4())
-    await _insert_settled(conn, f"game-{game}", 1)
-    relay = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
-    await relay.start(conn)
-    assert await relay.once() == 1
-    assert await _published(redis_client, stream) == [(game, 1)]
+    # Redis kept over a database made anew: a position far ahead of anything here; or junk
+    for n, held in enumerate([f"{2**40}:{2**40}", "not:a-position"], start=1):
+        await redis_client.set(f"{stream}:relayed", held)
+        await _insert_settled(conn, f"game-{game}", n)
+        relay = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
+        await relay.start(conn)
+        assert await relay.once() == 1
+    assert await _published(redis_client, stream) == [(game, 1), (game, 2)]
