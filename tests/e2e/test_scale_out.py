@@ -47,8 +47,8 @@ pytestmark = pytest.mark.e2e
 # The relay's lock goes with its session; a frozen relay's session is ended after this
 # many idle seconds (RELAY_LOCK_TIMEOUT_S), and a standby asks for the lock every third of
 # it. So a relay killed is replaced within a standby's wait (1 s here) plus a start
-# (connect, LISTEN, the first batch); a relay frozen, within the timeout plus that. The
-# bounds add 3 s for a 2-core machine busy with twelve processes and the games.
+# (connect, the lock, the first batch); a relay frozen, within the timeout plus that. The
+# bounds add 3 s for a 2-core machine busy with ten processes and the games.
 LOCK_TIMEOUT_S = 3.0
 KILLED_BOUND_S = LOCK_TIMEOUT_S / 3 + 3.0
 FROZEN_BOUND_S = LOCK_TIMEOUT_S + LOCK_TIMEOUT_S / 3 + 3.0
