@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
+from collections.abc import Sequence
 from random import Random
 from typing import Any
 
-from games.itchy_feet.content import load
+from games.itchy_feet.content import Content, load
 from games.itchy_feet.model import (
     AcceptTrade,
     CancelSteal,
@@ -31,39 +33,100 @@ from services.bots.search import win_chances
 
 CHARACTER_PREFERENCE = ("pickpocket", "planner", "backpacker", "hoarder", "haggler", "globetrotter")
 STEAL_FROM = 5  # steal only from a player holding at least this many cards
+KEEP = 80  # never pay with a card worth this much (see `_Seat.worth`)
+KEEP_IN_TRADE = 30  # nor hand one worth this much to another player
+GIVE_AT_MOST = 10  # offer in a trade only a card worth no more than this: a spare copy at most
+POSTCARDS_HELD = 2  # postcards held from which that road is open (see `_Seat.__init__`)
+HAND_LIMIT = 7
+POSTCARDS_TO_WIN = 4  # "If a player collects four postcards they instantly win the game!"
+
+
+def _roads(
+    content: Content,
+    hand: Sequence[str],
+    needed: Sequence[str],
+    centre: Sequence[str] | None,
+    postcards: bool,
+) -> tuple[float, float]:
+    """The two roads to a win, in good actions still to take: travelling (the cards the next
+    trip lacks: an item, a passport, a forbidden item to be rid of; the trips; before home,
+    a share of the centre's items to find) and, with the postcards extension, holding four
+    postcards (inf without it). `steps` is the shorter of the two."""
+    kinds = Counter(content.kind_of[c] for c in hand)
+    lacking = sum(1 for k in needed if not kinds[k])
+    left = max(0, lacking - kinds[MAP]) + (0 if kinds["passport"] else 1) + 1
+    left += any(content.type(c) == "forbidden" for c in hand)
+    if centre is not None:  # still on the way home
+        left += 1 + AFTER_HOME * sum(1 for k in centre if not kinds[k])
+    if not postcards:
+        return left, math.inf
+    return left, POSTCARDS_TO_WIN - sum(1 for c in hand if content.type(c) == "postcard")
 
 
 class _Seat:
-    """What the bot makes of its own view."""
+    """What the bot makes of its own view (the public part and its own hand, nothing else)."""
 
     def __init__(self, obs: Observation) -> None:
-        self.content = load()
+        self.content = content = load()
         public, private = obs.view["public"], obs.view.get("private") or {}
         self.public = public
+        self.seat = seat = obs.seat
         self.hand: list[str] = private.get("hand", [])
-        seat = obs.seat
-        country = public["centre"] if public["visited_home"][seat] else public["homes"][seat]
-        self.needed = set(self.content.countries[country].items)
-        kinds = [self.content.kind(c) for c in self.hand]
-        lacking = sorted(k for k in self.needed if k not in kinds)
-        self.missing = set(lacking[kinds.count("poorly-drawn-map") :])  # a map is any one
-        if "passport" not in kinds:
+        self.postcards_on = bool(public["options"]["postcards"])
+        self.needed = set(self.needs_of(seat))
+        home = not public["visited_home"][seat]
+        self.counts = Counter(content.kind_of[c] for c in self.hand)
+        lacking = sorted(k for k in self.needed if not self.counts[k])
+        self.lacking = len(lacking)
+        self.missing = set(lacking[self.counts[MAP] :])  # a map is any one
+        if not self.counts["passport"]:
             self.missing.add("passport")
+        centre = content.countries[public["centre"]].items if home else None
+        travel, postcards = _roads(
+            content, self.hand, tuple(self.needed), centre, self.postcards_on
+        )
+        # Chase postcards (recycle them, ask for them in trades) when they are the shorter
+        # road by `steps`' own count, once the road is open: `steps` counts a postcard as one
+        # good action like an item, but there are five postcards in the deck against twelve
+        # copies of a trip's three items, so with fewer than two held the item road is the
+        # quicker one in play (chasing from none lost to the old greedy: 27 % against 40 % a
+        # seat at three seats, postcards on)
+        self.chasing_postcards = postcards < travel and self.counts["postcard"] >= POSTCARDS_HELD
+        self.wants = self.missing | ({"postcard"} if self.chasing_postcards else set())
+
+    def needs_of(self, seat: int) -> tuple[str, ...]:
+        """The items `seat`'s next trip takes (every seat's destination is public)."""
+        public = self.public
+        country = public["centre"] if public["visited_home"][seat] else public["homes"][seat]
+        return self.content.countries[country].items
 
     def worth(self, card: str) -> int:
-        kind, type_ = self.content.kind(card), self.content.type(card)
-        copies = sum(1 for c in self.hand if self.content.kind(c) == kind)
+        kind, type_ = self.content.kind_of[card], self.content.type(card)
+        copies = self.counts[kind]
         if kind == "passport" or kind in self.needed:
             return 90 if copies <= 1 else 10
         if type_ == "postcard":
-            return 50
+            # never traded away (KEEP_IN_TRADE): a step to a win for whoever holds it. Two
+            # held are a road open to us and shut to everyone else (four of five win): never
+            # paid either. A lone one pays a recycle or a steal after every plainer card
+            # (keeping even that one lost to the old greedy: 33 % against 67 % at two seats)
+            return 85 if copies >= POSTCARDS_HELD else 50
+        if kind == MAP:  # one standing for an item the next trip lacks is that item
+            return 90 if copies <= self.lacking else 40
         if type_ == "special":
-            return 40
+            dead = kind == "change-of-plans" and self.public["visited_home"][self.seat]
+            return 0 if dead else 40
         return -10 if type_ == "forbidden" else 0
 
-
-KEEP = 80  # never pay with a card worth this much: the only passport or needed item
-HAND_LIMIT = 7
+    def change_of_plans_helps(self) -> bool:
+        """A new home at random from the pile (public): better if, on average, it takes
+        fewer items this hand lacks than the home it replaces."""
+        pile = self.public["country_pile"]
+        if self.public["visited_home"][self.seat] or not pile:
+            return False
+        countries = self.content.countries
+        lacks = [sum(1 for k in countries[c].items if not self.counts[k]) for c in pile]
+        return sum(lacks) / len(lacks) < self.lacking
 
 
 def _affordable(me: _Seat, cards: tuple[str, ...] | list[str]) -> bool:
@@ -73,6 +136,26 @@ def _affordable(me: _Seat, cards: tuple[str, ...] | list[str]) -> bool:
 def _cost(me: _Seat, cards: tuple[str | None, ...]) -> int:
     """What paying these cards loses (the list offers every payment: pay the cheapest)."""
     return sum(me.worth(c) for c in cards if c is not None)
+
+
+def _handed(me: _Seat, want: Sequence[str]) -> list[str]:
+    """The cards an accepted trade takes: the lowest ids of each kind asked, as the engine
+    picks them (games/itchy_feet/rules.py, `_accept`)."""
+    out: list[str] = []
+    for kind, n in Counter(want).items():
+        out += sorted(c for c in me.hand if me.content.kind_of[c] == kind)[:n]
+    return out
+
+
+def _gives_away(me: _Seat, want: Sequence[str]) -> bool:
+    """Would handing over cards of these kinds give away something of use: the last copy of
+    the passport or of an item of the trip, a postcard (a step to a win for whoever holds
+    it), or a special item the bot would use (a map, an insurance; all but a Change of Plans
+    once home)?"""
+    for kind, n in Counter(want).items():
+        if (kind == "passport" or kind in me.needed) and me.counts[kind] <= n:
+            return True
+    return any(me.worth(c) >= KEEP_IN_TRADE for c in _handed(me, want))
 
 
 def greedy(obs: Observation, rng: Random) -> Any:
@@ -99,13 +182,8 @@ def greedy(obs: Observation, rng: Random) -> Any:
         return by_type[DrawBonus if draw else SkipBonus][0]  # the listed answer names the offer
     if DeclineTrade in by_type:
         offer = me.public["pending"]
-        kinds = [me.content.kind(c) for c in me.hand]
-        gives_away_need = any(
-            (k in me.needed or k == "passport") and kinds.count(k) <= offer["want"].count(k)
-            for k in offer["want"]
-        )
         takes_forbidden = any(me.content.type(c) == "forbidden" for c in offer["give"])
-        if AcceptTrade in by_type and not gives_away_need and not takes_forbidden:
+        if AcceptTrade in by_type and not _gives_away(me, offer["want"]) and not takes_forbidden:
             return by_type[AcceptTrade][0]
         return by_type[DeclineTrade][0]
 
@@ -115,31 +193,50 @@ def greedy(obs: Observation, rng: Random) -> Any:
     if travel := by_type.get(Travel):
         return travel[0]
     for play in by_type.get(PlaySpecial, []):
-        if me.content.kind(play.card) in ("espresso", "lucky-find"):
+        kind = me.content.kind_of[play.card]
+        if kind in ("espresso", "lucky-find") or (
+            kind == "change-of-plans" and me.change_of_plans_helps()
+        ):
             return play
+    wants = me.wants
     recycles = [
         a
         for a in by_type.get(Recycle, [])
-        if me.content.kind(a.take) in me.missing and _affordable(me, a.discard)
+        if me.content.kind_of[a.take] in wants and _affordable(me, a.discard)
     ]
     if recycles:
         return min(recycles, key=lambda a: (_cost(me, a.discard), a.take, a.discard))
     sizes = me.public["hand_sizes"]
-    # a declined offer costs nothing (another action follows), so always ask first
+    # A trade offer against a plain Draw: a declined offer costs nothing but the right to
+    # offer again this turn ("If the trade is declined, perform a new action instead"); an
+    # accepted one brings the card wanted (a step) and a bonus card for the card given,
+    # where a Draw brings one card at random. But the partner gains a bonus card and the
+    # card given too: so offer only a card of next to no use to the bot (a plain card or a
+    # spare copy; never a postcard, a special item, the last passport or trip item) and of
+    # none to the partner's next trip (every seat's destination is public), else draw. Ask
+    # a partner whose own trip does not take the kind wanted (it keeps what it needs), the
+    # one with the larger hand first.
     offers = [
         a
         for a in by_type.get(OfferTrade, [])
-        if a.want[0] in me.missing and sizes[a.to] and _affordable(me, a.give)
+        if a.want[0] in wants
+        and sizes[a.to]
+        and all(me.worth(c) <= GIVE_AT_MOST for c in a.give)
+        and not any(me.content.kind_of[c] in me.needs_of(a.to) for c in a.give)
     ]
     if offers:
-        cheapest = min(_cost(me, a.give) for a in offers)
-        return rng.choice([a for a in offers if _cost(me, a.give) == cheapest])
+
+        def rank(a: OfferTrade) -> tuple[bool, int, int]:
+            return (a.want[0] in me.needs_of(a.to), -sizes[a.to], _cost(me, a.give))
+
+        best = min(rank(a) for a in offers)
+        return rng.choice([a for a in offers if rank(a) == best])
     steals = [
         a
         for a in by_type.get(Steal, [])
         if sizes[a.victim] >= STEAL_FROM and (a.discard is None or _affordable(me, [a.discard]))
     ]
-    if steals and me.missing:
+    if steals and me.wants:
         return max(steals, key=lambda a: (sizes[a.victim], -a.victim, -_cost(me, (a.discard,))))
     if Draw in by_type:
         return Draw()
@@ -153,22 +250,12 @@ AFTER_HOME = 0.7  # of a centre item not yet held, for a seat still on its way h
 
 
 def steps(state: State, seat: int) -> float:
-    """Roughly how many good actions `seat` is from winning: the cards it lacks for its next
-    trip (an item, a passport; a forbidden item to be rid of), the trips, and, before home,
-    the centre's items it will still have to find."""
+    """Roughly how many good actions `seat` is from winning: the shorter of its two roads
+    (`_roads`: travelling, or with the extension holding four postcards)."""
     content = load()
-    hand = state.hands[seat]
-    kinds = Counter(content.kind(c) for c in hand)
-    lacking = sum(1 for k in needed_items(content, state, seat) if not kinds[k])
-    left = max(0, lacking - kinds[MAP]) + (0 if kinds["passport"] else 1) + 1
-    left += any(content.type(c) == "forbidden" for c in hand)
-    if not state.visited_home[seat]:
-        centre = content.countries[state.centre].items
-        left += 1 + AFTER_HOME * sum(1 for k in centre if not kinds[k])
-    if state.options.postcards:
-        postcards = sum(1 for c in hand if content.type(c) == "postcard")
-        left = min(left, 4 - postcards)
-    return left
+    centre = None if state.visited_home[seat] else content.countries[state.centre].items
+    needed = needed_items(content, state, seat)
+    return min(_roads(content, state.hands[seat], needed, centre, state.options.postcards))
 
 
 def estimate(state: State) -> list[float]:
