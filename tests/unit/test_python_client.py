@@ -11,7 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from turnpost.client import BadRequest, Policy, RateLimited, ServerError, StaleVersion
+from contracts.lobby import NewRoom
+from turnpost.client import BadRequest, Policy, RateLimited, ServerError, StaleVersion, routes
 from turnpost.client.errors import error_for, retry_after
 from turnpost.client.sse import Frame, Frames
 
@@ -81,20 +82,32 @@ def test_retry_after_in_seconds_or_as_a_date() -> None:
 
 
 @pytest.mark.parametrize(
-    ("status", "header", "attempt", "wait"),
+    ("status", "header", "attempt", "idempotent", "wait"),
     [
-        (429, "3", 0, 3.0),
-        (429, None, 0, 0.25),  # no Retry-After: a short backoff
-        (429, "3", 3, None),  # the tries are spent
-        (429, "61", 0, None),  # longer than max_retry_after: raised at once
-        (409, "3", 0, None),  # only 429s wait
+        (429, "3", 0, False, 3.0),
+        (429, None, 0, False, 0.25),  # no Retry-After: a short backoff
+        (429, "3", 3, False, None),  # the tries are spent
+        (429, "61", 0, False, None),  # longer than max_retry_after: raised at once
+        (409, "3", 0, True, None),  # only 429s and 503s wait
+        (503, "1", 0, True, 1.0),  # a backing service away, a request sent twice is once
+        (503, "1", 0, False, None),  # ... but a room made twice is two rooms
+        (503, None, 0, True, None),  # the service did not say when
+        (503, "1", 2, True, None),  # the tries are spent
     ],
 )
-def test_the_policy_waits_only_for_a_429_and_only_so_long(
-    status: int, header: str | None, attempt: int, wait: float | None
+def test_the_policy_waits_only_for_a_429_or_a_safe_503_and_only_so_long(
+    status: int, header: str | None, attempt: int, idempotent: bool, wait: float | None
 ) -> None:
     headers = {"retry-after": header} if header else {}
-    assert Policy().wait_for(_answer(status, b"", **headers), attempt) == wait
+    assert Policy().wait_for(_answer(status, b"", **headers), attempt, idempotent) == wait
+
+
+def test_which_calls_are_safe_to_send_twice() -> None:
+    assert routes.get_game("g").idempotent and routes.delete_webhook("w").idempotent
+    assert routes.post_action("g", {"type": "pass"}, 3, "k").idempotent
+    assert routes.resign("g").idempotent and routes.claim("g", 1).idempotent
+    assert not routes.create_room(NewRoom(game="itty-bitty", seats=2)).idempotent
+    assert not routes.start_room("r", None, True, 0).idempotent
 
 
 def test_every_post_carries_an_idempotency_key_unless_given() -> None:

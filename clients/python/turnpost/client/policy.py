@@ -23,6 +23,8 @@ class Policy:
 
     `rate_limit_retries`: 429s waited out per request, each wait what `Retry-After` says and
     at most `max_retry_after` s (a longer one is raised as `RateLimited` at once);
+    `unavailable_retries`: the same for a 503 that carries `Retry-After` (a backing service
+    away), for requests safe to send twice only (reads, deletes, moves, resign, claim);
     `play_attempts`: decisions `play` makes before a 409 `stale_version` is raised;
     `transport_retries`: a move's post sent again (same Idempotency-Key) after a lost
     connection; `reconnects`: stream connections in a row that may bring nothing before an
@@ -32,6 +34,7 @@ class Policy:
 
     timeout: float = 40.0
     rate_limit_retries: int = 3
+    unavailable_retries: int = 2
     max_retry_after: float = 60.0
     play_attempts: int = 5
     transport_retries: int = 2
@@ -50,12 +53,23 @@ class Policy:
             headers["Idempotency-Key"] = str(uuid.uuid4())
         return headers
 
-    def wait_for(self, response: httpx.Response, attempt: int) -> float | None:
-        """Seconds to wait before sending `response`'s request again, or None: raise it."""
-        if response.status_code != 429 or attempt >= self.rate_limit_retries:
-            return None
+    def wait_for(
+        self, response: httpx.Response, attempt: int, idempotent: bool = False
+    ) -> float | None:
+        """Seconds to wait before sending `response`'s request again, or None: raise it.
+
+        A 429 was refused before anything was done, so any request may be sent again; a 503
+        may come after part of the work, so only a request the service applies once."""
         wait = retry_after(response)
-        wait = self.pause(attempt + 1) if wait is None else wait
+        if response.status_code == 429 and attempt < self.rate_limit_retries:
+            wait = self.pause(attempt + 1) if wait is None else wait
+        elif not (
+            response.status_code == 503
+            and idempotent
+            and wait is not None
+            and attempt < self.unavailable_retries
+        ):
+            return None
         return wait if wait <= self.max_retry_after else None
 
     def pause(self, attempt: int) -> float:

@@ -61,6 +61,12 @@ class Call(Generic[T]):
     params: Params | None = None
     body: bytes | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    repeatable: bool = False  # a POST the service applies once however often it is sent
+
+    @property
+    def idempotent(self) -> bool:
+        """Safe to send again after an answer that may have come after its effect (a 503)."""
+        return self.method in ("GET", "DELETE") or self.repeatable
 
 
 def _json(type_: type[T]) -> Callable[[bytes], T]:
@@ -183,16 +189,18 @@ def post_action(
     body = _encode({"action": action, "expected_version": expected_version})
     headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
     path = f"/v1/games/{_p(game_id)}/actions"
-    return Call("game", "POST", path, _accepted, body=body, headers=headers)
+    return Call("game", "POST", path, _accepted, body=body, headers=headers, repeatable=True)
 
 
 def resign(game_id: str) -> Call[ActionAccepted]:
-    return Call("game", "POST", f"/v1/games/{_p(game_id)}/resign", _accepted)
+    path = f"/v1/games/{_p(game_id)}/resign"
+    return Call("game", "POST", path, _accepted, repeatable=True)  # a second is `replayed`
 
 
 def claim(game_id: str, seat: int) -> Call[ActionAccepted]:
     body = _encode(Claim(seat=seat))
-    return Call("game", "POST", f"/v1/games/{_p(game_id)}/claim", _accepted, body=body)
+    path = f"/v1/games/{_p(game_id)}/claim"
+    return Call("game", "POST", path, _accepted, body=body, repeatable=True)
 
 
 def get_events(game_id: str, after: int, wait: float, limit: int | None) -> Call[EventFeed]:

@@ -89,7 +89,7 @@ class Client:
     def _send(
         self, call: Call[Any], *, stream: bool = False, limits: httpx.Timeout | None = None
     ) -> httpx.Response:
-        """Send, and send again after a 429's Retry-After (the same request: the same key)."""
+        """Send, and again after a 429's (or 503's) Retry-After: the same request, its key."""
         request = self._http.build_request(
             call.method,
             self.urls[call.service] + call.path,
@@ -98,18 +98,19 @@ class Client:
             headers=self.policy.headers(self.token, call.method, call.body, call.headers),
             timeout=limits or self._http.timeout,
         )
-        for attempt in range(self.policy.rate_limit_retries + 1):
+        attempt = 0
+        while True:
             response = self._http.send(request, stream=stream)
             if response.status_code < 400:
                 return response
             if stream:
                 response.read()
                 response.close()
-            wait = self.policy.wait_for(response, attempt)
+            wait = self.policy.wait_for(response, attempt, call.idempotent)
             if wait is None:
                 raise error_for(response)
+            attempt += 1
             time.sleep(wait)
-        raise AssertionError("unreachable: the last attempt returns or raises")
 
     # -- lobby: players and tokens -----------------------------------------------------------
 
