@@ -246,7 +246,8 @@ class AsyncClient:
         On 409 `stale_version` (the game moved meanwhile) read both again and decide again,
         up to `attempts` times (then the last `StaleVersion` is raised). Each decision has its
         own Idempotency-Key, kept when a lost connection makes the same post again. None
-        (nothing posted) when `decide` returns None or there is nothing to play.
+        (nothing posted) when `decide` returns None or there is nothing to play. `decide` may
+        be a plain function or a coroutine function (a search run in an executor, say).
         """
         last: StaleVersion | None = None
         for _ in range(max(1, attempts or self.policy.play_attempts)):
