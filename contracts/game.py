@@ -142,6 +142,14 @@ class EventFeed(msgspec.Struct, frozen=True, kw_only=True):
     outcome: dict[str, Any] | None  # once finished
 
 
+class GameMap(msgspec.Struct, frozen=True, kw_only=True):
+    # `GET /v1/games/{id}/map` (services/game/maps.py); a comment, not a docstring, which
+    # would become the OpenAPI component's description
+    id: str
+    game: str
+    map: Annotated[dict[str, Any], _component("AnyMap", "The map as it was laid at setup")]
+
+
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     game: str

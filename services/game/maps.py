@@ -10,27 +10,13 @@ every move.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 
+from contracts.game import GameMap as GameMap  # the wire type, shared with the clients
 from games.api import Rules
 from games.schemas import component_prefix
-
-_REF = {"$ref": "#/components/schemas/AnyMap"}
-_TEXT = "The map as it was laid at setup: see the `AnyMap` schema"
-
-
-class GameMap(msgspec.Struct, frozen=True, kw_only=True):
-    id: str
-    game: str
-    map: Annotated[
-        dict[str, Any],
-        msgspec.Meta(
-            description=_TEXT,
-            extra_json_schema={"description": _TEXT, "extra": {"one_of": [_REF]}},
-        ),
-    ]
 
 
 def map_components(

@@ -51,9 +51,14 @@ class Faulty:
                     raise
                 time.sleep(0.2)
 
-    def new_game(self) -> tuple[str, str, Client]:
-        """A started game with a person who will never move; (room id, game id, their client)."""
-        me = Client(self.lobby, self.game, policy=Policy(timeout=10))
+    @contextlib.contextmanager
+    def new_game(self) -> Iterator[tuple[str, str, Client]]:
+        """A started game with a person who will never move; (room id, game id, their client),
+        the client closed on leaving."""
+        with Client(self.lobby, self.game, policy=Policy(timeout=10)) as me:
+            yield self._start(me)
+
+    def _start(self, me: Client) -> tuple[str, str, Client]:
         self._call(lambda: me.register("Absent"))
         timing = Timing(per_move_s=5, on_timeout="bot_takeover")
         room = self._call(lambda: me.create_room("itchy-feet", 4, options=OPTIONS, timing=timing))
@@ -152,42 +157,45 @@ def faulty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Faulty]:
 @pytest.mark.parametrize("name", ["lobby", "game", "relay", "dispatcher", "worker", "scheduler"])
 def test_a_process_killed_mid_game_the_game_still_finishes(faulty: Faulty, name: str) -> None:
     rng = random.Random(name)
-    _, game_id, me = faulty.new_game()
-    time.sleep(rng.uniform(0.5, 7.0))  # before, around or after the person's deadline
-    faulty.procs.kill(name)
-    time.sleep(0.5)
-    faulty.procs.start(name)
-    final = faulty.finished(game_id, me)
-    faulty.check_log(game_id, final)
+    with faulty.new_game() as (_, game_id, me):
+        time.sleep(rng.uniform(0.5, 7.0))  # before, around or after the person's deadline
+        faulty.procs.kill(name)
+        time.sleep(0.5)
+        faulty.procs.start(name)
+        final = faulty.finished(game_id, me)
+        faulty.check_log(game_id, final)
+    assert me._http.is_closed  # its connections too
 
 
 def test_redis_flushed_mid_game_the_game_still_finishes(faulty: Faulty) -> None:
-    _, game_id, me = faulty.new_game()
-    deadline = time.monotonic() + 60
-    while faulty.version(game_id, me) < 40 and time.monotonic() < deadline:
-        time.sleep(0.1)  # past the timeout: bots at work, tasks and messages in flight
-    r = redis.Redis.from_url(faulty.redis.url)
-    r.flushall()
-    r.close()
-    final = faulty.finished(game_id, me)
-    assert final.version > 40
-    faulty.check_log(game_id, final)
+    with faulty.new_game() as (_, game_id, me):
+        deadline = time.monotonic() + 60
+        while faulty.version(game_id, me) < 40 and time.monotonic() < deadline:
+            time.sleep(0.1)  # past the timeout: bots at work, tasks and messages in flight
+        r = redis.Redis.from_url(faulty.redis.url)
+        r.flushall()
+        r.close()
+        final = faulty.finished(game_id, me)
+        assert final.version > 40
+        faulty.check_log(game_id, final)
+    assert me._http.is_closed
 
 
 def test_postgres_restarted_mid_game_nothing_is_dead_lettered(faulty: Faulty) -> None:
     before = faulty.dead_letters()
-    room_id, game_id, me = faulty.new_game()
-    deadline = time.monotonic() + 60
-    while faulty.version(game_id, me) < 40 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    faulty.pg.restart()
-    final = faulty.finished(game_id, me)
-    faulty.check_log(game_id, final)
-    assert faulty.dead_letters() == before
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        room = faulty._call(lambda: me.get_room(room_id))
-        if room.status == "finished":
-            break
-        time.sleep(0.2)
-    assert room.status == "finished"
+    with faulty.new_game() as (room_id, game_id, me):
+        deadline = time.monotonic() + 60
+        while faulty.version(game_id, me) < 40 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        faulty.pg.restart()
+        final = faulty.finished(game_id, me)
+        faulty.check_log(game_id, final)
+        assert faulty.dead_letters() == before
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            room = faulty._call(lambda: me.get_room(room_id))
+            if room.status == "finished":
+                break
+            time.sleep(0.2)
+        assert room.status == "finished"
+    assert me._http.is_closed

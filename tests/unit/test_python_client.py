@@ -4,15 +4,31 @@ tests/integration/test_python_client.py and tests/e2e/test_example_bot.py)."""
 
 from __future__ import annotations
 
+import ast
 import email.utils
+import fnmatch
+import re
+import subprocess
+import sys
 import time
+import tomllib
 from pathlib import Path
 
 import httpx
 import pytest
 
 from contracts.lobby import NewRoom
-from turnpost.client import BadRequest, Policy, RateLimited, ServerError, StaleVersion, routes
+from turnpost.client import (
+    AsyncClient,
+    BadRequest,
+    Client,
+    Policy,
+    RateLimited,
+    ServerError,
+    StaleVersion,
+    StreamLost,
+    routes,
+)
 from turnpost.client.errors import error_for, retry_after
 from turnpost.client.sse import Frame, Frames
 
@@ -118,3 +134,160 @@ def test_every_post_carries_an_idempotency_key_unless_given() -> None:
     given = policy.headers(None, "POST", None, {"Idempotency-Key": "mine"})
     assert given["Idempotency-Key"] == "mine" and "authorization" not in given
     assert "Idempotency-Key" not in policy.headers("tok", "GET", None, None)
+
+
+class Closing:
+    """A service (or a proxy before it) whose every SSE stream closes cleanly at once: an
+    opening comment, then the end; with `events` the first stream carries those first, and
+    `finished` answers 204 (the game over, nothing left) once they were sent."""
+
+    def __init__(self, events: int = 0, finished: bool = False) -> None:
+        self.events, self.finished = events, finished
+        self.resumed: list[str | None] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.resumed.append(request.headers.get("last-event-id"))
+        body = b": opened\n\n"
+        if len(self.resumed) == 1:
+            body += b"".join(
+                b'id: %d\nevent: e\ndata: {"version":%d,"type":"e","data":null,"seat":0,'
+                b'"recorded_at":"2026-01-05T10:00:00Z","text":"t"}\n\n' % (v, v)
+                for v in range(1, self.events + 1)
+            )
+        elif self.finished:
+            return httpx.Response(204)
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+
+def _failing(request: httpx.Request) -> httpx.Response:
+    raise httpx.ConnectError("refused", request=request)
+
+
+QUICK = Policy(reconnects=2)  # pauses 0.25 and 0.5 s between the three connections
+
+
+def test_a_stream_closed_cleanly_again_and_again_raises_stream_lost_not_the_end() -> None:
+    closing = Closing()
+    with Client(
+        token="t", policy=QUICK, http=httpx.Client(transport=httpx.MockTransport(closing))
+    ) as c:
+        with pytest.raises(StreamLost) as lost:
+            list(c.stream_my_news())
+        assert lost.value.connections == 3 and lost.value.error is None
+        assert lost.value.path == "/v1/me/stream" and len(closing.resumed) == 3
+        # a game's stream alike: events, then clean closes without the game finishing
+        closing = Closing(events=2)
+        c._http = httpx.Client(transport=httpx.MockTransport(closing))
+        got = []
+        with pytest.raises(StreamLost):
+            for event in c.stream_game_events("g"):
+                got.append(event.version)
+        assert got == [1, 2] and closing.resumed == ["0", "2", "2", "2"]
+
+
+def test_a_stream_that_cannot_connect_raises_stream_lost_with_the_transport_error() -> None:
+    http = httpx.Client(transport=httpx.MockTransport(_failing))
+    with Client(token="t", policy=QUICK, http=http) as c, pytest.raises(StreamLost) as lost:
+        list(c.stream_game_events("g"))
+    assert isinstance(lost.value.error, httpx.ConnectError)
+    assert lost.value.__cause__ is lost.value.error
+
+
+def test_a_game_stream_ends_normally_when_the_game_is_finished() -> None:
+    closing = Closing(events=3, finished=True)
+    http = httpx.Client(transport=httpx.MockTransport(closing))
+    with Client(token="t", policy=QUICK, http=http) as c:
+        assert [e.version for e in c.stream_game_events("g")] == [1, 2, 3]
+    assert closing.resumed == ["0", "3"]
+
+
+async def test_the_async_streams_raise_stream_lost_alike() -> None:
+    closing = Closing()
+    http = httpx.AsyncClient(transport=httpx.MockTransport(closing))
+    async with AsyncClient(token="t", policy=QUICK, http=http) as c:
+        with pytest.raises(StreamLost) as lost:
+            _ = [n async for n in c.stream_my_news()]
+        assert lost.value.connections == 3 and lost.value.error is None
+        c._http = httpx.AsyncClient(transport=httpx.MockTransport(_failing))
+        with pytest.raises(StreamLost) as failed:
+            _ = [e async for e in c.stream_game_events("g")]
+        assert isinstance(failed.value.error, httpx.ConnectError)
+        finished = Closing(events=2, finished=True)
+        c._http = httpx.AsyncClient(transport=httpx.MockTransport(finished))
+        assert [e.version async for e in c.stream_game_events("g")] == [1, 2]
+        assert finished.resumed == ["0", "2"]
+
+
+def test_the_map_is_one_wire_type_the_service_and_the_client_share() -> None:
+    from contracts.game import GameMap
+    from services.game import maps
+    from turnpost import client
+
+    assert maps.GameMap is GameMap and client.GameMap is GameMap
+    assert client.routes.get_game_map("g").read(b'{"id":"g","game":"f","map":{}}') == GameMap(
+        id="g", game="f", map={}
+    )
+
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVERS = ("litestar", "asyncpg", "celery", "redis", "uvicorn", "services", "infra", "games")
+
+
+def test_the_client_imports_with_nothing_of_the_servers(tmp_path: Path) -> None:
+    """What `pip install ./clients/python` gives: turnpost.client and contracts (nothing else
+    of the repository on the path; site-packages only for httpx and msgspec)."""
+    (tmp_path / "contracts").symlink_to(ROOT / "contracts", target_is_directory=True)
+    code = (
+        "import sys\n"
+        f"sys.path[:0] = [{str(ROOT / 'clients' / 'python')!r}, {str(tmp_path)!r}]\n"
+        "import turnpost.client, turnpost.client.sync, turnpost.client.asynchronous\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(ast.literal_eval(done.stdout))
+    assert {"turnpost", "contracts", "httpx", "msgspec"} <= loaded
+    assert loaded.isdisjoint(SERVERS), loaded & set(SERVERS)
+
+
+def test_the_client_distribution_holds_the_client_and_contracts_and_needs_httpx_msgspec() -> None:
+    meta = tomllib.loads((ROOT / "clients" / "python" / "pyproject.toml").read_text())
+    assert meta["project"]["name"] == "turnpost-client"
+    assert {re.split(r"[<>=\[ ]", d)[0] for d in meta["project"]["dependencies"]} == {
+        "httpx",
+        "msgspec",
+    }
+    setup = meta["tool"]["setuptools"]
+    here = ROOT / "clients" / "python"
+    folders = {p: (here / setup["package-dir"].get(p.split(".")[0], p)) for p in setup["packages"]}
+    for package, top in folders.items():
+        folder = top.joinpath(*package.split(".")[1:]).resolve()
+        assert (folder / "__init__.py").is_file(), package
+    # every package of the client's folders is listed (a new subpackage is not left out)
+    found = {
+        ".".join(p.parent.relative_to(here).parts) for p in (here / "turnpost").rglob("__init__.py")
+    }
+    assert found | {"contracts"} == set(setup["packages"])
+    assert folders["contracts"].resolve() == ROOT / "contracts"
+
+
+def test_the_image_copies_every_folder_the_root_package_finds_packages_in() -> None:
+    """`pip install .` in deploy/Dockerfile passes without a folder of `packages.find`,
+    quietly leaving its packages out: each folder (or its packages) must be copied."""
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    find = meta["tool"]["setuptools"]["packages"]["find"]
+    copied = {
+        line.split()[1].rstrip("/")
+        for line in (ROOT / "deploy" / "Dockerfile").read_text().splitlines()
+        if line.startswith("COPY ") and "--from" not in line
+    }
+    for where in find["where"]:
+        for top in sorted((ROOT / where).iterdir()):  # find's packages: top-level ones first
+            if not (top / "__init__.py").is_file():
+                continue
+            if not any(fnmatch.fnmatch(top.name, i) for i in find["include"]):
+                continue
+            path = top.relative_to(ROOT).as_posix()
+            assert any(path == c or path.startswith(c + "/") for c in copied), path

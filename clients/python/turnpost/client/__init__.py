@@ -5,6 +5,7 @@ answers are the msgspec Structs of `contracts`, problems raise typed `ApiError`s
 README, "Python client", and `clients/python/examples/bot.py`.
 """
 
+from contracts.game import GameMap
 from turnpost.client.asynchronous import AsyncClient
 from turnpost.client.errors import (
     ApiError,
@@ -15,11 +16,12 @@ from turnpost.client.errors import (
     RateLimited,
     ServerError,
     StaleVersion,
+    StreamLost,
     Unauthorized,
     Unprocessable,
 )
 from turnpost.client.policy import GAME_URL, LOBBY_URL, Policy, my_turn
-from turnpost.client.routes import Call, GameMap
+from turnpost.client.routes import Call
 from turnpost.client.sse import Frame
 from turnpost.client.sync import Client
 
@@ -40,6 +42,7 @@ __all__ = [
     "RateLimited",
     "ServerError",
     "StaleVersion",
+    "StreamLost",
     "Unauthorized",
     "Unprocessable",
     "my_turn",

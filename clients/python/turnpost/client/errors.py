@@ -76,6 +76,20 @@ class ServerError(ApiError):
     """5xx: the service could not answer (`game_unavailable`, `not_ready`, `internal_error`)."""
 
 
+class StreamLost(Exception):
+    """An SSE iterator gave up: `connections` in a row (`Policy.reconnects` + 1) brought no
+    event, each closed (cleanly, by a proxy say) or failed; `error` is the last transport
+    error among them (None when every one closed cleanly). A game's stream that ends
+    because the game is finished ends the iterator instead; this never means "finished"."""
+
+    def __init__(self, path: str, connections: int, error: httpx.TransportError | None) -> None:
+        how = f"the last failed: {error!r}" if error is not None else "each closed cleanly"
+        super().__init__(f"{path}: {connections} connections in a row brought nothing ({how})")
+        self.path = path
+        self.connections = connections
+        self.error = error
+
+
 BY_STATUS: dict[int, type[ApiError]] = {
     400: BadRequest,
     401: Unauthorized,

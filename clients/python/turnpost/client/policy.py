@@ -27,8 +27,8 @@ class Policy:
     away), for requests safe to send twice only (reads, deletes, moves, resign, claim);
     `play_attempts`: decisions `play` makes before a 409 `stale_version` is raised;
     `transport_retries`: a move's post sent again (same Idempotency-Key) after a lost
-    connection; `reconnects`: stream connections in a row that may bring nothing before an
-    iterator gives up; `stream_read_s`: silence that counts as a lost stream (the services
+    connection; `reconnects`: stream connections opened again in a row that may bring nothing
+    (each closed or failed) before an iterator raises `StreamLost`; `stream_read_s`: silence that counts as a lost stream (the services
     send a heartbeat every 15 s).
     """
 

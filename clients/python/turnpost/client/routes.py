@@ -13,7 +13,15 @@ from urllib.parse import quote
 
 import msgspec
 
-from contracts.game import ActionAccepted, Claim, EventFeed, GameView, LegalActions, MyGames
+from contracts.game import (
+    ActionAccepted,
+    Claim,
+    EventFeed,
+    GameMap,
+    GameView,
+    LegalActions,
+    MyGames,
+)
 from contracts.lobby import (
     AddBot,
     Catalog,
@@ -40,14 +48,6 @@ from contracts.notifications import (
 T = TypeVar("T")
 Service = Literal["lobby", "game"]
 Params = Mapping[str, str | int | float | bool]
-
-
-class GameMap(msgspec.Struct, frozen=True, kw_only=True):
-    """`GET /v1/games/{id}/map` (`Footprints.AssembledMap` in the game's OpenAPI as `map`)."""
-
-    id: str
-    game: str
-    map: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,15 @@ from typing import Any, TypeVar
 import httpx
 import msgspec
 
-from contracts.game import ActionAccepted, EventFeed, FeedEvent, GameView, LegalActions, MyGames
+from contracts.game import (
+    ActionAccepted,
+    EventFeed,
+    FeedEvent,
+    GameMap,
+    GameView,
+    LegalActions,
+    MyGames,
+)
 from contracts.lobby import (
     Catalog,
     GameContent,
@@ -33,9 +41,9 @@ from contracts.notifications import (
     Webhooks,
 )
 from turnpost.client import routes
-from turnpost.client.errors import StaleVersion, error_for
+from turnpost.client.errors import StaleVersion, StreamLost, error_for
 from turnpost.client.policy import GAME_URL, LOBBY_URL, Policy, my_turn
-from turnpost.client.routes import Call, GameMap
+from turnpost.client.routes import Call
 from turnpost.client.sse import Frame, Frames
 
 T = TypeVar("T")
@@ -307,15 +315,19 @@ class Client:
     def stream_game_events(self, game_id: str, after: int = 0) -> Iterator[FeedEvent]:
         """The game's SSE stream: each event as it is appended, until the game is finished.
 
-        A dropped connection is resumed from the last event seen (`Last-Event-ID`); the
-        iterator gives up after `policy.reconnects` connections in a row bring nothing.
+        A dropped connection is resumed from the last event seen (`Last-Event-ID`); after
+        `policy.reconnects` + 1 connections in a row that bring nothing it raises
+        `StreamLost` (the iterator ends normally only when the game is finished).
         """
         path = routes.stream_game_events(game_id)
         for frame in self._frames(path, str(after)):
             yield _feed_event.decode(frame.data)
 
     def stream_my_news(self) -> Iterator[Notification]:
-        """The caller's news across their games (SSE), live: `your_turn`, `game_finished`..."""
+        """The caller's news across their games (SSE), live: `your_turn`, `game_finished`...
+
+        Never ends: a lost connection is opened again, and `policy.reconnects` + 1 in a row
+        that bring nothing (each closed or failed) raise `StreamLost`."""
         for frame in self._frames(routes.stream_my_news(), None):
             yield _notification.decode(frame.data)
 
@@ -323,6 +335,7 @@ class Client:
         """The stream's frames; a lost connection is opened again, resumed after the last
         frame's id (`Last-Event-ID`) where the stream gives ids."""
         idle = 0  # connections in a row that brought nothing
+        lost: httpx.TransportError | None = None  # the last of them that failed
         while True:
             got = False
             try:
@@ -338,12 +351,11 @@ class Client:
                             yield frame
                 finally:
                     response.close()
-            except httpx.TransportError:
-                if not got and idle >= self.policy.reconnects:
-                    raise
-            idle = 0 if got else idle + 1
+            except httpx.TransportError as error:
+                lost = error
+            idle, lost = (0, None) if got else (idle + 1, lost)
             if idle > self.policy.reconnects:
-                return
+                raise StreamLost(path, idle, lost) from lost
             time.sleep(self.policy.pause(idle))
 
     # -- game: webhooks ----------------------------------------------------------------------
