@@ -18,6 +18,7 @@ from opentelemetry.trace import SpanKind
 from contracts.streams import GAMES, GROUPS, GameEvent
 from infra import tracing
 from infra.context import bind_carried
+from infra.db import redis_options
 from infra.metrics import serve_metrics
 from infra.process import run_until_signalled
 from infra.settings import Settings
@@ -230,7 +231,9 @@ def pusher(settings: Settings, r: aioredis.Redis) -> Enqueue:
 
 async def run(settings: Settings, stop: asyncio.Event) -> None:
     serve_metrics(settings.metrics_port)
-    streams = RedisStreams.from_url(settings.redis_url)  # the broker's Redis too
+    streams = RedisStreams(  # the broker's Redis too
+        aioredis.Redis.from_url(settings.redis_url, **redis_options(settings))
+    )
     consumer = BatchConsumer(
         streams,
         settings.stream(GAMES),

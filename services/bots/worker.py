@@ -37,7 +37,7 @@ from opentelemetry.trace import SpanKind
 from contracts.streams import COMMANDS, GAMES, GameEvent, SubmitAction
 from infra import signing, tracing
 from infra.context import bind, bind_carried, carry
-from infra.db import create_pool
+from infra.db import create_pool, redis_options
 from infra.errors import is_transient
 from infra.eventstore.api import command_uuid
 from infra.logging import configure
@@ -197,7 +197,7 @@ class Bot:
         self.pid = os.getpid()
         self.loop = asyncio.new_event_loop()
         self.pool: asyncpg.Pool | None = None
-        self.redis = redis.Redis.from_url(settings.redis_url)
+        self.redis = redis.Redis.from_url(settings.redis_url, **redis_options(settings))
         self.states = States()
         self.decided: OrderedDict[tuple[str, int, int], SubmitAction] = OrderedDict()
         self.key = settings.command_key()
@@ -205,7 +205,9 @@ class Bot:
 
     async def look(self, turn: Turn) -> Observation | None:
         if self.pool is None:
-            self.pool = await create_pool(self.settings.database_url, min_size=1, max_size=1)
+            self.pool = await create_pool(
+                self.settings.database_url, min_size=1, max_size=1, settings=self.settings
+            )
         async with self.pool.acquire() as conn:
             return await observe(
                 conn, turn.game, turn.game_id, turn.seat, self.states, turn.level in SEARCHING
