@@ -33,7 +33,6 @@ import asyncio
 import contextlib
 import os
 import platform
-import random
 import re
 import secrets
 import signal
@@ -44,7 +43,7 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +71,8 @@ from services.game.handlers import GameService, game_id_for_room  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
 from tests.bench import bots, clocks, sse, webhooks  # noqa: E402
+from tests.bench.actions_load import LevelStats, play, refill  # noqa: E402
+from tests.bench.bots import _session_ticks  # noqa: E402
 from tests.bench.proc import postgres_ticks as _postgres_ticks  # noqa: E402
 from tests.bench.proc import ticks as _ticks  # noqa: E402
 
@@ -133,18 +134,26 @@ def _machine_ticks() -> tuple[int, int]:
 
 
 class CpuMeter:
+    """Ticks of this process, the game service (its session: uvicorn's workers with it), every
+    Postgres process, the load generator's processes (`clients`, set per level) and the
+    machine."""
+
     HZ = os.sysconf("SC_CLK_TCK")
 
     def __init__(self, server_pid: int | None) -> None:
         self.server_pid = server_pid
+        self.clients: list[int] = []
 
     def sample(self) -> tuple[float, ...]:
         t = os.times()
         busy, _ = _machine_ticks()
+        server = 0
+        if self.server_pid:
+            server = _session_ticks().get(self.server_pid, 0) or _ticks(self.server_pid)
         return (
             time.monotonic(),
-            t.user + t.system,
-            _ticks(self.server_pid) / self.HZ if self.server_pid else 0.0,
+            t.user + t.system + sum(_ticks(pid) for pid in self.clients) / self.HZ,
+            server / self.HZ,
             _postgres_ticks() / self.HZ,
             busy / self.HZ,
         )
@@ -153,7 +162,9 @@ class CpuMeter:
     def report(
         prefix: str, a: tuple[float, ...], b: tuple[float, ...], with_server: bool
     ) -> list[float]:
-        """CPU use in % of one core (the machine has os.cpu_count() * 100 %)."""
+        """CPU use in % of one core (the machine has os.cpu_count() * 100 %).
+
+        `_cpu_bench_client`: the benchmark's own processes, its load generator included."""
         wall = b[0] - a[0]
         mine = [100 * (b[i] - a[i]) / wall for i in range(1, 4)]
         machine = 100 * (b[4] - a[4]) / wall
@@ -205,10 +216,11 @@ async def drop_database(name: str) -> None:
 class Service:
     """`python -m services.game` as a subprocess in its own session."""
 
-    def __init__(self, dsn: str, prefix: str) -> None:
+    def __init__(self, dsn: str, prefix: str, workers: int = 1) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = Path(tempfile.gettempdir()) / f"turnpost-bench-{RUN}-game.log"
+        self.workers = workers
+        self.log = Path(tempfile.gettempdir()) / f"turnpost-bench-{RUN}-game-w{workers}.log"
         env = {
             **os.environ,
             "DATABASE_URL": dsn,
@@ -221,6 +233,7 @@ class Service:
             # clients far faster than a person's: limits far above the defaults, still counted
             "RATE_LIMIT_ACTION": "1000000/minute",
             "RATE_LIMIT_READ": "1000000/minute",
+            "GAME_WORKERS": str(workers),  # uvicorn worker processes, children of this one
         }
         with open(self.log, "wb") as f:
             self.proc = subprocess.Popen(
@@ -284,8 +297,12 @@ class Game:
 class Games:
     """Creates games by publishing RoomStarted on the lobby stream, hands out ready ones."""
 
-    def __init__(self, streams: RedisStreams, prefix: str, url: str) -> None:
+    def __init__(
+        self, streams: RedisStreams, prefix: str, url: str, tag: str = "", secret: str = SECRET
+    ) -> None:
         self.streams = streams
+        self.tag = tag  # keeps the rooms of several load processes apart
+        self.key = SigningKey.from_secret(secret)
         self.stream = f"{prefix}{LOBBY}"
         self.url = url
         self.count = 0
@@ -296,8 +313,8 @@ class Games:
         made: list[Game] = []
         for _ in range(n):
             self.count += 1
-            room = f"bench-{RUN}-{self.count}"
-            players = [f"bench-{self.count}-{s}" for s in range(2)]
+            room = f"bench-{RUN}-{self.tag}{self.count}"
+            players = [f"bench-{self.tag}{self.count}-{s}" for s in range(2)]
             msg = RoomStarted(
                 room_id=room,
                 game=GAME,
@@ -310,10 +327,7 @@ class Games:
             made.append(
                 Game(
                     id=game_id_for_room(room),
-                    auth=[
-                        {"authorization": f"Bearer {issue(SigningKey.from_secret(SECRET), p, p)}"}
-                        for p in players
-                    ],
+                    auth=[{"authorization": f"Bearer {issue(self.key, p, p)}"} for p in players],
                 )
             )
         started = time.monotonic()
@@ -339,166 +353,173 @@ class Games:
             self.ready.put_nowait(g)
 
 
-@dataclass
-class LevelStats:
-    post_ms: list[float] = field(default_factory=list)
-    get_game_ms: list[float] = field(default_factory=list)
-    legal_ms: list[float] = field(default_factory=list)
-    statuses: dict[int, int] = field(default_factory=dict)
-    errors: dict[str, int] = field(default_factory=dict)
-    finished: int = 0
-    starved_s: float = 0.0
+# The action levels' load generator: processes of their own (tests/bench/actions_load.py),
+# each with its share of the clients, so the client's CPU does not starve the server on a
+# small machine; BENCH_CLIENT=inproc runs them in this process' event loop as before.
+CLIENT_MODE = os.environ.get("BENCH_CLIENT", "procs")
+CLIENT_PROCS = int(os.environ.get("BENCH_CLIENT_PROCS", "2"))
 
 
-async def run_level(
-    svc: Service, games: Games, clients: int, prepared: int, cpu: CpuMeter
-) -> float:
+async def _inproc_clients(
+    svc: Service, games: Games, clients: int, prepared: int, st: LevelStats, cpu: CpuMeter
+) -> tuple[float, float, dict[str, tuple[float, ...]]]:
     async with httpx.AsyncClient(base_url=svc.url, timeout=60) as http:
         t = time.monotonic()
         await games.fill(prepared, http)
         note(f"c{clients}: {prepared} games ready in {time.monotonic() - t:.1f}s")
         created_before = games.count
-        st = LevelStats()
-        start = time.monotonic()
-        warm_end = start + WARMUP_S
+        warm_end = time.monotonic() + WARMUP_S
         end = warm_end + MEASURE_S
-        cpu_marks: dict[str, tuple[float, ...]] = {}
+        marks: dict[str, tuple[float, ...]] = {}
 
-        def inside(t_done: float) -> bool:
-            return warm_end <= t_done <= end
+        def alive() -> None:
+            if not svc.alive():
+                raise RuntimeError(f"game service died:\n{svc.tail()}")
 
-        async def refill() -> None:
-            while time.monotonic() < end:
-                if games.ready.qsize() < clients:
-                    await games.fill(clients, http)
-                else:
-                    await asyncio.sleep(0.1)
-
-        async def meter() -> None:
-            await asyncio.sleep(max(0.0, warm_end - time.monotonic()))
-            cpu_marks["a"] = cpu.sample()
-            await asyncio.sleep(max(0.0, end - time.monotonic()))
-            cpu_marks["b"] = cpu.sample()
-
-        async def client(i: int) -> None:
-            # One connection per client: httpx's shared pool costs the client much CPU at c64.
-            async with httpx.AsyncClient(base_url=svc.url, timeout=60) as own:
-                await play(i, own)
-
-        async def play(i: int, http: httpx.AsyncClient) -> None:
-            rng = random.Random(i)
-            game: Game | None = None
-            headers = {"content-type": "application/json"}
-            while (now := time.monotonic()) < end:
-                if not svc.alive():
-                    raise RuntimeError(f"game service died:\n{svc.tail()}")
-                if game is None:
-                    try:
-                        game = games.ready.get_nowait()
-                    except asyncio.QueueEmpty:
-                        try:
-                            game = await asyncio.wait_for(games.ready.get(), end - now)
-                        except TimeoutError:
-                            return
-                        finally:
-                            waited = time.monotonic() - now
-                            if time.monotonic() > warm_end:
-                                st.starved_s += waited
-                try:
-                    t0 = time.perf_counter()
-                    r = await http.get(f"/v1/games/{game.id}", headers=game.auth[0])
-                    t1 = time.perf_counter()
-                    if r.status_code != 200:
-                        st.errors[f"get_game_{r.status_code}"] = (
-                            st.errors.get(f"get_game_{r.status_code}", 0) + 1
-                        )
-                        await asyncio.sleep(0.01)
-                        continue
-                    view = _decode(r.content)
-                    if inside(time.monotonic()):
-                        st.get_game_ms.append((t1 - t0) * 1000)
-                    if view["status"] == "finished" or not view["to_act"]:
-                        if inside(time.monotonic()):
-                            st.finished += 1
-                        game = None
-                        continue
-                    seat = rng.choice(view["to_act"])
-                    t0 = time.perf_counter()
-                    r = await http.get(
-                        f"/v1/games/{game.id}/legal-actions", headers=game.auth[seat]
-                    )
-                    t1 = time.perf_counter()
-                    if r.status_code != 200:
-                        st.errors[f"legal_{r.status_code}"] = (
-                            st.errors.get(f"legal_{r.status_code}", 0) + 1
-                        )
-                        continue
-                    legal = _decode(r.content)
-                    if inside(time.monotonic()):
-                        st.legal_ms.append((t1 - t0) * 1000)
-                    body = _json.encode(
-                        {
-                            "action": rng.choice(legal["actions"]),
-                            "expected_version": legal["version"],
-                        }
-                    )
-                    t0 = time.perf_counter()
-                    r = await http.post(
-                        f"/v1/games/{game.id}/actions",
-                        content=body,
-                        headers={**headers, **game.auth[seat]},
-                    )
-                    t1 = time.perf_counter()
-                    if inside(time.monotonic()):
-                        st.statuses[r.status_code] = st.statuses.get(r.status_code, 0) + 1
-                        if r.status_code == 200:
-                            st.post_ms.append((t1 - t0) * 1000)
-                    if (
-                        r.status_code not in (200, 409)
-                        and st.errors.get(f"post_{r.status_code}", 0) < 3
-                    ):
-                        note(f"POST {r.status_code}: {r.text[:300]}")
-                    if r.status_code != 200:
-                        st.errors[f"post_{r.status_code}"] = (
-                            st.errors.get(f"post_{r.status_code}", 0) + 1
-                        )
-                except httpx.HTTPError as exc:
-                    key = type(exc).__name__
-                    st.errors[key] = st.errors.get(key, 0) + 1
-                    await asyncio.sleep(0.05)
-
-        refiller = asyncio.create_task(refill())
-        metering = asyncio.create_task(meter())
+        refiller = asyncio.create_task(refill(games, http, clients, end))
+        metering = asyncio.create_task(_meter(cpu, warm_end, end, marks))
         try:
-            await asyncio.gather(*(client(i) for i in range(clients)))
+            await asyncio.gather(
+                *(
+                    play(i, svc.url, games.ready, st, warm_end, end, alive, note)
+                    for i in range(clients)
+                )
+            )
         finally:
             refiller.cancel()
             await asyncio.gather(refiller, return_exceptions=True)
             await metering
+        st.created = games.count - created_before
+    return warm_end, end, marks
 
-    p = f"post_action_c{clients}"
+
+async def _meter(
+    cpu: CpuMeter, warm_end: float, end: float, marks: dict[str, tuple[float, ...]]
+) -> None:
+    await asyncio.sleep(max(0.0, warm_end - time.monotonic()))
+    marks["a"] = cpu.sample()
+    await asyncio.sleep(max(0.0, end - time.monotonic()))
+    marks["b"] = cpu.sample()
+
+
+async def _process_clients(
+    svc: Service, prefix: str, clients: int, prepared: int, st: LevelStats, cpu: CpuMeter
+) -> dict[str, tuple[float, ...]]:
+    n = max(1, min(CLIENT_PROCS, clients))
+    shares = [clients // n + (1 if k < clients % n else 0) for k in range(n)]
+    procs: list[asyncio.subprocess.Process] = []
+    marks: dict[str, tuple[float, ...]] = {}
+    t = time.monotonic()
+    try:
+        for k, share in enumerate(shares):
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "tests.bench.actions_load",
+                cwd=ROOT,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+            procs.append(proc)
+            job = {
+                "url": svc.url,
+                "redis_url": REDIS_URL,
+                "prefix": prefix,
+                "secret": SECRET,
+                "tag": f"c{clients}w{svc.workers}p{k}-",
+                "clients": share,
+                "prepared": max(share, prepared * share // clients),
+                "seed": 1000 * k,
+            }
+            assert proc.stdin is not None
+            proc.stdin.write(_json.encode(job) + b"\n")
+            await proc.stdin.drain()
+        for proc in procs:
+            assert proc.stdout is not None
+            line = await asyncio.wait_for(proc.stdout.readline(), 120)
+            if line.strip() != b"ready":
+                raise RuntimeError(f"load process not ready: {line[:300]!r}")
+        note(f"c{clients}: {prepared} games ready in {time.monotonic() - t:.1f}s ({n} processes)")
+        cpu.clients = [p.pid for p in procs]
+        warm_end = time.monotonic() + WARMUP_S
+        end = warm_end + MEASURE_S
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write(f"{warm_end} {end}\n".encode())
+            await proc.stdin.drain()
+        metering = asyncio.create_task(_meter(cpu, warm_end, end, marks))
+        while time.monotonic() < end:
+            if not svc.alive():
+                raise RuntimeError(f"game service died:\n{svc.tail()}")
+            await asyncio.sleep(0.5)
+        await metering
+        for proc in procs:
+            assert proc.stdout is not None
+            line = await asyncio.wait_for(proc.stdout.readline(), 60)
+            st.merge(_decode(line))
+            await proc.wait()
+    finally:
+        cpu.clients = []
+        for proc in procs:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+    return marks
+
+
+async def run_level(
+    svc: Service,
+    games: Games,
+    clients: int,
+    prepared: int,
+    cpu: CpuMeter,
+    mode: str = "",
+    name: str = "",
+) -> float:
+    """One action level: `clients` clients playing for MEASURE_S after WARMUP_S.
+
+    mode: "procs" (the load generator in processes of its own) or "inproc"; default
+    BENCH_CLIENT. name: the figures' prefix (default post_action_c<clients>)."""
+    mode = mode or CLIENT_MODE
+    st = LevelStats()
+    if mode == "inproc":
+        _, _, cpu_marks = await _inproc_clients(svc, games, clients, prepared, st, cpu)
+    else:
+        prefix = games.stream[: -len(LOBBY)]
+        cpu_marks = await _process_clients(svc, prefix, clients, prepared, st, cpu)
+
+    p = name or f"post_action_c{clients}"
+    c = p.removeprefix("post_action_")  # c16, c16_w2, ...: the GET figures' suffix
     rate = len(st.post_ms) / MEASURE_S
     out(f"{p}_actions_per_s", rate, "actions/s")
     out(f"{p}_p50_ms", pct(st.post_ms, 0.50), "ms")
     out(f"{p}_p99_ms", pct(st.post_ms, 0.99), "ms")
     out(f"{p}_max_ms", max(st.post_ms, default=float("nan")), "ms")
-    out(f"get_game_c{clients}_p50_ms", pct(st.get_game_ms, 0.50), "ms")
-    out(f"get_game_c{clients}_p99_ms", pct(st.get_game_ms, 0.99), "ms")
-    out(f"legal_actions_c{clients}_p50_ms", pct(st.legal_ms, 0.50), "ms")
-    out(f"legal_actions_c{clients}_p99_ms", pct(st.legal_ms, 0.99), "ms")
+    out(f"get_game_{c}_p50_ms", pct(st.get_game_ms, 0.50), "ms")
+    out(f"get_game_{c}_p99_ms", pct(st.get_game_ms, 0.99), "ms")
+    out(f"legal_actions_{c}_p50_ms", pct(st.legal_ms, 0.50), "ms")
+    out(f"legal_actions_{c}_p99_ms", pct(st.legal_ms, 0.99), "ms")
     total_req = len(st.post_ms) + len(st.get_game_ms) + len(st.legal_ms)
-    out(f"http_requests_c{clients}_per_s", total_req / MEASURE_S, "req/s")
+    out(f"http_requests_{c}_per_s", total_req / MEASURE_S, "req/s")
     out(f"{p}_non_200", sum(n for s, n in st.statuses.items() if s != 200), "responses")
     out(f"{p}_games_finished", st.finished, "games")
-    out(f"{p}_games_created_during_run", games.count - created_before, "games")
+    out(f"{p}_games_created_during_run", st.created, "games")
     out(f"{p}_client_starved", st.starved_s, "client-s")
+    out(f"{p}_client_processes", 0 if mode == "inproc" else min(CLIENT_PROCS, clients), "")
+    out(f"{p}_game_service_workers", svc.workers, "")
     if st.errors:
-        note(f"c{clients} errors: {st.errors}")
+        note(f"{p} errors: {st.errors}")
     if "a" in cpu_marks and "b" in cpu_marks:
         used = cpu.report(p, cpu_marks["a"], cpu_marks["b"], with_server=True)
         if rate:  # CPU time per action (its GET game + GET legal-actions + POST): load-proof
             out(f"{p}_game_service_cpu_per_action", used[1] * 10 / rate, "ms (3 requests)")
             out(f"{p}_postgres_cpu_per_action", used[2] * 10 / rate, "ms")
+            out(f"{p}_bench_client_cpu_per_action", used[0] * 10 / rate, "ms (load generator)")
+        req_rate = total_req / MEASURE_S
+        if req_rate:
+            out(f"{p}_game_service_cpu_per_request", used[1] * 10 / req_rate, "ms")
+            out(f"{p}_postgres_cpu_per_request", used[2] * 10 / req_rate, "ms")
     return rate
 
 

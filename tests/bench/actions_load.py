@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""The action benchmark's clients (tests/bench/run.py, `post_action_*`), in a process of their own.
+
+    python -m tests.bench.actions_load < job.json
+
+The job (one JSON object on the first line of stdin): the game service's `url`, `redis_url`,
+stream `prefix`, token `secret`, a `tag` that keeps this process' rooms apart from the other
+processes', `clients` (this process' share), `prepared` (games made ahead) and `seed`.
+The process makes its games (RoomStarted on the lobby stream, as run.py's Games does), prints
+`ready`, then reads one more line from stdin, `warm_end end` (time.monotonic(), the same
+clock in every process on the machine), plays until `end` as run.py's in-process clients do
+(GET game, GET legal-actions, POST a random action; a finished game makes way for a new
+one, made while the others play) and prints one JSON line: the timings inside the window
+[warm_end, end] and the counts (`LevelStats` as a dict). Its CPU is the parent's to measure
+(/proc), so the load generator's own cost is reported beside the server's.
+
+`play` is also what run.py runs in its own event loop (BENCH_CLIENT=inproc), to compare the
+server's CPU per action with the clients in the same process or apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+import msgspec  # noqa: E402
+
+_json = msgspec.json.Encoder()
+_decode = msgspec.json.decode
+
+
+@dataclass
+class LevelStats:
+    post_ms: list[float] = field(default_factory=list)
+    get_game_ms: list[float] = field(default_factory=list)
+    legal_ms: list[float] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    finished: int = 0
+    starved_s: float = 0.0
+    created: int = 0  # games made during the run (after the prepared ones)
+
+    def merge(self, other: dict[str, Any]) -> None:
+        self.post_ms += other["post_ms"]
+        self.get_game_ms += other["get_game_ms"]
+        self.legal_ms += other["legal_ms"]
+        for s, n in other["statuses"].items():
+            self.statuses[int(s)] = self.statuses.get(int(s), 0) + n
+        for k, n in other["errors"].items():
+            self.errors[k] = self.errors.get(k, 0) + n
+        self.finished += other["finished"]
+        self.starved_s += other["starved_s"]
+        self.created += other.get("created", 0)
+
+
+class GameLike(Protocol):
+    id: str
+    auth: list[dict[str, str]]
+
+
+def _count(d: dict[str, int], key: str) -> None:
+    d[key] = d.get(key, 0) + 1
+
+
+async def play(
+    i: int,
+    url: str,
+    ready: asyncio.Queue[Any],
+    st: LevelStats,
+    warm_end: float,
+    end: float,
+    alive: Callable[[], None] = lambda: None,
+    note: Callable[[str], None] = lambda text: None,
+) -> None:
+    """One client: its own connection, one game at a time, until `end`."""
+    # One connection per client: httpx's shared pool costs the client much CPU at c64.
+    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        rng = random.Random(i)
+        game: GameLike | None = None
+        headers = {"content-type": "application/json"}
+
+        def inside(t_done: float) -> bool:
+            return warm_end <= t_done <= end
+
+        while (now := time.monotonic()) < end:
+            alive()
+            if game is None:
+                try:
+                    game = ready.get_nowait()
+                except asyncio.QueueEmpty:
+                    try:
+                        game = await asyncio.wait_for(ready.get(), end - now)
+                    except TimeoutError:
+                        return
+                    finally:
+                        waited = time.monotonic() - now
+                        if time.monotonic() > warm_end:
+                            st.starved_s += waited
+            assert game is not None
+            try:
+                t0 = time.perf_counter()
+                r = await http.get(f"/v1/games/{game.id}", headers=game.auth[0])
+                t1 = time.perf_counter()
+                if r.status_code != 200:
+                    _count(st.errors, f"get_game_{r.status_code}")
+                    await asyncio.sleep(0.01)
+                    continue
+                view = _decode(r.content)
+                if inside(time.monotonic()):
+                    st.get_game_ms.append((t1 - t0) * 1000)
+                if view["status"] == "finished" or not view["to_act"]:
+                    if inside(time.monotonic()):
+                        st.finished += 1
+                    game = None
+                    continue
+                seat = rng.choice(view["to_act"])
+                t0 = time.perf_counter()
+                r = await http.get(f"/v1/games/{game.id}/legal-actions", headers=game.auth[seat])
+                t1 = time.perf_counter()
+                if r.status_code != 200:
+                    _count(st.errors, f"legal_{r.status_code}")
+                    continue
+                legal = _decode(r.content)
+                if inside(time.monotonic()):
+                    st.legal_ms.append((t1 - t0) * 1000)
+                body = _json.encode(
+                    {"action": rng.choice(legal["actions"]), "expected_version": legal["version"]}
+                )
+                t0 = time.perf_counter()
+                r = await http.post(
+                    f"/v1/games/{game.id}/actions",
+                    content=body,
+                    headers={**headers, **game.auth[seat]},
+                )
+                t1 = time.perf_counter()
+                if inside(time.monotonic()):
+                    st.statuses[r.status_code] = st.statuses.get(r.status_code, 0) + 1
+                    if r.status_code == 200:
+                        st.post_ms.append((t1 - t0) * 1000)
+                if (
+                    r.status_code not in (200, 409)
+                    and st.errors.get(f"post_{r.status_code}", 0) < 3
+                ):
+                    note(f"POST {r.status_code}: {r.text[:300]}")
+                if r.status_code != 200:
+                    _count(st.errors, f"post_{r.status_code}")
+            except httpx.HTTPError as exc:
+                _count(st.errors, type(exc).__name__)
+                await asyncio.sleep(0.05)
+
+
+async def refill(games: Any, http: httpx.AsyncClient, clients: int, end: float) -> None:
+    """Keep at least `clients` ready games in `games.ready` until `end`."""
+    while time.monotonic() < end:
+        if games.ready.qsize() < clients:
+            await games.fill(clients, http)
+        else:
+            await asyncio.sleep(0.1)
+
+
+async def _main() -> None:
+    from infra.streams.redis import RedisStreams
+    from tests.bench.run import Games
+
+    job = json.loads(sys.stdin.readline())
+    clients = int(job["clients"])
+    streams = RedisStreams.from_url(job["redis_url"])
+
+    def note(text: str) -> None:
+        print(f"# [{job['tag']}] {text}", file=sys.stderr, flush=True)
+
+    try:
+        games = Games(streams, job["prefix"], job["url"], tag=job["tag"], secret=job["secret"])
+        async with httpx.AsyncClient(base_url=job["url"], timeout=60) as http:
+            await games.fill(int(job["prepared"]), http)
+            before = games.count
+            print("ready", flush=True)
+            line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+            warm_end, end = (float(v) for v in line.split())
+            st = LevelStats()
+            refiller = asyncio.create_task(refill(games, http, clients, end))
+            try:
+                await asyncio.gather(
+                    *(
+                        play(
+                            int(job["seed"]) + i,
+                            job["url"],
+                            games.ready,
+                            st,
+                            warm_end,
+                            end,
+                            note=note,
+                        )
+                        for i in range(clients)
+                    )
+                )
+            finally:
+                refiller.cancel()
+                await asyncio.gather(refiller, return_exceptions=True)
+            st.created = games.count - before
+    finally:
+        await streams.close()
+    print(json.dumps(asdict(st)), flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(_main())
