@@ -14,11 +14,14 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import asyncpg
 import httpx
 import msgspec
 import pytest
 
 from contracts.game import GameView, LegalActions
+from contracts.lobby import GameContent, GameSchemas, PlayerCreated, Room, RoomPage
+from contracts.notifications import Deliveries, QueuedTest, Webhook, WebhookCreated, Webhooks
 from infra.settings import Settings
 from services.game import relay
 from services.game.app import create_app as game_app
@@ -27,6 +30,7 @@ from tests.integration.serve import serving
 from turnpost.client import (
     AsyncClient,
     Client,
+    Conflict,
     Forbidden,
     NotFound,
     Policy,
@@ -535,3 +539,146 @@ async def test_a_move_whose_answer_was_lost_is_sent_again_with_its_key_and_playe
 
 async def _events(client: AsyncClient, game_id: str, after: int) -> list[Any]:
     return list((await client.get_events(game_id, after)).events)
+
+
+class Either:
+    """One player's client, blocking or asyncio, every method awaited alike (the blocking
+    client's in a thread: the servers run on this loop)."""
+
+    def __init__(self, kind: str, urls: Urls, token: str | None = None) -> None:
+        self.client: Client | AsyncClient = (
+            Client(urls.lobby, urls.game, token)
+            if kind == "sync"
+            else AsyncClient(urls.lobby, urls.game, token)
+        )
+
+    async def __call__(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        method = getattr(self.client, name)
+        if isinstance(self.client, Client):
+            return await asyncio.to_thread(method, *args, **kwargs)
+        return await method(*args, **kwargs)
+
+    async def close(self) -> None:
+        if isinstance(self.client, Client):
+            self.client.close()
+        else:
+            await self.client.aclose()
+
+
+async def _pages(c: Either, game: str, status: str) -> list[Room]:
+    """Every room `list_rooms` gives for `game` and `status`: a first page of one, then on by
+    its cursor (pages of 100, at most 20)."""
+    page = await c("list_rooms", game, status, limit=1)
+    assert isinstance(page, RoomPage) and len(page.items) == 1
+    rooms = list(page.items)
+    for _ in range(20):
+        if page.next is None:
+            return rooms
+        page = await c("list_rooms", game=game, status=status, limit=100, cursor=page.next)
+        rooms += page.items
+    raise AssertionError("too many pages")
+
+
+@pytest.mark.parametrize("kind", ["async", "sync"])
+async def test_tokens_content_rooms_and_webhooks_each_route_answers_as_typed(
+    settings: Settings, kind: str
+) -> None:
+    """The routes no game above calls, once each against the services: a wrong path, query
+    parameter name or decoder fails here."""
+    hooks_anywhere = msgspec.structs.replace(
+        settings, webhook_allow_private=True, webhook_allow_http=True
+    )
+    async with services(hooks_anywhere) as urls:
+        host, guest = Either(kind, urls), Either(kind, urls)
+        clients = [host, guest]
+        try:
+            ada = await host("register", "Ada")
+            bob = await guest("register", "Bob")
+
+            # tokens: a second one for the same player, then the first ended by the second
+            second = await host("issue_token")
+            assert isinstance(second, PlayerCreated)
+            assert (second.id, second.name) == (ada.id, "Ada") and second.token != ada.token
+            renewed = Either(kind, urls, second.token)
+            clients.append(renewed)
+            assert await renewed("end_other_tokens") is None
+            with pytest.raises(Unauthorized):
+                await host("issue_token")  # the first token, ended
+            third = await renewed("issue_token")
+            assert third.id == ada.id  # the second still works
+            host.client.token = second.token
+
+            # the catalog's content and schemas, of the game named
+            content = await host("get_game_content", "itchy-feet")
+            assert isinstance(content, GameContent) and content.game == "itchy-feet"
+            assert content.all_cards and content.cards and content.countries
+            assert content.ittybits is None
+            schemas = await host("get_game_schemas", "footprints")
+            assert isinstance(schemas, GameSchemas) and schemas.game == "footprints"
+            assert all((schemas.action, schemas.event, schemas.view, schemas.options))
+            with pytest.raises(NotFound):
+                await host("get_game_content", "no-such-game")
+
+            # rooms: joined and left; listed by game and status, page after page
+            first = await host("create_room", "itty-bitty", 3)
+            other = await host("create_room", "itty-bitty", 3)
+            solo = await host("create_room", "footprints", 1)
+            joined = await guest("join_room", first.id)
+            assert bob.id in [s.player_id for s in joined.seats]
+            left = await guest("leave_room", first.id)
+            assert isinstance(left, Room) and left.id == first.id and left.status == "open"
+            assert bob.id not in [s.player_id for s in left.seats]
+            assert [s.player_id for s in left.seats if s.player_id] == [ada.id]
+            playing = await host("create_room", "itty-bitty", 2)
+            assert (await host("start_room", playing.id, wait=10)).status == "playing"
+            open_rooms = await _pages(host, "itty-bitty", "open")
+            ids = [r.id for r in open_rooms]
+            assert len(ids) == len(set(ids)) and {first.id, other.id} <= set(ids)
+            assert {(r.game, r.status) for r in open_rooms} == {("itty-bitty", "open")}
+            assert playing.id not in ids and solo.id not in ids
+            played = await _pages(host, "itty-bitty", "playing")
+            assert playing.id in [r.id for r in played] and first.id not in [r.id for r in played]
+
+            # webhooks: made, listed, tested, disabled and enabled, deleted
+            made = await host("create_webhook", "http://127.0.0.1:9/hook", ["your_turn"])
+            assert isinstance(made, WebhookCreated) and made.secret.startswith("whsec_")
+            assert (made.url, made.events, made.game_id) == (
+                "http://127.0.0.1:9/hook",
+                ["your_turn"],
+                None,
+            )
+            listed = await host("list_webhooks")
+            assert isinstance(listed, Webhooks) and [h.id for h in listed.items] == [made.id]
+            assert (await guest("list_webhooks")).items == []
+            tests = [await host("test_webhook", made.id) for _ in range(2)]
+            assert all(isinstance(t, QueuedTest) for t in tests)
+            assert tests[0].delivery_id != tests[1].delivery_id
+            sent = await host("list_webhook_deliveries", made.id)
+            assert isinstance(sent, Deliveries)
+            assert [d.id for d in sent.items] == [t.delivery_id for t in reversed(tests)]
+            assert {d.type for d in sent.items} == {"webhook_test"}
+            newest = await host("list_webhook_deliveries", made.id, limit=1)
+            assert [d.id for d in newest.items] == [tests[1].delivery_id]
+            conn = await asyncpg.connect(settings.database_url)
+            try:
+                await conn.execute(
+                    "UPDATE webhooks SET disabled_at = now(), disabled_reason = 'failing'"
+                    " WHERE id = $1",
+                    uuid.UUID(made.id),
+                )
+            finally:
+                await conn.close()
+            with pytest.raises(Conflict) as disabled:
+                await host("test_webhook", made.id)
+            assert disabled.value.code == "webhook_disabled"
+            enabled = await host("enable_webhook", made.id)
+            assert isinstance(enabled, Webhook) and enabled.id == made.id
+            assert (enabled.disabled, enabled.disabled_reason) == (False, None)
+            assert isinstance(await host("test_webhook", made.id), QueuedTest)
+            assert await host("delete_webhook", made.id) is None
+            assert (await host("list_webhooks")).items == []
+            with pytest.raises(NotFound):
+                await host("delete_webhook", made.id)
+        finally:
+            for c in clients:
+                await c.close()
