@@ -41,6 +41,7 @@ from services.bots.worker import bot_command_id
 from services.game.relay import RELAY_LOCK
 from tests.conftest import RUN_ID, fresh_database
 from tests.e2e.servers import Processes, _wait_port, free_port
+from turnpost.client import Client, Conflict
 
 pytestmark = pytest.mark.e2e
 
@@ -62,24 +63,25 @@ GAMES_PLAYED: list[tuple[str, int, dict[str, Any], int, list[str]]] = [
 ]
 
 
-class Spread(httpx.HTTPTransport):
-    """Each request to the next replica in turn (the clients' load balancer)."""
+# what the clients are given: a service's name, which Spread sends to one of its replicas
+LOBBY, GAME = "http://lobby", "http://game"
 
-    def __init__(self, ports: list[int]) -> None:
+
+class Spread(httpx.HTTPTransport):
+    """Each request to the next replica of its service in turn (the clients' load balancer):
+    the host of `LOBBY` or `GAME` names the service, each with its own turn."""
+
+    def __init__(self, ports: dict[str, list[int]]) -> None:
         super().__init__()
-        self._ports = itertools.cycle(ports)
+        self._ports = {host: itertools.cycle(p) for host, p in ports.items()}
         self._lock = threading.Lock()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         with self._lock:
-            port = next(self._ports)
-        request.url = request.url.copy_with(port=port)
+            port = next(self._ports[request.url.host])
+        request.url = request.url.copy_with(host="127.0.0.1", port=port)
         request.headers["host"] = f"127.0.0.1:{port}"
         return super().handle_request(request)
-
-
-def _client(ports: list[int], timeout: float = 30) -> httpx.Client:
-    return httpx.Client(base_url="http://127.0.0.1", transport=Spread(ports), timeout=timeout)
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -116,8 +118,16 @@ class Cluster:
         second = self.replicas[1].commands
         second["worker"] = [a.replace("bots-", "bots-b-", 1) for a in second["worker"]]
         self.redis = redis.Redis.from_url(redis_url)
-        self.lobby = _client(self.lobby_ports)
-        self.game = _client(self.game_ports)
+        self.http = self.spread()
+
+    def spread(self, timeout: float = 30) -> httpx.Client:
+        """An HTTP client (for `turnpost.client`'s `http=`) whose requests go round the replicas."""
+        ports = {"lobby": self.lobby_ports, "game": self.game_ports}
+        return httpx.Client(transport=Spread(ports), timeout=timeout)
+
+    def player(self, token: str | None = None) -> Client:
+        """A client of the whole cluster, each request to a replica in turn (shares `http`)."""
+        return Client(LOBBY, GAME, token, http=self.http)
 
     def sql(self, query: str, *args: Any) -> list[asyncpg.Record]:
         async def run() -> list[asyncpg.Record]:
@@ -203,8 +213,7 @@ def cluster(
                         os.killpg(proc.pid, signal.SIGCONT)
                 with contextlib.suppress(Exception):
                     replica.stop_all()
-            c.lobby.close()
-            c.game.close()
+            c.http.close()
             with contextlib.suppress(Exception):  # every key of this cluster's prefix
                 keys = list(c.redis.scan_iter(match=f"{prefix}*"))
                 if keys:
@@ -228,71 +237,51 @@ def _until(check: Any, what: str, seconds: float = 60) -> Any:
 
 
 def _room(c: Cluster, key: str, seats: int, options: dict[str, Any], people: int,
-          bots: list[str]) -> tuple[str, list[dict[str, str]], dict[int, str]]:  # fmt: skip
-    """A started game: (game id, each person's auth by seat, the bots' levels by seat)."""
-    tokens = [
-        c.lobby.post("/v1/players", json={"name": f"P{n}"}).json()["token"] for n in range(people)
-    ]
-    host = _auth(tokens[0])
-    made = c.lobby.post(
-        "/v1/rooms", json={"game": key, "seats": seats, "options": options}, headers=host
-    )
-    assert made.status_code == 201, made.text
-    room_id = made.json()["id"]
+          bots: list[str]) -> tuple[str, list[str], dict[int, str]]:  # fmt: skip
+    """A started game: (game id, each person's token by seat, the bots' levels by seat).
+    Every answer other than 2xx raises its `ApiError`: made 201, joined and added 200."""
+    tokens = [c.player().create_player(f"P{n}").token for n in range(people)]
+    host = c.player(tokens[0])
+    room_id = host.create_room(key, seats, options=options).id
     for seat, token in enumerate(tokens[1:], start=1):
-        joined = c.lobby.post(
-            f"/v1/rooms/{room_id}/join", json={"seat": seat}, headers=_auth(token)
-        )
-        assert joined.status_code == 200, joined.text
+        joined = c.player(token).join_room(room_id, seat)
+        assert joined.seats[seat].player_id is not None, joined
     for level in bots:
-        added = c.lobby.post(f"/v1/rooms/{room_id}/bots", json={"level": level}, headers=host)
-        assert added.status_code == 200, added.text
-    started = c.lobby.post(f"/v1/rooms/{room_id}/start", headers=host)
-    assert started.status_code == 202, started.text
-    levels = {s["seat"]: s["bot"] for s in started.json()["seats"] if s["bot"]}
-    room = _until(
-        lambda: (r := c.lobby.get(f"/v1/rooms/{room_id}").json())["game_id"] and r,
-        f"{key}'s game to be made",
-    )
-    return room["game_id"], [_auth(t) for t in tokens], levels
+        host.add_bot(room_id, level)
+    started = host.start_room(room_id)
+    assert started.status == "starting", started  # 202: the game comes later
+    levels = {s.seat: s.bot for s in started.seats if s.bot}
+    room = _until(lambda: (r := host.get_room(room_id)).game_id and r, f"{key}'s game to be made")
+    assert room.game_id is not None
+    return room.game_id, tokens, levels
 
 
-def _play(c: Cluster, key: str, game_id: str, seat: int, auth: dict[str, str]) -> int:
+def _play(c: Cluster, key: str, game_id: str, seat: int, token: str) -> int:
     """Play one person's seat with the greedy policy through REST to the end; moves made."""
     rules = get_rules(key)
     assert rules is not None
     rng, moves = Random(seat), 0
-    game = _client(c.game_ports, timeout=40)
-    try:
+    with c.spread(timeout=40) as http:
+        me = Client(LOBBY, GAME, token, http=http)
         for _ in range(5_000):
-            state = game.get(f"/v1/games/{game_id}", headers=auth).json()
-            if state["status"] == "finished":
+            state = me.get_game(game_id)
+            if state.status == "finished":
                 return moves
-            if seat not in state["to_act"]:
-                game.get(
-                    f"/v1/games/{game_id}/events",
-                    params={"after": state["version"], "wait": 10},
-                    headers=auth,
-                )
+            if seat not in state.to_act:
+                me.get_events(game_id, state.version, wait=10)
                 continue
-            legal = game.get(f"/v1/games/{game_id}/legal-actions", headers=auth).json()
-            if legal["seat"] != seat or not legal["actions"]:
+            legal = me.get_legal_actions(game_id)
+            if legal.seat != seat or not legal.actions:
                 continue
-            actions = msgspec.convert(legal["actions"], list.__class_getitem__(rules.action_type))
-            obs = Observation(game=key, seat=seat, version=legal["version"], view=state["view"],
-                              legal=actions, to_act=state["to_act"])  # fmt: skip
+            actions = msgspec.convert(legal.actions, list.__class_getitem__(rules.action_type))
+            obs = Observation(game=key, seat=seat, version=legal.version, view=state.view,
+                              legal=actions, to_act=state.to_act)  # fmt: skip
             action = policy_for(key, "greedy")(obs, rng)
-            posted = game.post(
-                f"/v1/games/{game_id}/actions",
-                json={"action": msgspec.to_builtins(action), "expected_version": legal["version"]},
-                headers=auth,
-            )
-            if posted.status_code == 409:  # someone moved in between
+            try:  # 200, or a problem raised
+                me.post_action(game_id, msgspec.to_builtins(action), legal.version)
+            except Conflict:  # 409: someone moved in between
                 continue
-            assert posted.status_code == 200, posted.text
             moves += 1
-    finally:
-        game.close()
     raise AssertionError(f"{key} {game_id} did not finish")
 
 
@@ -301,29 +290,24 @@ class Probe:
 
     def __init__(self, c: Cluster) -> None:
         self.c = c
-        self.game_id, self.auths, _ = _room(c, "itty-bitty", 2, {}, 2, [])
+        self.game_id, self.tokens, _ = _room(c, "itty-bitty", 2, {}, 2, [])
         self.version = 0
         self.posted_at = 0.0
 
     def move(self, port: int) -> int:
         """Post a legal move of a seat to act to the game service on `port`; its version."""
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as g:
-            state = g.get(f"/v1/games/{self.game_id}", headers=self.auths[0]).json()
-            auth = self.auths[state["to_act"][0]]
-            legal = g.get(f"/v1/games/{self.game_id}/legal-actions", headers=auth).json()
+        game = f"http://127.0.0.1:{port}"
+        with httpx.Client(timeout=30) as http:  # one connection, as the post's timing wants
+            state = Client(game=game, token=self.tokens[0], http=http).get_game(self.game_id)
+            them = Client(game=game, token=self.tokens[state.to_act[0]], http=http)
+            legal = them.get_legal_actions(self.game_id)
             self.posted_at = time.monotonic()  # a wake-up is timed from here
-            posted = g.post(
-                f"/v1/games/{self.game_id}/actions",
-                json={"action": legal["actions"][0], "expected_version": legal["version"]},
-                headers=auth,
-            )
-            assert posted.status_code == 200, posted.text
-            self.version = int(posted.json()["version"])
-            return int(legal["version"]) + 1
+            posted = them.post_action(self.game_id, legal.actions[0], legal.version)  # or raised
+            self.version = posted.version
+            return legal.version + 1
 
     def head(self) -> int:
-        got = self.c.game.get(f"/v1/games/{self.game_id}", headers=self.auths[0]).json()
-        return int(got["version"])
+        return self.c.player(self.tokens[0]).get_game(self.game_id).version
 
 
 def _long_poll_wakes(probe: Probe, waiting: int, posting: int) -> float:
@@ -332,21 +316,18 @@ def _long_poll_wakes(probe: Probe, waiting: int, posting: int) -> float:
     got: dict[str, Any] = {}
 
     def poll() -> None:
-        with httpx.Client(base_url=f"http://127.0.0.1:{waiting}", timeout=40) as g:
-            r = g.get(
-                f"/v1/games/{probe.game_id}/events",
-                params={"after": head, "wait": 20},
-                headers=probe.auths[1],
-            )
-            got["at"], got["body"] = time.monotonic(), r.json()
+        game = f"http://127.0.0.1:{waiting}"
+        with Client(game=game, token=probe.tokens[1]) as them:
+            feed = them.get_events(probe.game_id, head, wait=20)
+            got["at"], got["feed"] = time.monotonic(), feed
 
     t = threading.Thread(target=poll)
     t.start()
     time.sleep(0.5)  # the poll is waiting
     probe.move(posting)
     t.join(30)
-    assert got["body"]["events"], got["body"]
-    assert got["body"]["events"][0]["version"] == head + 1
+    assert got["feed"].events, got["feed"]
+    assert got["feed"].events[0].version == head + 1
     return float(got["at"] - probe.posted_at)
 
 
@@ -357,10 +338,14 @@ def _sse_wakes(probe: Probe, waiting: int, posting: int) -> float:
     got: dict[str, Any] = {}
 
     def follow() -> None:
+        # read raw, as tests/e2e/test_sse.py: it waits for the stream's opening comment (the
+        # stream is served) before the move, which the client's iterator keeps to itself
         with (
             httpx.Client(base_url=f"http://127.0.0.1:{waiting}", timeout=40) as g,
             g.stream(
-                "GET", f"/v1/games/{probe.game_id}/stream?after={head}", headers=probe.auths[1]
+                "GET",
+                f"/v1/games/{probe.game_id}/stream?after={head}",
+                headers=_auth(probe.tokens[1]),
             ) as r,  # fmt: skip
         ):
             assert r.status_code == 200
@@ -419,16 +404,16 @@ def test_two_of_every_process_games_finish_and_nothing_is_doubled_or_lost(
              for key, seats, options, people, bots in GAMES_PLAYED]  # fmt: skip
     results: dict[tuple[str, int], Any] = {}
 
-    def person(key: str, game_id: str, seat: int, auth: dict[str, str]) -> None:
+    def person(key: str, game_id: str, seat: int, token: str) -> None:
         try:
-            results[(game_id, seat)] = _play(c, key, game_id, seat, auth)
+            results[(game_id, seat)] = _play(c, key, game_id, seat, token)
         except BaseException as exc:  # reported below
             results[(game_id, seat)] = exc
 
     players = [
-        threading.Thread(target=person, args=(key, game_id, seat, auth), daemon=True)
-        for key, game_id, auths, _ in games
-        for seat, auth in enumerate(auths)
+        threading.Thread(target=person, args=(key, game_id, seat, token), daemon=True)
+        for key, game_id, tokens, _ in games
+        for seat, token in enumerate(tokens)
     ]
     for t in players:
         t.start()
@@ -483,10 +468,10 @@ def test_two_of_every_process_games_finish_and_nothing_is_doubled_or_lost(
         e = msgspec.json.decode(fields[b"m"], type=GameEvent)
         per_game.setdefault(e.game_id, []).append(e.version)
     bot_moves = 0
-    for _, game_id, auths, bots in games:
+    for _, game_id, tokens, bots in games:
         bot_moves += _check_game(c, game_id, bots, per_game.get(game_id, []))
-        final = c.game.get(f"/v1/games/{game_id}", headers=auths[0]).json()
-        assert final["status"] == "finished", final
+        final = c.player(tokens[0]).get_game(game_id)
+        assert final.status == "finished", final
     _check_game(c, probe.game_id, {}, per_game.get(probe.game_id, []))
     assert bot_moves > 20
     print(f"\nwake-ups (s): {woken}; relay killed: {took_killed:.2f} s (bound {KILLED_BOUND_S}),"
