@@ -275,7 +275,7 @@ function roomScreen(roomId) {
     async click(target) {
       if (target.id === "start") {
         target.disabled = true;
-        const room = await api.request(api.lobby, "POST", `/v1/rooms/${roomId}/start?wait=10`);
+        const room = await api.request(api.lobby, "POST", `/v1/rooms/${encodeURIComponent(roomId)}/start?wait=10`);
         if (room.game_id) location.hash = `#/game/${room.game_id}`;
       } else if (target.id === "join") {
         await api.roomPost(roomId, "join");
@@ -308,22 +308,27 @@ function route() {
   }
   const [, kind, id] = location.hash.split("/");
   if (kind === "room" && id) screen = roomScreen(decodeURIComponent(id));
-  else if (kind === "game" && id) screen = new GameScreen(api, main, decodeURIComponent(id), me);
+  else if (kind === "game" && id) screen = new GameScreen(api, main, decodeURIComponent(id), me, failed);
   else screen = lobbyScreen();
+}
+
+/** A problem shown; a 401 (a token this stack no longer honours: its secret changed) sends
+ * the tab back to registering. */
+function failed(err) {
+  if (err instanceof ApiError && err.status === 401) {
+    sessionStorage.removeItem(SESSION_KEY);
+    route();
+    tell(`${problemText(err)}: please register again`, "error");
+    return;
+  }
+  tell(problemText(err), "error");
 }
 
 async function guarded(work) {
   try {
     await work();
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
-      // a token this stack no longer honours (its secret changed): register again
-      sessionStorage.removeItem(SESSION_KEY);
-      tell(`${problemText(err)}: please register again`, "error");
-      route();
-      return;
-    }
-    tell(problemText(err), "error");
+    failed(err);
   }
 }
 

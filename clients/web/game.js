@@ -29,9 +29,22 @@ function clockText(deadline) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
 
+/** The seat's standing, when a bot plays it (a timeout handed it over, or its player
+ * resigned): the level of that bot, else null. */
+function botPlaying(view) {
+  const seat = view.your_seat;
+  if (seat === null || seat === undefined) return null;
+  return (view.standings || []).find((s) => s.seat === seat)?.bot || null;
+}
+
+/** A problem a retry cannot mend (the game is gone, the token is refused...): no 408, 429. */
+const lasting = (err) =>
+  err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429;
+
 export class GameScreen {
-  constructor(api, main, id, me) {
-    Object.assign(this, { api, main, id, me });
+  /** `fail(err)`: the app's answer to a problem (a 401 sends the tab back to registering). */
+  constructor(api, main, id, me, fail = (err) => tell(problemText(err), "error")) {
+    Object.assign(this, { api, main, id, me, fail });
     this.view = null; // GET /v1/games/{id}
     this.legal = null; // GET .../legal-actions (null: not seated, or nothing to do)
     this.log = new Map(); // version -> feed item
@@ -43,6 +56,7 @@ export class GameScreen {
     this.refreshing = null;
     this.stale = false;
     this.live = "connecting";
+    this.streamed = 0; // feed items read from the stream
     this.begin();
   }
 
@@ -54,15 +68,21 @@ export class GameScreen {
 
   async begin() {
     mount(this.main, html`<p class="quiet">Loading the game…</p>`);
+    // the person may leave while any of these is awaited: nothing is drawn or followed then
     try {
       catalog = catalog || (await this.api.catalog());
+      if (this.stopped) return;
       await this.load();
+      if (this.stopped) return;
       await this.readLog();
+      if (this.stopped) return;
       this.draw();
     } catch (err) {
-      tell(problemText(err), "error");
+      if (!this.stopped) this.fail(err);
       return;
     }
+    if (this.stopped) return;
+    clearInterval(this.ticker);
     this.ticker = setInterval(() => this.tick(), 1000);
     this.follow();
   }
@@ -74,8 +94,11 @@ export class GameScreen {
   /** The view, the moves, and what the board needs besides (the map, its drawing). */
   async load() {
     const view = await this.api.view(this.id);
+    if (this.stopped) return; // left meanwhile: nothing more is asked
     const content = await contentOf(this.api, view.game);
-    const seated = view.your_seat !== null && view.your_seat !== undefined;
+    if (this.stopped) return;
+    // a seat a bot plays has no moves of its own (each would be refused: seat_played_by_bot)
+    const seated = view.your_seat !== null && view.your_seat !== undefined && !botPlaying(view);
     const board = BOARDS[view.game] || GENERIC;
     const [legal, extra] = await Promise.all([
       seated && view.status === "active" ? this.api.legal(this.id) : null,
@@ -94,9 +117,9 @@ export class GameScreen {
     }
   }
 
-  news(items, refresh = true) {
+  news(items, refresh = true, via = "") {
     for (const item of items) {
-      this.log.set(item.version, item);
+      if (!this.log.has(item.version)) this.log.set(item.version, { ...item, via });
       this.after = Math.max(this.after, item.version);
     }
     if (refresh && items.length) this.refresh();
@@ -104,6 +127,7 @@ export class GameScreen {
 
   /** Load and draw again; news arriving meanwhile makes one more round, not one each. */
   refresh() {
+    if (this.stopped) return Promise.resolve();
     if (this.refreshing) {
       this.stale = true;
       return this.refreshing;
@@ -115,7 +139,7 @@ export class GameScreen {
           await this.load();
           this.draw();
         } catch (err) {
-          if (!this.stopped) tell(problemText(err), "error");
+          if (!this.stopped) this.fail(err);
         }
       } while (this.stale && !this.stopped);
       this.refreshing = null;
@@ -123,7 +147,9 @@ export class GameScreen {
     return this.refreshing;
   }
 
-  /** Live: the SSE stream; after three failures in a row, long-polls (`/events?wait=`). */
+  /** Live: the SSE stream; after three failures in a row (a stream closed before the game's
+   * end without a word counts as one), long-polls (`/events?wait=`). A problem no retry mends
+   * (4xx but 408 and 429: the game gone, the token refused) stops following. */
   async follow() {
     // ?live=poll in the page's address long-polls from the start (a proxy that breaks streams)
     let failures = new URLSearchParams(location.search).get("live") === "poll" ? 3 : 0;
@@ -131,27 +157,38 @@ export class GameScreen {
       try {
         if (failures < 3) {
           this.setLive("live (stream)");
+          let got = 0;
           for await (const item of this.api.stream(this.id, this.after, this.abort.signal)) {
+            got += 1;
             failures = 0;
-            this.news([item]);
+            this.streamed += 1;
+            this.main.querySelector("section.game")?.setAttribute("data-streamed", this.streamed);
+            this.news([item], true, "stream");
           }
           await this.refresh(); // the stream ends with the game
-          if (this.view.status !== "finished") await sleep(500); // else a proxy closed it
+          if (this.stopped || this.view.status === "finished") break;
+          if (!got) failures += 1; // else a proxy closed it after some news
+          if (failures < 3) await sleep(Math.min(5000, 500 * Math.max(1, failures)));
         } else {
           this.setLive("live (long-poll)");
           const page = await this.api.events(this.id, this.after, 25, this.abort.signal);
-          this.news(page.events);
+          this.news(page.events, true, "poll");
           this.after = Math.max(this.after, page.last_version);
           if (page.status === "finished") await this.refresh();
         }
       } catch (err) {
         if (this.stopped || err.name === "AbortError") return;
+        if (lasting(err)) {
+          this.setLive("not live");
+          this.fail(err);
+          return;
+        }
         failures += 1;
         this.setLive("reconnecting");
         await sleep(Math.min(5000, 500 * failures));
       }
     }
-    this.setLive(this.view.status === "finished" ? "finished" : "");
+    if (!this.stopped) this.setLive(this.view.status === "finished" ? "finished" : "");
   }
 
   setLive(text) {
@@ -240,7 +277,11 @@ export class GameScreen {
 
   // -- drawing ------------------------------------------------------------------------------
 
+  /** Draw the game: its parts each in a container of their own, each replaced only when its
+   * own content changed (mount), so news that adds a line to the log leaves the move buttons,
+   * maybe under the pointer, as they are. */
   draw() {
+    if (this.stopped || !this.view) return;
     const v = this.view;
     const names = v.seats.map((s) => s.name || `seat ${s.seat + 1}`);
     const me = v.your_seat;
@@ -257,43 +298,70 @@ export class GameScreen {
       index,
       focus: this.focus,
     };
+    let section = this.main.querySelector(":scope > section.game");
+    if (!section) {
+      mount(
+        this.main,
+        html`<section class="game">
+          <div class="status-bar"></div>
+          <div class="outcome-box"></div>
+          <div class="layout">
+            <div class="board"></div>
+            <aside class="side">
+              <div class="moves-box"></div>
+              <div class="seats-box"></div>
+              <h3>Log</h3>
+              <div class="log-box"></div>
+            </aside>
+          </div>
+        </section>`
+      );
+      section = this.main.querySelector(":scope > section.game");
+    }
+    Object.assign(section.dataset, {
+      game: v.game,
+      status: v.status,
+      version: v.version,
+      streamed: this.streamed,
+    });
+    const part = (name) => section.querySelector(name);
     mount(
-      this.main,
-      html`<section class="game" data-game="${v.game}" data-status="${v.status}" data-version="${v.version}">
-        <div class="status-bar">
-          <b>${title}</b>
-          <span class="quiet">version ${v.version}</span>
-          ${this.turnLine(names, me)}
-          ${this.clocks(names)}
-          <span id="live" class="quiet">${this.live}</span>
-          <a href="#/">lobby</a>
-        </div>
-        ${v.outcome ? this.outcome(names, me) : ""}
-        <div class="layout">
-          <div class="board">${this.board.render(ctx)}</div>
-          <aside class="side">
-            ${v.status === "active" && me !== null ? this.moves() : ""}
-            ${this.seats(names)}
-            <h3>Log</h3>
-            <ol class="log" data-keep-scroll="log" data-follow>${[...this.log.values()]
-              .sort((a, b) => a.version - b.version)
-              .map(
-                (e) => html`<li class="${e.seat === null ? "table" : ""}" data-type="${e.type}">
-                  <span class="v">${e.version}</span> ${e.text}</li>`
-              )}</ol>
-          </aside>
-        </div>
-      </section>`
+      part(".status-bar"),
+      html`<b>${title}</b>
+        <span class="quiet">version ${v.version}</span>
+        ${this.turnLine(names, me)}
+        ${this.clocks(names)}
+        <span id="live" class="quiet">${this.live}</span>
+        <a href="#/">lobby</a>`
+    );
+    mount(part(".outcome-box"), v.outcome ? this.outcome(names, me) : "");
+    mount(part(".board"), this.board.render(ctx));
+    mount(part(".moves-box"), v.status === "active" && me !== null && !botPlaying(v) ? this.moves() : "");
+    mount(part(".seats-box"), this.seats(names));
+    mount(
+      part(".log-box"),
+      html`<ol class="log" data-keep-scroll="log" data-follow>${[...this.log.values()]
+        .sort((a, b) => a.version - b.version)
+        .map(
+          (e) => html`<li class="${e.seat === null ? "table" : ""}" data-type="${e.type}" data-seat="${e.seat ?? ""}" data-via="${e.via}">
+            <span class="v">${e.version}</span> ${e.text}</li>`
+        )}</ol>`
     );
     this.tick();
     // another tab's title says whose turn it is
-    const mine = v.status === "active" && v.to_act.includes(me);
+    const mine = v.status === "active" && v.to_act.includes(me) && !botPlaying(v);
     document.title = `${mine ? "● Your turn · " : ""}${title} · Turnpost`;
   }
 
   turnLine(names, me) {
     const v = this.view;
     if (v.status === "finished") return html`<span class="turn done">Game over</span>`;
+    const bot = botPlaying(v);
+    if (bot) {
+      // resigned, or handed over at a timeout: every move of the seat is the bot's
+      const who = v.to_act.map((s) => (s === me ? `your ${bot} bot` : names[s])).join(", ");
+      return html`<span class="turn bot">A ${bot} bot plays your seat${who ? ` · waiting for ${who}` : ""}</span>`;
+    }
     if (v.to_act.includes(me)) return html`<span class="turn mine">Your turn</span>`;
     const who = v.to_act.map((s) => names[s]).join(", ");
     return html`<span class="turn">Waiting for ${who || "the table"}</span>`;
@@ -339,7 +407,7 @@ export class GameScreen {
     return html`<div class="moves ${this.busy ? "busy" : ""}">
       <h3>Your moves ${this.focus ? html`<button id="show-all" class="link">show all</button>` : ""}</h3>
       ${actions.length === 0 ? html`<p class="quiet">Nothing to do now.</p>` : ""}
-      <div data-keep-scroll="moves-${this.legal?.version}" class="move-list">${[...groups].map(
+      <div class="move-list">${[...groups].map(
         ([label, { types, list }]) => html`<div class="group" data-types="${[...types].join(" ")}">
           <h4>${label} ${list.length > 1 ? html`<span class="quiet">(${list.length})</span>` : ""}</h4>
           ${list.map(

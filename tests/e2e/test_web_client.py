@@ -25,12 +25,15 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.e2e.conftest import ROOT, Stack
+from tests.e2e.conftest import ROOT, Stack, bearer
 
 SHOTS = ROOT / ".run" / "web-screenshots"
-# A move that lost a race is answered 409 (the page reloads and says so): the browser logs
-# the status itself, which is no error of the page's.
-EXPECTED_CONSOLE = ("Failed to load resource: the server responded with a status of 409",)
+# What the browser logs itself for an answer a test provokes (no error of the page's): each
+# test that expects one allows it (Tab.expected), no other.
+STATUS = "Failed to load resource: the server responded with a status of {}"
+NETWORK_FAILED = "Failed to load resource: net::ERR_FAILED"
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+VERSION_ABOVE = "v => Number(document.querySelector('.game')?.dataset.version) > v"
 
 
 def chromium() -> str | None:
@@ -61,9 +64,7 @@ class Tab:
         self.page: Page = context.new_page()
         self.stack = stack
         self.errors: list[str] = []
-        self.expected: tuple[str, ...] = (
-            EXPECTED_CONSOLE  # console errors that are no error of the page's
-        )
+        self.expected: tuple[str, ...] = ()  # console errors that are no error of the page's
         self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
         self.page.on("console", self._console)
         self.page.set_default_timeout(30_000)
@@ -113,16 +114,22 @@ class Tab:
         return None
 
     def post(self, prefer: tuple[str, ...] = ()) -> str:
-        """Click a move until the page posts it: its text (a click on a button that news
-        redrew under the pointer is lost, as a person's would be)."""
-        for _ in range(10):
-            with contextlib.suppress(PlaywrightError):
-                with self.page.expect_request("**/v1/games/*/actions", timeout=5_000):
-                    text = self.play(prefer=prefer)
-                if text:
-                    return text
-            self.page.wait_for_timeout(200)
-        raise AssertionError(f"no move of {prefer} could be posted")
+        """Click a move once, and the page posts it: its text (news drawn meanwhile leaves
+        the move buttons alone)."""
+        with self.page.expect_request("**/v1/games/*/actions", timeout=10_000):
+            text = self.play(prefer=prefer)
+        assert text, f"no move of {prefer} to click"
+        return text
+
+    def player(self) -> dict[str, Any]:
+        """The tab's player, as it keeps it (id, name, token)."""
+        found: dict[str, Any] = json.loads(
+            self.page.evaluate("sessionStorage.getItem('turnpost.player')") or "null"
+        )
+        return found
+
+    def game_id(self) -> str:
+        return self.page.url.split("#/game/")[1]
 
     def click_first(self, where: str | Locator) -> bool:
         """Click the first of these, if any; False when none, or it was redrawn under the
@@ -341,6 +348,7 @@ def test_two_people_in_two_tabs(browser: Browser, stack: Stack) -> None:
 def test_problems_are_shown_and_a_stale_move_reloads(tab: Tab) -> None:
     """The real service's answers to moves the page did not mean: sent against an old version
     (409: reloaded, said so), and one the rules refuse (422: its detail and code shown)."""
+    tab.expected = (STATUS.format(409),)
     tab.register("Dee")
     tab.create_room("itty-bitty", 2, {1: "greedy"})
     tab.start()
@@ -348,10 +356,7 @@ def test_problems_are_shown_and_a_stale_move_reloads(tab: Tab) -> None:
     page.wait_for_selector(".group[data-types~=keep_collector] button.action")
     tab.post(prefer=("keep_collector",))
     page.wait_for_selector('.group[data-types~="take_ittybit"] button.action')
-    tab.expected = (
-        *EXPECTED_CONSOLE,
-        "Failed to load resource: the server responded with a status of 422",
-    )
+    tab.expected = (STATUS.format(409), STATUS.format(422))
 
     def rewrite(change: dict[str, Any]) -> None:
         def handle(route: Any) -> None:
@@ -379,3 +384,278 @@ def test_problems_are_shown_and_a_stale_move_reloads(tab: Tab) -> None:
     page.wait_for_function(f"Number(document.querySelector('.game').dataset.version) > {version}")
     assert not page.locator("#notice.error").is_visible()
     assert tab.errors == [], tab.errors
+
+
+# -- a second person at the table, through the API --------------------------------------------
+
+
+def with_bob(tab: Tab, name: str) -> tuple[str, dict[str, str]]:
+    """`name` creates an itty bitty room in the page for two; Bob, through the API, takes the
+    other seat and never moves unless told; the game started, on screen: its id, Bob's auth."""
+    tab.register(name)
+    tab.create_room("itty-bitty", 2, {1: ""})
+    room = tab.page.url.split("#/room/")[1]
+    bob = httpx.post(f"{tab.stack.lobby}/v1/players", json={"name": "Bob"}).json()
+    auth = bearer(bob["token"])
+    joined = httpx.post(f"{tab.stack.lobby}/v1/rooms/{room}/join", headers=auth)
+    assert joined.status_code == 200, joined.text
+    tab.page.wait_for_selector(".room .seats li:nth-child(2) b:text-is('Bob')")
+    tab.start()
+    return tab.game_id(), auth
+
+
+def bob_keeps(tab: Tab, game: str, auth: dict[str, str]) -> None:
+    legal = httpx.get(f"{tab.stack.game}/v1/games/{game}/legal-actions", headers=auth).json()
+    action = {k: v for k, v in legal["actions"][0].items() if k != "text"}
+    assert action["type"] == "keep_collector", legal
+    body = {"action": action, "expected_version": legal["version"]}
+    posted = httpx.post(f"{tab.stack.game}/v1/games/{game}/actions", json=body, headers=auth)
+    assert posted.status_code == 200, posted.text
+
+
+def test_news_leaves_the_move_buttons_alone(tab: Tab) -> None:
+    """Bob's choice, arriving live, adds to the log and the version, and the button under
+    Ada's pointer stays the same button: her one click is posted."""
+    game, bob = with_bob(tab, "Ada")
+    page = tab.page
+    keep = ".group[data-types~=keep_collector] button.action:not([disabled])"
+    page.wait_for_selector(keep)
+    page.wait_for_function("() => document.querySelector('#live').textContent === 'live (stream)'")
+    button = page.locator(keep).first.element_handle()
+    version = tab.version()
+    bob_keeps(tab, game, bob)
+    page.wait_for_selector(".log li[data-via=stream]:has-text('Bob kept')")
+    page.wait_for_function(VERSION_ABOVE, arg=version)
+    assert button.evaluate("b => b.isConnected"), "the move buttons were drawn again"
+    assert page.locator(".status-bar .turn.mine").count() == 1
+    with page.expect_request("**/v1/games/*/actions"):
+        button.click()
+    page.wait_for_selector(".log li:has-text('Ada kept')")
+    tab.no_errors()
+
+
+def test_a_seat_a_bot_plays_has_no_moves(tab: Tab) -> None:
+    """Resigned (through the API), Ada's seat is a bot's: the page says so and lists no move
+    (each would be refused, seat_played_by_bot); the game goes on, waiting for Bob."""
+    game, _ = with_bob(tab, "Ada")
+    page = tab.page
+    page.wait_for_selector(".group[data-types~=keep_collector] button.action")
+    assert page.locator(".status-bar .turn.mine").inner_text() == "Your turn"
+    ada = bearer(tab.player()["token"])
+    resigned = httpx.post(f"{tab.stack.game}/v1/games/{game}/resign", headers=ada)
+    assert resigned.status_code == 200, resigned.text
+    said = page.locator(".status-bar .turn.bot")
+    said.wait_for()
+    assert said.inner_text().startswith("A greedy bot plays your seat"), said.inner_text()
+    assert page.locator(".status-bar .turn.mine").count() == 0
+    assert page.locator(".moves, button.action").count() == 0
+    assert "Your turn" not in page.title()
+    page.wait_for_selector(".log li:has-text('Ada kept')")  # the bot chose for her, live
+    assert page.locator(".game").get_attribute("data-status") == "active"  # Bob has yet to
+    assert page.locator(".status-bar .turn.bot").inner_text().endswith("waiting for Bob")
+    assert page.locator(".moves, button.action").count() == 0
+    tab.no_errors()
+
+
+# -- moves and the live feed when the network fails ----------------------------------------------
+
+
+def test_a_move_whose_answer_is_lost_is_sent_again_with_its_key(tab: Tab) -> None:
+    """Every move carries an Idempotency-Key (a UUID); the first answer lost (the move landed),
+    the page sends it again with the same key: the service replays it, one move is played."""
+    tab.expected = (NETWORK_FAILED,)
+    tab.register("Ada")
+    tab.create_room("itty-bitty", 2, {1: "greedy"})
+    tab.start()
+    page = tab.page
+    sent: list[dict[str, Any]] = []
+
+    def lose_the_first_answer(route: Any) -> None:
+        answer = route.fetch()  # the move reaches the service
+        sent.append({"key": route.request.headers.get("idempotency-key"), "status": answer.status})
+        if len(sent) == 1:
+            route.abort()  # and its answer is lost on the way back
+        else:
+            sent[-1]["body"] = answer.json()
+            route.fulfill(response=answer)
+
+    page.route("**/v1/games/*/actions", lose_the_first_answer)
+    page.wait_for_selector(".group[data-types~=keep_collector] button.action")
+    tab.post(prefer=("keep_collector",))
+    page.wait_for_selector(".log li:has-text('Ada kept')")
+    page.wait_for_function("() => !document.querySelector('.moves.busy')")
+    assert len(sent) == 2, sent
+    assert sent[0]["key"] and UUID.fullmatch(sent[0]["key"]), sent
+    assert sent[1]["key"] == sent[0]["key"], sent  # the same move, said again
+    assert sent[0]["status"] == sent[1]["status"] == 200, sent
+    assert sent[1]["body"]["replayed"] is True, sent
+    assert page.locator(".log li:has-text('Ada kept')").count() == 1
+    # a next move has a key of its own
+    page.unroute("**/v1/games/*/actions")
+    keys: list[str] = []
+    page.route(
+        "**/v1/games/*/actions",
+        lambda route: (keys.append(route.request.headers["idempotency-key"]), route.continue_()),
+    )
+    deadline = time.monotonic() + 120
+    while not keys:
+        assert time.monotonic() < deadline, "no second move"
+        if not tab.play():
+            page.wait_for_timeout(150)
+    assert UUID.fullmatch(keys[0]) and keys[0] != sent[0]["key"], keys
+    tab.no_errors()
+
+
+@pytest.mark.parametrize("how", ["refused", "empty"])
+def test_a_failing_stream_falls_back_to_long_poll(tab: Tab, how: str) -> None:
+    """The stream failing three times in a row (refused; or answered and closed at once, never
+    a word: a proxy that cuts streams), the page long-polls: a bot's move reaches it so."""
+    tab.expected = (NETWORK_FAILED,)
+    streams: list[str] = []
+
+    def fail(route: Any) -> None:
+        streams.append(route.request.url)
+        if how == "refused":
+            route.abort()
+        else:
+            route.fulfill(status=200, headers={"content-type": "text/event-stream"}, body="")
+
+    tab.page.route("**/v1/games/*/stream*", fail)
+    tab.register("Ada")
+    tab.create_room("itty-bitty", 2, {1: "greedy"})
+    tab.start()
+    page = tab.page
+    page.wait_for_function(
+        "() => document.querySelector('#live')?.textContent === 'live (long-poll)'",
+        timeout=20_000,
+    )
+    assert len(streams) == 3, streams
+    deadline = time.monotonic() + 180
+    while not page.locator(".log li[data-via=poll][data-seat='1']").count():
+        assert time.monotonic() < deadline, "no bot's move by long-poll"
+        if not tab.play():
+            page.wait_for_timeout(150)
+        tab.no_errors()
+    assert page.locator("#live").inner_text() == "live (long-poll)"
+    assert len(streams) == 3, streams
+    tab.no_errors()
+
+
+@pytest.mark.parametrize("status", [403, 401])
+def test_a_lasting_problem_stops_following(tab: Tab, status: int) -> None:
+    """A 4xx no retry mends (but 408, 429) stops the live loop, said; a 401 (a token the
+    stack no longer honours) sends the tab back to registering."""
+    tab.expected = (STATUS.format(status),)
+    streams: list[str] = []
+    problem = {"title": "no", "status": status, "detail": "not for you", "code": "nope"}
+
+    def refuse(route: Any) -> None:
+        streams.append(route.request.url)
+        route.fulfill(
+            status=status, headers={"content-type": "application/problem+json"}, json=problem
+        )
+
+    tab.page.route("**/v1/games/*/stream*", refuse)
+    tab.register("Ada")
+    tab.create_room("itty-bitty", 2, {1: "greedy"})
+    polls: list[str] = []
+    tab.page.on(
+        "request", lambda r: "/events?" in r.url and "wait=25" in r.url and polls.append(r.url)
+    )
+    tab.page.click("#start")
+    page = tab.page
+    notice = page.locator("#notice.error")
+    notice.wait_for()
+    if status == 401:
+        page.wait_for_selector("#register #name")
+        assert "not for you (nope): please register again" in notice.inner_text()
+        assert tab.player() is None
+    else:
+        page.wait_for_function("() => document.querySelector('#live')?.textContent === 'not live'")
+        assert notice.inner_text() == "not for you (nope)"
+    page.wait_for_timeout(4_000)  # a retry would have come by now (after 0.5 s, 1 s...)
+    assert len(streams) == 1, streams
+    assert polls == []
+    assert tab.errors == [], tab.errors
+
+
+def test_leaving_a_game_stops_drawing_it(tab: Tab) -> None:
+    """Ada leaves for the lobby while the page awaits the game's view (bots playing on after
+    she resigned; and again while it opens): the lobby stays, nothing of the game is asked."""
+    tab.register("Ada")
+    tab.create_room("itty-bitty", 3, {1: "random", 2: "random"})
+    tab.start()
+    page = tab.page
+    game = tab.game_id()
+    page.wait_for_selector(".group[data-types~=keep_collector] button.action")
+    # the game's view answers the page 1.5 s late: a person leaves meanwhile
+    page.evaluate(
+        """() => {
+          const real = window.fetch;
+          window.fetch = async (url, init) => {
+            const answer = await real(url, init);
+            if (/\\/v1\\/games\\/[^/?]+$/.test(String(url))) await new Promise((r) => setTimeout(r, 1500));
+            return answer;
+          };
+        }"""
+    )
+    view = f"**/v1/games/{game}"
+    with page.expect_request(view):  # news (her resignation): the page reloads the view
+        ada = bearer(tab.player()["token"])
+        assert (
+            httpx.post(f"{tab.stack.game}/v1/games/{game}/resign", headers=ada).status_code == 200
+        )
+    page.click(".status-bar a[href='#/']")
+    asked: list[str] = []
+    page.on("request", lambda r: f"/v1/games/{game}" in r.url and asked.append(r.url))
+    page.wait_for_selector("#my-games")
+    page.wait_for_timeout(3_000)
+    assert page.locator(".game").count() == 0, "the game drawn over the lobby"
+    assert page.locator("#my-games").count() == 1
+    # opened and left at once
+    with page.expect_request(view):
+        page.evaluate(f"location.hash = '#/game/{game}'")
+    page.evaluate("location.hash = '#/'")
+    page.wait_for_selector("#my-games")
+    page.wait_for_timeout(3_000)
+    assert page.locator(".game").count() == 0, "the game drawn over the lobby"
+    assert page.locator("#my-games").count() == 1
+    late = [u for u in asked if "/stream" in u or "/events" in u or "legal-actions" in u]
+    assert late == [], late
+    tab.no_errors()
+
+
+def test_a_room_id_is_escaped_in_the_start_address(tab: Tab) -> None:
+    """A room whose id needs escaping (the service's have none, an answer stands in): Start
+    asks for that room, not a path of its pieces."""
+    tab.register("Nia")
+    me = tab.player()
+    odd = "r-a/b?c#d"
+    room = {
+        "id": odd,
+        "game": "itty-bitty",
+        "status": "open",
+        "host": me["id"],
+        "seats": [
+            {"seat": 0, "player_id": me["id"], "name": "Nia", "bot": None},
+            {"seat": 1, "player_id": "p-bot", "name": "greedy bot", "bot": "greedy"},
+        ],
+        "timing": None,
+        "game_id": None,
+    }
+    asked: list[str] = []
+
+    def answer(route: Any) -> None:
+        asked.append(route.request.url)
+        route.fulfill(json=room)
+
+    page = tab.page
+    page.route(lambda url: "/v1/rooms/r-a" in url, answer)
+    page.evaluate(f"location.hash = '#/room/' + encodeURIComponent({json.dumps(odd)})")
+    page.wait_for_selector(".room #start")
+    with page.expect_request(lambda r: r.method == "POST"):
+        page.click("#start")
+    escaped = "r-a%2Fb%3Fc%23d"
+    assert asked[0].endswith(f"/v1/rooms/{escaped}"), asked
+    assert asked[-1].endswith(f"/v1/rooms/{escaped}/start?wait=10"), asked
+    tab.no_errors()
