@@ -23,6 +23,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     game_url: str = "http://127.0.0.1:8020"
     lobby_port: int = 8010
     game_port: int = 8020
+    # uvicorn worker processes of the game service on its one port (infra/process.py); each
+    # runs its own consumers (their groups share the work) and live-feed readers, and shows
+    # its own /metrics (a scrape sees one worker's)
+    game_workers: int = 1
     stream_prefix: str = ""  # isolates test runs sharing one Redis
     snapshot_every: int = 100
     max_deliveries: int = 5
@@ -140,6 +144,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         game_url=e.get("GAME_URL", defaults.game_url),
         lobby_port=int(e.get("LOBBY_PORT", defaults.lobby_port)),
         game_port=int(e.get("GAME_PORT", defaults.game_port)),
+        game_workers=int(e.get("GAME_WORKERS", defaults.game_workers)),
         stream_prefix=e.get("STREAM_PREFIX", defaults.stream_prefix),
         snapshot_every=int(e.get("SNAPSHOT_EVERY", defaults.snapshot_every)),
         max_deliveries=int(e.get("MAX_DELIVERIES", defaults.max_deliveries)),
