@@ -51,6 +51,7 @@ class LevelStats:
     finished: int = 0
     starved_s: float = 0.0
     created: int = 0  # games made during the run (after the prepared ones)
+    creation_s: list[float] = field(default_factory=list)  # RoomStarted -> GET 200, each game
 
     def merge(self, other: dict[str, Any]) -> None:
         self.post_ms += other["post_ms"]
@@ -63,6 +64,7 @@ class LevelStats:
         self.finished += other["finished"]
         self.starved_s += other["starved_s"]
         self.created += other.get("created", 0)
+        self.creation_s += other.get("creation_s", [])
 
 
 class GameLike(Protocol):
@@ -210,6 +212,7 @@ async def _main() -> None:
                 refiller.cancel()
                 await asyncio.gather(refiller, return_exceptions=True)
             st.created = games.count - before
+            st.creation_s = games.creation_s
     finally:
         await streams.close()
     print(json.dumps(asdict(st)), flush=True)

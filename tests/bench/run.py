@@ -358,6 +358,8 @@ class Games:
 # small machine; BENCH_CLIENT=inproc runs them in this process' event loop as before.
 CLIENT_MODE = os.environ.get("BENCH_CLIENT", "procs")
 CLIENT_PROCS = int(os.environ.get("BENCH_CLIENT_PROCS", "2"))
+WORKERS = int(os.environ.get("BENCH_GAME_WORKERS", "2"))  # the several-workers levels
+CPU_PER_ACTION: dict[str, tuple[float, float]] = {}  # level -> (game service, Postgres) ms
 
 
 async def _inproc_clients(
@@ -488,6 +490,7 @@ async def run_level(
     else:
         prefix = games.stream[: -len(LOBBY)]
         cpu_marks = await _process_clients(svc, prefix, clients, prepared, st, cpu)
+        games.creation_s += st.creation_s
 
     p = name or f"post_action_c{clients}"
     c = p.removeprefix("post_action_")  # c16, c16_w2, ...: the GET figures' suffix
@@ -515,12 +518,22 @@ async def run_level(
         if rate:  # CPU time per action (its GET game + GET legal-actions + POST): load-proof
             out(f"{p}_game_service_cpu_per_action", used[1] * 10 / rate, "ms (3 requests)")
             out(f"{p}_postgres_cpu_per_action", used[2] * 10 / rate, "ms")
+            CPU_PER_ACTION[p] = (used[1] * 10 / rate, used[2] * 10 / rate)
             out(f"{p}_bench_client_cpu_per_action", used[0] * 10 / rate, "ms (load generator)")
         req_rate = total_req / MEASURE_S
         if req_rate:
             out(f"{p}_game_service_cpu_per_request", used[1] * 10 / req_rate, "ms")
             out(f"{p}_postgres_cpu_per_request", used[2] * 10 / req_rate, "ms")
     return rate
+
+
+def _ratio(level: str, base: str, what: str) -> None:
+    """CPU per action of `level` over `base`'s, measured in the same run."""
+    if level in CPU_PER_ACTION and base in CPU_PER_ACTION:
+        (g, pg), (g0, pg0) = CPU_PER_ACTION[level], CPU_PER_ACTION[base]
+        nan = float("nan")
+        out(f"{base}_game_service_cpu_per_action_{what}_ratio", g / g0 if g0 else nan, "x")
+        out(f"{base}_postgres_cpu_per_action_{what}_ratio", pg / pg0 if pg0 else nan, "x")
 
 
 # -- baseline: raw inserts --------------------------------------------------------------
@@ -754,6 +767,63 @@ async def cleanup_redis(prefix: str) -> None:
         await r.aclose()
 
 
+async def action_levels(dsn: str, prefix: str, streams: RedisStreams) -> dict[int, float]:
+    """The `post_action_*` levels on a game service of one worker (processes of clients,
+    and c16 in process), then on one of BENCH_GAME_WORKERS; actions/s by clients (one
+    worker)."""
+    post_rates: dict[int, float] = {}
+    svc: Service | None = None
+    try:
+        svc = Service(dsn, prefix)
+        t = time.monotonic()
+        await svc.wait_healthy()
+        out("game_service_startup_s", time.monotonic() - t, "s")
+        cpu = CpuMeter(svc.proc.pid)
+        games = Games(streams, prefix, svc.url)
+        for clients, prepared in LEVELS:
+            post_rates[clients] = await run_level(svc, games, clients, prepared, cpu)
+        # the same c16 with the clients in this process' event loop, as before: what a load
+        # generator apart changes in the service's CPU per action
+        await run_level(svc, games, 16, 64, cpu, mode="inproc", name="post_action_c16_inproc")
+        _ratio("post_action_c16_inproc", "post_action_c16", "inproc_vs_procs")
+        if games.creation_s:
+            out(
+                "game_creation_ready_p50_s",
+                pct(games.creation_s, 0.5),
+                "s (RoomStarted -> GET 200)",
+            )
+        _stopped(svc, "game_service")
+
+        if WORKERS > 1:  # the same levels on a game service of several uvicorn workers
+            svc = Service(dsn, prefix, workers=WORKERS)
+            await svc.wait_healthy()
+            cpu = CpuMeter(svc.proc.pid)
+            games = Games(streams, prefix, svc.url, tag=f"w{WORKERS}-")
+            for clients, prepared in LEVELS:
+                p = f"post_action_c{clients}_w{WORKERS}"
+                rate = await run_level(svc, games, clients, prepared, cpu, name=p)
+                if post_rates[clients]:
+                    out(f"{p}_vs_w1_actions_ratio", rate / post_rates[clients], "x")
+                _ratio(p, f"post_action_c{clients}", f"w{WORKERS}_vs_w1")
+            _stopped(svc, f"game_service_w{WORKERS}")
+    finally:
+        if svc is not None and svc.alive():
+            svc.stop()
+    return post_rates
+
+
+def _stopped(svc: Service, name: str) -> None:
+    """Stop the service; its log's tracebacks and errors (the log kept only if any)."""
+    svc.stop()
+    tracebacks, errors = svc.problems()
+    out(f"{name}_log_tracebacks", tracebacks, "count")
+    out(f"{name}_log_errors", errors, "count")
+    if tracebacks or errors:
+        note(f"game service log ({svc.log}):\n{svc.tail(3000)}")
+    else:
+        svc.log.unlink(missing_ok=True)
+
+
 async def main() -> int:
     began = time.monotonic()
     prefix = f"bench-{RUN}:"
@@ -771,31 +841,10 @@ async def main() -> int:
         "(other work on this machine skews every figure)",
     )
     await admin.close()
-    svc: Service | None = None
     streams: RedisStreams | None = None
-    post_rates: dict[int, float] = {}
     try:
         streams = RedisStreams.from_url(REDIS_URL)
-        svc = Service(dsn, prefix)
-        t = time.monotonic()
-        await svc.wait_healthy()
-        out("game_service_startup_s", time.monotonic() - t, "s")
-        cpu = CpuMeter(svc.proc.pid)
-        games = Games(streams, prefix, svc.url)
-        for clients, prepared in LEVELS:
-            post_rates[clients] = await run_level(svc, games, clients, prepared, cpu)
-        if games.creation_s:
-            out(
-                "game_creation_ready_p50_s",
-                pct(games.creation_s, 0.5),
-                "s (RoomStarted -> GET 200)",
-            )
-        svc.stop()
-        tracebacks, errors = svc.problems()
-        out("game_service_log_tracebacks", tracebacks, "count")
-        out("game_service_log_errors", errors, "count")
-        if tracebacks or errors:
-            note(f"game service log ({svc.log}):\n{svc.tail(3000)}")
+        post_rates = await action_levels(dsn, prefix, streams)
 
         cpu = CpuMeter(None)
         for clients, _ in LEVELS:
@@ -816,11 +865,6 @@ async def main() -> int:
         out("bench_wall_s", time.monotonic() - began, "s")
         return 0
     finally:
-        if svc is not None:
-            svc.stop()
-            with contextlib.suppress(OSError):
-                if svc.problems() == (0, 0):
-                    svc.log.unlink()
         if streams is not None:
             with contextlib.suppress(Exception):
                 await streams.close()
