@@ -1,7 +1,8 @@
 """The web client in Firefox, the distribution's (firefox-esr), driven over WebDriver BiDi, the
 W3C protocol Firefox itself serves (`--remote-debugging-port`): no driver binary, and
 Playwright's own Firefox build is never downloaded. The first moves of an itty bitty game,
-the live stream read through fetch() in Firefox, and no JavaScript error.
+each accepted (the game's version rises by them), a bot's move read from the live stream
+through fetch() in Firefox, and no JavaScript error.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -141,15 +143,35 @@ async def first_moves(port: int, lobby: str) -> dict[str, Any]:
         await click_when(until, click, '.game-entry[data-key="itty-bitty"] button[type=submit]')
         await click_when(until, click, "#start")
         await until(".game .market .card")
+        version = "Number(document.querySelector('.game').dataset.version)"
+        start = await js(version)
+        # a move counts when the service accepted it: the log has one more of Fox's own
+        mine = "document.querySelectorAll('.log li[data-seat=\"0\"]').length"
+        own_start = await js(mine)
         moves = 0
-        for _ in range(600):
-            if moves == 6:
-                break
-            moves += await click("button.action:not([disabled])")
+        deadline = time.monotonic() + 150
+        while moves < 6 and time.monotonic() < deadline:
+            before = await js(mine)
+            if await click("button.action:not([disabled])"):
+                for _ in range(100):
+                    if await js(f"!document.querySelector('.moves.busy') && {mine} > {before}"):
+                        moves += 1
+                        break
+                    await asyncio.sleep(0.1)
             await asyncio.sleep(0.3)
+        # a bot's move after Fox's, read from the stream
+        streamed = "document.querySelectorAll('.log li[data-via=stream][data-seat=\"1\"]').length"
+        for _ in range(300):
+            if await js(streamed):
+                break
+            await asyncio.sleep(0.1)
         await asyncio.sleep(1)
         return {
             "moves": moves,
+            "own": await js(mine) - own_start,
+            "rose": await js(version) - start,
+            "streamed": await js("Number(document.querySelector('.game').dataset.streamed)"),
+            "bot_streamed": await js(streamed),
             "live": await js("document.querySelector('#live').textContent"),
             "log": await js("document.querySelectorAll('.log li').length"),
             "hand": await js("document.querySelectorAll('.hand .card').length"),
@@ -181,7 +203,10 @@ def test_first_moves_in_firefox(stack: Stack) -> None:
     finally:
         loop.close()
     assert seen["errors"] == [], seen["errors"]
-    assert seen["moves"] == 6, seen
-    assert seen["live"] == "live (stream)", seen  # the SSE stream, read by fetch() in Firefox
+    assert seen["moves"] == 6, seen  # six moves accepted, each its own line in the log
+    assert seen["rose"] >= seen["own"] >= 6, seen  # the version rose by them (and the bot's)
+    assert seen["live"] == "live (stream)", seen
+    # the SSE stream, read by fetch() in Firefox: a bot's move reached the log by it
+    assert seen["bot_streamed"] >= 1 and seen["streamed"] >= seen["bot_streamed"], seen
     assert seen["hand"] >= 3 and seen["log"] > 6, seen
     assert seen["notice"] == "" or "moved on" in seen["notice"], seen
