@@ -421,6 +421,7 @@ async def _process_clients(
                 cwd=ROOT,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
+                limit=1 << 26,  # the result is one JSON line of every timing
             )
             procs.append(proc)
             job = {
