@@ -133,6 +133,25 @@ def _machine_ticks() -> tuple[int, int]:
     return sum(vals) - idle, sum(vals)
 
 
+def _backend_ticks(database: str) -> int:
+    """Jiffies of the Postgres backends connected to `database` (their process titles say
+    so); a backend gone since the last sample takes its ticks with it, so this suits
+    long-lived pools (the game service's), not a connection per query."""
+    total = 0
+    needle = f" {database} ".encode()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                title = f.read()
+        except OSError:
+            continue
+        if title.startswith(b"postgres:") and needle in title:
+            total += _ticks(int(d))
+    return total
+
+
 class CpuMeter:
     """Ticks of this process, the game service (its session: uvicorn's workers with it), every
     Postgres process, the load generator's processes (`clients`, set per level) and the
@@ -140,9 +159,10 @@ class CpuMeter:
 
     HZ = os.sysconf("SC_CLK_TCK")
 
-    def __init__(self, server_pid: int | None) -> None:
+    def __init__(self, server_pid: int | None, database: str = "") -> None:
         self.server_pid = server_pid
         self.clients: list[int] = []
+        self.database = database  # its backends' ticks apart: other work's queries not counted
 
     def sample(self) -> tuple[float, ...]:
         t = os.times()
@@ -156,6 +176,7 @@ class CpuMeter:
             server / self.HZ,
             _postgres_ticks() / self.HZ,
             busy / self.HZ,
+            _backend_ticks(self.database) / self.HZ if self.database else 0.0,
         )
 
     @staticmethod
@@ -521,6 +542,17 @@ async def run_level(
             out(f"{p}_postgres_cpu_per_action", used[2] * 10 / rate, "ms")
             CPU_PER_ACTION[p] = (used[1] * 10 / rate, used[2] * 10 / rate)
             out(f"{p}_bench_client_cpu_per_action", used[0] * 10 / rate, "ms (load generator)")
+            if cpu.database:
+                own = (
+                    100
+                    * (cpu_marks["b"][5] - cpu_marks["a"][5])
+                    / (cpu_marks["b"][0] - cpu_marks["a"][0])
+                )
+                out(
+                    f"{p}_postgres_backends_cpu_per_action",
+                    own * 10 / rate,
+                    "ms (this database's backends only)",
+                )
         req_rate = total_req / MEASURE_S
         if req_rate:
             out(f"{p}_game_service_cpu_per_request", used[1] * 10 / req_rate, "ms")
@@ -580,6 +612,10 @@ async def insert_rate(dsn: str, conc: int, cpu: CpuMeter) -> float:
     used = cpu.report(p, marks["a"], marks["b"], with_server=False)
     if rate:
         out(f"{p}_postgres_cpu_per_row", used[2] * 10 / rate, "ms")
+        if cpu.database:
+            a, b = marks["a"], marks["b"]
+            own = 100 * (b[5] - a[5]) / (b[0] - a[0])
+            out(f"{p}_postgres_backends_cpu_per_row", own * 10 / rate, "ms (this database's)")
     return rate
 
 
@@ -779,7 +815,7 @@ async def action_levels(dsn: str, prefix: str, streams: RedisStreams) -> dict[in
         t = time.monotonic()
         await svc.wait_healthy()
         out("game_service_startup_s", time.monotonic() - t, "s")
-        cpu = CpuMeter(svc.proc.pid)
+        cpu = CpuMeter(svc.proc.pid, dsn.rsplit("/", 1)[1])
         games = Games(streams, prefix, svc.url)
         for clients, prepared in LEVELS:
             post_rates[clients] = await run_level(svc, games, clients, prepared, cpu)
@@ -798,7 +834,7 @@ async def action_levels(dsn: str, prefix: str, streams: RedisStreams) -> dict[in
         if WORKERS > 1:  # the same levels on a game service of several uvicorn workers
             svc = Service(dsn, prefix, workers=WORKERS)
             await svc.wait_healthy()
-            cpu = CpuMeter(svc.proc.pid)
+            cpu = CpuMeter(svc.proc.pid, dsn.rsplit("/", 1)[1])
             games = Games(streams, prefix, svc.url, tag=f"w{WORKERS}-")
             for clients, prepared in LEVELS:
                 p = f"post_action_c{clients}_w{WORKERS}"
@@ -847,7 +883,7 @@ async def main() -> int:
         streams = RedisStreams.from_url(REDIS_URL)
         post_rates = await action_levels(dsn, prefix, streams)
 
-        cpu = CpuMeter(None)
+        cpu = CpuMeter(None, db_name)
         for clients, _ in LEVELS:
             ins = await insert_rate(dsn, clients, cpu)
             out(
