@@ -342,21 +342,27 @@ async def test_a_429_is_waited_out_as_retry_after_says_with_the_same_idempotency
 
 async def test_my_news_stream_hears_my_turn_sync_and_async(urls: Urls) -> None:
     players, game_id = await seated(urls, "itty-bitty", 2)
-    news = players[0].stream_my_news()
+    # who moves first after the collector choices is the deal's (the public first_seat)
+    first = (await players[0].get_game(game_id)).view["public"]["first_seat"]
+    other = 1 - first
+    news = players[first].stream_my_news()
     heard = asyncio.create_task(anext(news))
     await asyncio.sleep(0.5)  # connected, listening (news is live only)
-    for p in players:  # both keep a collector: then seat 0 must act
+    # both keep a collector, the first seat first: then it must act, and is told (a seat
+    # that acts again after its own move is not: it is at the table)
+    for p in (players[first], players[other]):
         legal = await p.get_legal_actions(game_id)
         await p.post_action(game_id, legal.actions[0], legal.version)
     note = await asyncio.wait_for(heard, 10)
-    view = await players[0].get_game(game_id)
+    view = await players[first].get_game(game_id)
+    assert view.to_act == [first]
     assert (note.type, note.game_id, note.seat, note.version) == (
         "your_turn",
         game_id,
-        0,
+        first,
         view.version,
     )
-    assert note.player_id == view.seats[0].player_id and note.links.game.endswith(game_id)
+    assert note.player_id == view.seats[first].player_id and note.links.game.endswith(game_id)
     await news.aclose()
 
     def listen(token: str | None) -> tuple[str, int]:
@@ -366,12 +372,12 @@ async def test_my_news_stream_hears_my_turn_sync_and_async(urls: Urls) -> None:
         raise AssertionError("the stream ended")
 
     with ThreadPoolExecutor(1) as pool:
-        heard_sync = asyncio.wrap_future(pool.submit(listen, players[1].token))
+        heard_sync = asyncio.wrap_future(pool.submit(listen, players[other].token))
         await asyncio.sleep(0.5)
-        # seat 0 plays until seat 1 must act
-        while 1 not in (await players[0].get_game(game_id)).to_act:
-            await players[0].play(game_id, at_random(random.Random(5)))
-        assert await asyncio.wait_for(heard_sync, 10) == ("your_turn", 1)
+        # the first seat plays until the other must act
+        while other not in (await players[first].get_game(game_id)).to_act:
+            await players[first].play(game_id, at_random(random.Random(5)))
+        assert await asyncio.wait_for(heard_sync, 10) == ("your_turn", other)
     for p in players:
         await p.aclose()
 
