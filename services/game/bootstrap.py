@@ -33,6 +33,7 @@ from infra.tokens import (
 from services.game.consumers import command_game, on_command, on_room_started
 from services.game.handlers import GameService
 from services.game.live import Waiters, follow_games_stream
+from services.game.relay import Doorbell, doorbell_channel
 from services.game.repository import MemoryGamesRepository, PostgresGamesRepository
 
 log = logging.getLogger(__name__)
@@ -58,14 +59,16 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         )
         async with pool.acquire() as conn:
             await migrate(conn)
+        streams = RedisStreams(
+            aioredis.Redis.from_url(settings.redis_url, **redis_options(settings))
+        )
+        doorbell = Doorbell(streams.r, doorbell_channel(settings))
         service = GameService(
             PostgresEventStore(pool),
             PostgresGamesRepository(pool),
             waiters,
             settings.snapshot_every,
-        )
-        streams = RedisStreams(
-            aioredis.Redis.from_url(settings.redis_url, **redis_options(settings))
+            appended=doorbell.ring,
         )
         # The lobby's players table, remembered per player for token_check_ttl_s.
         ledger = CachedTokenLedger(PostgresTokenLedger(pool), settings.token_check_ttl_s)

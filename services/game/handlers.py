@@ -107,8 +107,10 @@ class GameService:
         snapshot_every: int = 100,
         cache_size: int = 2048,
         now: Callable[[], datetime] = utcnow,
+        appended: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
+        self.appended = appended  # told after each new append (the relay's doorbell)
         self.games = games
         self.waiters = waiters
         self.snapshot_every = snapshot_every
@@ -493,6 +495,8 @@ class GameService:
             if result.version // self.snapshot_every > version // self.snapshot_every:
                 await self._snapshot(record, rules, result.version, state, table)
             self.waiters.notify(record.id)
+            if self.appended is not None:
+                self.appended()
         return result
 
     async def _snapshot(

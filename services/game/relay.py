@@ -165,10 +165,62 @@ CONNECTION_ERRORS = (
 )
 
 
+def doorbell_channel(settings: Settings) -> str:
+    """Where the game service rings when it has appended (Redis pub/sub)."""
+    return f"{settings.stream(GAMES)}:appended"
+
+
+class Doorbell:
+    """Tells the active relay that an append committed, so it reads the outbox now rather
+    than at its next poll (RELAY_POLL_S): one Redis PUBLISH, at most one in flight, appends
+    made meanwhile ring once more after it. Lossy by design (no subscriber, Redis away): the
+    relay's poll still finds everything, only later. A NOTIFY from the append's transaction
+    did this before and serialised every commit (migration 010)."""
+
+    def __init__(self, r: aioredis.Redis, channel: str) -> None:
+        self.r, self.channel = r, channel
+        self._task: asyncio.Task[None] | None = None
+        self._again = False
+
+    def ring(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._again = True
+            return
+        self._task = asyncio.create_task(self._publish())
+
+    async def _publish(self) -> None:
+        while True:
+            self._again = False
+            try:
+                await self.r.publish(self.channel, b"1")
+            except Exception as exc:  # the relay's poll finds it anyway
+                log.debug("doorbell not rung: %r", exc)
+                return
+            if not self._again:
+                return
+
+
+async def _listen(r: aioredis.Redis, channel: str, wake: asyncio.Event) -> None:
+    """Set `wake` at each ring of the doorbell; resubscribe after a lost connection."""
+    while True:
+        try:
+            async with r.pubsub() as ps:
+                await ps.subscribe(channel)
+                async for message in ps.listen():
+                    if message.get("type") == "message":
+                        wake.set()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # polling goes on meanwhile
+            log.debug("doorbell listener: %r; subscribing again", exc)
+            await asyncio.sleep(1)
+
+
 async def run(settings: Settings, stop: asyncio.Event, poll_seconds: float | None = None) -> None:
     """Relay until stopped, reconnecting after any lost connection; its metrics on
-    METRICS_PORT (none when 0). It polls the outbox every `poll_seconds` (RELAY_POLL_S)
-    while nothing is new, at once again after a batch."""
+    METRICS_PORT (none when 0). It reads the outbox when the game service rings its
+    Doorbell, and every `poll_seconds` (RELAY_POLL_S) while nothing is new (a ring lost),
+    at once again after a batch."""
     serve_metrics(settings.metrics_port)
     poll = settings.relay_poll_s if poll_seconds is None else poll_seconds
     while not stop.is_set():
@@ -205,11 +257,18 @@ async def _relay(settings: Settings, stop: asyncio.Event, poll_seconds: float) -
         relay = FencedRelay(r, PostgresOutbox(conn), stream)
         await relay.start(conn)
         log.info("relay active, publishing to %s", stream)
-        while not stop.is_set():
-            if await relay.once():
-                continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), poll_seconds)
+        wake = asyncio.Event()
+        listener = asyncio.create_task(_listen(r, doorbell_channel(settings), wake))
+        try:
+            while not stop.is_set():
+                wake.clear()  # a ring while reading is heard after
+                if await relay.once():
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), poll_seconds)
+        finally:
+            listener.cancel()
+            await asyncio.gather(listener, return_exceptions=True)
     finally:
         await r.aclose()
         if not conn.is_closed():

@@ -267,3 +267,22 @@ async def test_feed_texts_are_made_from_each_caller_s_copy() -> None:
     hand = loaded.state.hands[0].ittybits
     assert dealt.text.startswith("Ada was dealt ") and all(c in dealt.text for c in hand)
     assert theirs[dealt.version].text == "Ada was dealt 3 ittybits"
+
+
+async def test_each_new_append_rings_the_relays_doorbell_once_and_a_replay_none() -> None:
+    store = MemoryEventStore()
+    rings: list[int] = []
+    svc = GameService(
+        store, MemoryGamesRepository(store), Waiters(), appended=lambda: rings.append(1)
+    )
+    gid = await new_game(svc)
+    assert len(rings) == 1  # the game's creation
+    loaded = await svc.load(gid)
+    action = msgspec.to_builtins(loaded.rules.legal_actions(loaded.state, 0)[0])
+    cid = uuid.uuid4()
+    await svc.submit(gid, 0, action, loaded.version, cid)
+    assert len(rings) == 2
+    await svc.submit(gid, 0, action, loaded.version, cid)  # the same command again
+    with pytest.raises(ProblemError):
+        await svc.submit(gid, 0, {"type": "nope"}, loaded.version, uuid.uuid4())
+    assert len(rings) == 2  # nothing new appended, nothing rung
