@@ -122,7 +122,7 @@ def _hopeless(move: list[float], own: list[float]) -> bool:
     """A move whose paired gain over the policy's own is not above zero and falls short of it
     by `DROP` standard errors: its playouts are spent on the moves still in doubt."""
     n = len(move)
-    diffs = [a - b for a, b in zip(move, own, strict=False)]
+    diffs = [a - b for a, b in zip(move, own, strict=True)]
     mean = sum(diffs) / n
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     return mean <= 0 and (var == 0 or mean + DROP * math.sqrt(var / n) < 0)
