@@ -2,7 +2,8 @@
 
 A subject is the player a valid bearer token names, else the client's address; registering
 is always per address, which is also what bounds the tokens one address can hold. Counting
-is infra/rate_counters.py (one atomic script per request).
+is infra/rate_counters.py: each replica takes small leases of tokens from the shared Redis
+bucket (one atomic script per lease) and spends them locally.
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ from redis.exceptions import RedisError
 from contracts.problems import ProblemError
 from infra.guards import send_problem
 from infra.http import principal_from
-from infra.rate_counters import Counter, Limit, MemoryCounter, RedisCounter, parse_limit
+from infra.rate_counters import (
+    Counter,
+    LeasedCounter,
+    Limit,
+    MemoryCounter,
+    RedisBucket,
+    parse_limit,
+)
 from infra.settings import Settings, from_env
 
 log = logging.getLogger(__name__)
@@ -199,7 +207,7 @@ def _counter(settings: Settings, embedded: bool) -> tuple[Counter, aioredis.Redi
     client = aioredis.Redis.from_url(
         settings.redis_url, socket_timeout=0.5, socket_connect_timeout=0.5, retry=None
     )
-    return RedisCounter(client, f"{settings.stream_prefix}ratelimit:"), client
+    return LeasedCounter(RedisBucket(client, f"{settings.stream_prefix}ratelimit:")), client
 
 
 @contextlib.asynccontextmanager

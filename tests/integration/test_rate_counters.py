@@ -1,20 +1,39 @@
-"""One suite over both rate counters (Redis and memory): bursts, refills, the headers' numbers."""
+"""One suite over the rate counters (Redis per request, Redis by leases, memory): bursts,
+refills, the headers' numbers; then what leases alone promise, over a real Redis."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 
-from infra.rate_counters import Counter, Limit, MemoryCounter, RedisCounter
+from infra.rate_counters import (
+    TAKE_LUA,
+    Counter,
+    LeasedCounter,
+    Limit,
+    MemoryCounter,
+    RedisBucket,
+    RedisCounter,
+    lease_s,
+)
 
 FIVE_PER_SECOND = Limit(5, 1)  # one more every 200 ms
+DAILY = Limit(600, 86400)  # leases of up to 30, and no refill while a test runs
 
 
-@pytest.fixture(params=["memory", "redis"])
+def leased(
+    client: aioredis.Redis, prefix: str, clock: Callable[[], float] | None = None
+) -> LeasedCounter:
+    bucket = RedisBucket(client, prefix)
+    return LeasedCounter(bucket) if clock is None else LeasedCounter(bucket, clock)
+
+
+@pytest.fixture(params=["memory", "redis", "leased"])
 async def counter(
     request: pytest.FixtureRequest, redis_url: str, stream_prefix: str
 ) -> AsyncIterator[Counter]:
@@ -23,7 +42,7 @@ async def counter(
         return
     client = aioredis.Redis.from_url(redis_url)
     prefix = f"{stream_prefix}counters-{uuid.uuid4().hex[:6]}:"
-    yield RedisCounter(client, prefix)
+    yield RedisCounter(client, prefix) if request.param == "redis" else leased(client, prefix)
     keys = [k async for k in client.scan_iter(match=f"{prefix}*")]
     if keys:
         await client.delete(*keys)
@@ -64,3 +83,102 @@ async def test_concurrent_hits_never_pass_more_than_the_limit(counter: Counter) 
     counts = await asyncio.gather(*(counter.hit("k", Limit(10, 60)) for _ in range(40)))
     assert sum(c.allowed for c in counts) == 10
     assert sorted(c.remaining for c in counts if c.allowed) == list(range(10))
+
+
+async def test_the_headers_count_down_one_per_hit_to_a_refusal(counter: Counter) -> None:
+    hundred = Limit(100, 3600)  # leases of up to 5
+    counts = [await counter.hit("k", hundred) for _ in range(102)]
+    assert [c.allowed for c in counts] == [True] * 100 + [False] * 2
+    assert [c.remaining for c in counts] == [*range(99, -1, -1), 0, 0]
+    assert all(30_000 <= c.retry_ms <= 36_000 for c in counts[100:])
+
+
+class CountingRedis(aioredis.Redis):
+    """A client that counts the scripts it runs: one round trip each."""
+
+    scripts = 0
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        if str(args[0]).upper() in ("EVALSHA", "EVAL"):
+            self.scripts += 1
+        return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+
+
+def counting(redis_url: str) -> CountingRedis:
+    client = CountingRedis.from_url(redis_url)
+    assert isinstance(client, CountingRedis)
+    return client
+
+
+@pytest.fixture
+async def redis(redis_url: str, stream_prefix: str) -> AsyncIterator[tuple[CountingRedis, str]]:
+    client = counting(redis_url)
+    prefix = f"{stream_prefix}leases-{uuid.uuid4().hex[:6]}:"
+    await client.script_load(TAKE_LUA)  # so that no NOSCRIPT retry is counted
+    yield client, prefix
+    keys = [k async for k in client.scan_iter(match=f"{prefix}*")]
+    if keys:
+        await client.delete(*keys)
+    await client.aclose()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_a_busy_key_costs_a_few_scripts(redis: tuple[CountingRedis, str]) -> None:
+    client, prefix = redis
+    counter = leased(client, prefix, Clock())
+    counts = [await counter.hit("k", Limit(600, 60)) for _ in range(100)]
+    assert all(c.allowed and c.remaining >= 0 for c in counts)
+    assert client.scripts <= 10  # leases of 1, 2, 4, 8, 16, 30...: 8, not 100
+    # one less a hit, as when each hit was a script (where no refill comes between them)
+    remaining = [(await counter.hit("d", DAILY)).remaining for _ in range(100)]
+    assert remaining == list(range(599, 499, -1))
+
+
+async def test_two_replicas_never_pass_more_than_the_limit(
+    redis: tuple[CountingRedis, str], redis_url: str
+) -> None:
+    client, prefix = redis
+    other = counting(redis_url)
+    try:
+        replicas = [leased(client, prefix, Clock()), leased(other, prefix, Clock())]
+        counts = await asyncio.gather(*(replicas[i % 2].hit("k", DAILY) for i in range(1000)))
+    finally:
+        scripts = client.scripts + other.scripts
+        await other.aclose()
+    assert 600 - 2 * 30 <= sum(c.allowed for c in counts) <= 600
+    assert all(c.remaining >= 0 for c in counts)
+    assert all(c.retry_ms > 0 for c in counts if not c.allowed)
+    assert scripts < 60
+
+
+async def test_held_tokens_are_lost_when_the_lease_expires(
+    redis: tuple[CountingRedis, str],
+) -> None:
+    client, prefix = redis
+    clock = Clock()
+    counter = leased(client, prefix, clock)
+    assert (await counter.hit("k", DAILY)).remaining == 599
+    assert (await counter.hit("k", DAILY)).remaining == 598  # a lease of 2: one held here
+    clock.now += lease_s(DAILY) + 0.01
+    assert (await counter.hit("k", DAILY)).remaining == 596  # not 597: the held one is gone
+    assert client.scripts == 3
+
+
+async def test_twenty_per_hour_is_leased_one_at_a_time(
+    redis: tuple[CountingRedis, str],
+) -> None:
+    client, prefix = redis
+    hourly = Limit(20, 3600)
+    counter, exact = leased(client, prefix), RedisCounter(client, prefix)
+    for _ in range(22):
+        mine, old = await counter.hit("leased", hourly), await exact.hit("exact", hourly)
+        assert (mine.allowed, mine.remaining) == (old.allowed, old.remaining)
+        assert abs(mine.reset_ms - old.reset_ms) <= 50 and abs(mine.retry_ms - old.retry_ms) <= 50
+    assert client.scripts == 21 + 22  # one a hit, but the refusal held here
