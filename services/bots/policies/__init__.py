@@ -97,12 +97,12 @@ def policy_for(game: str, level: str) -> Policy:
 # - Itchy Feet: playouts cut at 20 moves, then the steps-to-win estimate; about 0.15 s.
 # - Footprints: playouts to the end; its listing of walks is costly (a playout move about
 #   0.5 ms), so 24 playouts over 3 moves, about 1 s a move, already far above greedy.
-SEARCHED: dict[str, Searched] = {
+SEARCHED: dict[str, Searched] = {  # each budget is its game module's SEARCH_BUDGET
     "itty-bitty": Searched(
-        itty_bitty.estimate, itty_bitty.greedy, Budget(rollout=30), itty_bitty.playout_moves
+        itty_bitty.estimate, itty_bitty.greedy, itty_bitty.SEARCH_BUDGET, itty_bitty.playout_moves
     ),
-    "itchy-feet": Searched(itchy_feet.estimate, itchy_feet.greedy, Budget(rollout=20)),
-    "footprints": Searched(even, footprints.greedy, Budget(simulations=24, width=3)),
+    "itchy-feet": Searched(itchy_feet.estimate, itchy_feet.greedy, itchy_feet.SEARCH_BUDGET),
+    "footprints": Searched(even, footprints.greedy, footprints.SEARCH_BUDGET),
 }
 
 

@@ -52,6 +52,7 @@ from games.footprints.model import (
     UsePower,
 )
 from services.bots.observe import Observation
+from services.bots.search import Budget
 
 SKILL_STEP_WORTH = 3  # a bottom action's skill advance, in spaces of progress
 # what a bonus is worth, in spaces of progress (a skill advance: longer moves, track bonuses)
@@ -611,3 +612,7 @@ def _cave_points(s: Seat, token: Any) -> float:
         case "per_footprint_card_5":
             return 5 * len(me["completed"])
     return 0.0
+
+
+# The `mcts` level's budget per move in this game (policies/__init__.py: SEARCHED).
+SEARCH_BUDGET = Budget(simulations=24, width=3)

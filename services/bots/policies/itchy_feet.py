@@ -29,7 +29,7 @@ from games.itchy_feet.model import (
 )
 from games.itchy_feet.travel import MAP, needed_items
 from services.bots.observe import Observation
-from services.bots.search import win_chances
+from services.bots.search import Budget, win_chances
 
 CHARACTER_PREFERENCE = ("pickpocket", "planner", "backpacker", "hoarder", "haggler", "globetrotter")
 STEAL_FROM = 5  # steal only from a player holding at least this many cards
@@ -262,3 +262,7 @@ def estimate(state: State) -> list[float]:
     if state.winner is not None:
         return [1.0 if s == state.winner else 0.0 for s in range(state.seats)]
     return win_chances([-steps(state, s) for s in range(state.seats)], STEPS_SCALE)
+
+
+# The `mcts` level's budget per move in this game (policies/__init__.py: SEARCHED).
+SEARCH_BUDGET = Budget(rollout=20)

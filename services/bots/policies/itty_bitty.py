@@ -19,7 +19,7 @@ from games.itty_bitty.model import (
 )
 from games.itty_bitty.rules import IttyBitty
 from services.bots.observe import Observation
-from services.bots.search import win_chances
+from services.bots.search import Budget, win_chances
 
 WANT_COLLECTORS = 2
 _RULES = IttyBitty()
@@ -129,3 +129,7 @@ def playout_moves(state: State, seat: int) -> Sequence[Action]:
     per set of grails (greedy picks by coins, then by cards paid, which every payment of the
     same grails shares)."""
     return _RULES.moves(state, seat, every_payment=False)
+
+
+# The `mcts` level's budget per move in this game (policies/__init__.py: SEARCHED).
+SEARCH_BUDGET = Budget(rollout=30)
