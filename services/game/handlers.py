@@ -69,7 +69,8 @@ UNAFFECTED_WINDOW = 64  # versions back within which a move may still be unaffec
 # move can be unaffected only while its expected version is among the RECENT_STATES kept:
 # this bound is above that, so a lost race ends in an append or in the rule's 409, never in
 # running out of attempts (six seats choosing at once lose up to five races; 4 was too few).
-APPEND_ATTEMPTS = RECENT_STATES + 2
+# One more for a move first judged on the cache alone (submit) and judged again on a read.
+APPEND_ATTEMPTS = RECENT_STATES + 3
 
 
 def utcnow() -> datetime:
@@ -174,11 +175,24 @@ class GameService:
         self._records[game_id] = record
         return record
 
-    async def load(self, game_id: str, record: GameRecord | None = None) -> Loaded:
+    async def load(
+        self, game_id: str, record: GameRecord | None = None, *, read: bool = True
+    ) -> Loaded:
+        """The game as the store has it: the cached state and the events after it.
+        `read=False`: the cached state as it is, without asking the store what came after
+        (what a move is decided on first: its append says whether it was the latest)."""
         record = record or await self.record(game_id)
         game_id = record.id
         rules = self.rules_for(record)
         cached = self._cache.get(game_id)
+        if cached is not None and not read:
+            return Loaded(
+                record=record,
+                rules=rules,
+                state=cached.state,
+                table=cached.table,
+                version=cached.version,
+            )
         version, state, table = (
             (cached.version, cached.state, cached.table) if cached else (0, None, None)
         )
@@ -242,31 +256,57 @@ class GameService:
         maybe_retried: bool = True,
         by_bot: bool = False,
     ) -> Accepted:
-        """Decide and append one command. A fresh random command id cannot have been applied
-        before, so `maybe_retried=False` skips the lookup of an earlier result. `by_bot`: it
-        came through the commands stream, which may move only seats a bot plays now."""
+        """Decide and append one command. `maybe_retried`: the command id may have been
+        applied before (an Idempotency-Key, a bot's or the scheduler's command): a refusal
+        then first looks for its earlier result (a fresh random id skips that). `by_bot`: it
+        came through the commands stream, which may move only seats a bot plays now.
+
+        Two round trips to the store are saved on the way of a move that lands:
+        - A command applied before is not looked for before deciding: deciding it again
+          ends in one of two places that both find it, the append (the store finds the
+          command's event ids and answers with what they hold, `_accepted`) or a refusal
+          (the game moved on since its expected version, or it is no longer its turn), which
+          looks for it before it is given.
+        - A move made at the version this process holds is decided on it without a read of
+          the store: the append's version check says whether it was still the latest (another
+          process may have appended meanwhile: then the move is decided again on a read). A
+          refusal is never given on the cache alone: it is judged again on a read."""
         record = await self.record(game_id)
         request = fingerprint(seat, raw_action)
-        if maybe_retried and (earlier := await self.earlier(record, command_id, request)):
-            return earlier
+        cached = self._cache.get(record.id)
+        read = cached is None or cached.version != expected_version
+        look = maybe_retried  # for an earlier result of this command, before refusing it
         for _ in range(APPEND_ATTEMPTS):
-            loaded = await self.load(record.id, record)
+            loaded = await self.load(record.id, record, read=read)
             rules = loaded.rules
-            self.check_player(loaded.table, seat, by_bot)
-            if expected_version != loaded.version and not await self._unaffected(
-                loaded, seat, expected_version
-            ):
-                return await self._stale(record, command_id, request, maybe_retried, loaded.version)
             try:
-                action = msgspec.convert(raw_action, rules.action_type)
-            except msgspec.ValidationError as exc:
-                raise ProblemError(
-                    400, "invalid_action_format", f"not an action of {rules.key}: {exc}"
-                ) from exc
-            try:
-                events = rules.decide(loaded.state, seat, action, self._rng(record, loaded.version))
-            except IllegalAction as exc:
-                raise ProblemError(422, exc.code, exc.message) from exc
+                self.check_player(loaded.table, seat, by_bot)
+                if expected_version != loaded.version and not await self._unaffected(
+                    loaded, seat, expected_version
+                ):
+                    return await self._stale(record, command_id, request, False, loaded.version)
+                try:
+                    action = msgspec.convert(raw_action, rules.action_type)
+                except msgspec.ValidationError as exc:
+                    raise ProblemError(
+                        400, "invalid_action_format", f"not an action of {rules.key}: {exc}"
+                    ) from exc
+                try:
+                    events = rules.decide(
+                        loaded.state, seat, action, self._rng(record, loaded.version)
+                    )
+                except IllegalAction as exc:
+                    raise ProblemError(422, exc.code, exc.message) from exc
+            except ProblemError:
+                if look:
+                    look = False
+                    if earlier := await self.earlier(record, command_id, request):
+                        return earlier  # applied before: its answer, not a refusal
+                if read:
+                    raise
+                read = True  # judged on the cache alone: judged again on what the store holds
+                continue
+            read = True
             state = fold(rules, events, loaded.state)
             clocks = tables.after_command(loaded.table, self.to_act(rules, state), seat, self.now())
             try:
@@ -284,7 +324,7 @@ class GameService:
             except ConcurrencyError:
                 continue  # someone moved meanwhile: decide again against the news (or 409)
             return self._accepted(result, request)
-        return await self._stale(record, command_id, request, maybe_retried, loaded.version)
+        return await self._stale(record, command_id, request, look, loaded.version)
 
     @staticmethod
     def check_player(table: TableState, seat: int, by_bot: bool) -> None:

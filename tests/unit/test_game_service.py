@@ -175,21 +175,9 @@ async def test_a_reused_key_that_races_its_first_request_is_refused_not_replayed
     )
     cid = uuid.uuid4()
     await svc.submit(gid, 0, first, loaded.version, cid)
-    # the second request looked for an earlier result before the first was stored (the race
-    # window): the store then finds the command's events at append time
-    store = svc.store
-    real_find, real_read = store.find, store.read
-
-    async def not_yet(ids: object) -> list[object]:
-        store.find = real_find  # type: ignore[method-assign]
-        return []
-
-    async def as_before(stream: str, after: int = 0, limit: int | None = None) -> list[object]:
-        store.read = real_read  # type: ignore[method-assign]
-        return []
-
-    store.find = not_yet  # type: ignore[method-assign,assignment]
-    store.read = as_before  # type: ignore[method-assign,assignment]
+    # the second request decides on the state before the first was stored (the race window;
+    # here the cache at its expected version, decided on without a read of the store): the
+    # store then finds the command's events at append time
     cached = svc._cache[gid]
     svc._cache[gid] = msgspec.structs.replace(cached, version=loaded.version, state=loaded.state)
     with pytest.raises(ProblemError) as err:
@@ -286,3 +274,79 @@ async def test_each_new_append_rings_the_relays_doorbell_once_and_a_replay_none(
     with pytest.raises(ProblemError):
         await svc.submit(gid, 0, {"type": "nope"}, loaded.version, uuid.uuid4())
     assert len(rings) == 2  # nothing new appended, nothing rung
+
+
+def replicas() -> tuple[GameService, GameService]:
+    """Two game service processes on one event store and games table."""
+    store = MemoryEventStore()
+    games = MemoryGamesRepository(store)
+    return GameService(store, games, Waiters()), GameService(store, games, Waiters())
+
+
+async def test_a_move_decided_on_a_cache_another_process_outdated_lands_on_the_news() -> None:
+    a, b = replicas()
+    gid = await new_game(a, seats=3)
+    start = await a.load(gid)  # a holds the game at the start; b moves it on
+    rules = start.rules
+    choice = [msgspec.to_builtins(rules.legal_actions(start.state, s)[0]) for s in range(3)]
+    await b.submit(gid, 0, choice[0], start.version, uuid.uuid4())
+    # seat 1 chooses at the same version through a: decided on a's cache, the append finds
+    # b's move, the move is decided again on it (unaffected: a simultaneous choice) and lands
+    accepted = await a.submit(gid, 1, choice[1], start.version, uuid.uuid4())
+    stored = await a.store.read(stream_id(gid))
+    assert accepted.version == stored[-1].version > start.version + 1
+    assert [e.metadata.get("seat") for e in stored if e.version > start.version].count(0) >= 1
+    # and a's state is the store's, both moves in it
+    fresh = service()
+    fresh.store, fresh.games = a.store, a.games
+    assert (await a.load(gid)).state == (await fresh.load(gid)).state
+    # seat 0 again through a with the version a held: its own move came since: 409, not 2 moves
+    with pytest.raises(ProblemError) as err:
+        await a.submit(gid, 0, choice[0], start.version, uuid.uuid4())
+    assert (err.value.status, err.value.code) == (409, "stale_version")
+    assert err.value.extra.get("current_version") == accepted.version
+
+
+async def test_a_refusal_is_never_given_on_a_cache_another_process_outdated() -> None:
+    a, b = replicas()
+    gid = await new_game(a, seats=2)
+    start = await a.load(gid)
+    rules = start.rules
+    for seat in range(2):  # the collector choices, through b
+        action = msgspec.to_builtins(rules.legal_actions(start.state, seat)[0])
+        await b.submit(gid, seat, action, start.version, uuid.uuid4())
+    held = await a.load(gid)  # a holds this version; b moves on from it
+    [first] = sorted(rules.to_act(held.state))
+    other = 1 - first
+    first_move = msgspec.to_builtins(rules.legal_actions(held.state, first)[0])
+    await b.submit(gid, first, first_move, held.version, uuid.uuid4())
+    now = await b.load(gid)
+    assert other in rules.to_act(now.state)
+    move = msgspec.to_builtins(rules.legal_actions(now.state, other)[0])
+    # at the version a holds it is not `other`'s turn (a 422 on a's cache alone); the store
+    # says the game moved on: the answer is the store's, a 409 with where it stands
+    with pytest.raises(ProblemError) as err:
+        await a.submit(gid, other, move, held.version, uuid.uuid4())
+    assert (err.value.status, err.value.code) == (409, "stale_version")
+    assert err.value.extra.get("current_version") == now.version
+    # at the version the store holds, a's first try reads it and the move lands
+    accepted = await a.submit(gid, other, move, now.version, uuid.uuid4())
+    assert accepted.version > now.version
+
+
+async def test_a_retried_move_is_answered_with_its_result_after_its_seat_went_to_a_bot() -> None:
+    from services.game import seats
+
+    svc = service()
+    gid = await new_game(svc, seats=3)
+    start = await svc.load(gid)
+    action = msgspec.to_builtins(start.rules.legal_actions(start.state, 0)[0])
+    cid = uuid.uuid4()
+    first = await svc.submit(gid, 0, action, start.version, cid)
+    await seats.resign(svc, gid, 0)  # the seat is a bot's now: a new move of it is refused
+    with pytest.raises(ProblemError) as err:
+        await svc.submit(gid, 0, action, start.version, uuid.uuid4())
+    assert err.value.code in ("seat_played_by_bot", "stale_version")
+    # but the lost answer of the move it made, asked for again, is that move's
+    again = await svc.submit(gid, 0, action, start.version, cid)
+    assert again.replayed and again.version == first.version
