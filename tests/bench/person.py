@@ -9,6 +9,10 @@ table as a person would: long-poll the event feed until it is this seat's turn, 
 legal actions, POST a random one (after THINK_S seconds, default 0: at once); when a game
 ends, the table takes the next unused game.
 Stops after SECONDS and prints one JSON line: {"moves", "conflicts", "errors", "post_ms"}.
+
+Its HTTP is the action benchmark's raw keep-alive client (tests/bench/actions_load.py,
+BENCH_HTTP=httpx for httpx): the people's own CPU comes out of the same two cores as the
+stack's, and httpx cost several times more per request (40 % of a core at 40 tables).
 """
 
 from __future__ import annotations
@@ -18,9 +22,19 @@ import json
 import random
 import sys
 import time
+from pathlib import Path
+from urllib.parse import urlencode
 
-import httpx
-import msgspec
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+import msgspec  # noqa: E402
+
+from tests.bench.actions_load import HTTP, RawHTTP  # noqa: E402
+
+_json = msgspec.json.Encoder()
 
 
 async def main(
@@ -35,7 +49,8 @@ async def main(
 
     async def table(i: int) -> None:
         rng = random.Random(i)
-        async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        http = httpx.AsyncClient(base_url=url, timeout=30) if HTTP == "httpx" else RawHTTP(url)
+        async with http:
             while queue and time.monotonic() < end:
                 game_id, token = queue.pop()
                 auth = {"authorization": f"Bearer {token}"}
@@ -43,11 +58,8 @@ async def main(
                 while time.monotonic() < end:
                     try:
                         wait = max(0.0, min(5.0, end - time.monotonic()))
-                        r = await http.get(
-                            f"/v1/games/{game_id}/events",
-                            params={"after": after, "wait": f"{wait:.1f}", "limit": 500},
-                            headers=auth,
-                        )
+                        query = urlencode({"after": after, "wait": f"{wait:.1f}", "limit": 500})
+                        r = await http.get(f"/v1/games/{game_id}/events?{query}", headers=auth)
                         if r.status_code != 200:
                             errors[f"feed_{r.status_code}"] = (
                                 errors.get(f"feed_{r.status_code}", 0) + 1
@@ -76,7 +88,11 @@ async def main(
                             "expected_version": legal["version"],
                         }
                         t0 = time.perf_counter()
-                        r = await http.post(f"/v1/games/{game_id}/actions", json=body, headers=auth)
+                        r = await http.post(
+                            f"/v1/games/{game_id}/actions",
+                            content=_json.encode(body),
+                            headers={**auth, "content-type": "application/json"},
+                        )
                         ms = (time.perf_counter() - t0) * 1000
                         if r.status_code == 200:
                             stats["moves"] = int(stats["moves"]) + 1  # type: ignore[call-overload]
@@ -87,7 +103,7 @@ async def main(
                             errors[f"post_{r.status_code}"] = (
                                 errors.get(f"post_{r.status_code}", 0) + 1
                             )
-                    except httpx.HTTPError as exc:
+                    except (httpx.HTTPError, OSError, asyncio.IncompleteReadError) as exc:
                         errors[type(exc).__name__] = errors.get(type(exc).__name__, 0) + 1
                         await asyncio.sleep(0.1)
 

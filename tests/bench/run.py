@@ -237,7 +237,7 @@ async def drop_database(name: str) -> None:
 class Service:
     """`python -m services.game` as a subprocess in its own session."""
 
-    def __init__(self, dsn: str, prefix: str, workers: int = 1) -> None:
+    def __init__(self, dsn: str, prefix: str, workers: int = 1, root: Path = ROOT) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
@@ -259,7 +259,7 @@ class Service:
         with open(self.log, "wb") as f:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "services.game"],
-                cwd=ROOT,
+                cwd=root,  # another checkout's service (tests/bench/compare_actions.py)
                 env=env,
                 stdout=f,
                 stderr=subprocess.STDOUT,

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""The action path before and after a change, in one run: the `post_action_c16` level of
+tests/bench/run.py on another checkout's game service (the baseline) and on this one's,
+in alternate rounds, so both meet the same machine.
+
+    git worktree add /tmp/base <commit>
+    .venv/bin/python -m tests.bench.compare_actions /tmp/base [--rounds 3] [--clients 16]
+
+Each round starts a fresh service of each checkout (the baseline first, then this one, the
+order swapped every other round) on one database and stream prefix of its own, and plays
+the level (BENCH_WARMUP_S, BENCH_MEASURE_S) with the load generator in processes of its own.
+Prints each level's figures as run.py does (`post_action_c16_base_r1_*`, `..._this_r1_*`),
+then the medians over the rounds of the game service's and Postgres' CPU per action cycle
+and of actions/s and the POST's p99, and this checkout's over the baseline's as ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from infra.streams.redis import RedisStreams  # noqa: E402
+from tests.bench import run  # noqa: E402
+
+
+async def compare(base: Path, rounds: int, clients: int) -> None:
+    db_name, dsn = await run.create_database()
+    prefix = f"bench-{run.RUN}:"
+    streams = RedisStreams.from_url(run.REDIS_URL)
+    figures: dict[str, list[dict[str, float]]] = {"base": [], "this": []}
+    lines: dict[str, str] = {}
+    real_out = run.out
+
+    def capture(name: str, value: object, unit: str = "") -> None:
+        lines[name] = str(value)
+        real_out(name, value, unit)
+
+    run.out = capture
+    try:
+        for r in range(1, rounds + 1):
+            order = [("base", base), ("this", ROOT)]
+            for which, root in order if r % 2 else reversed(order):
+                svc = run.Service(dsn, prefix, root=root)
+                try:
+                    await svc.wait_healthy()
+                    cpu = run.CpuMeter(svc.proc.pid, db_name)
+                    games = run.Games(streams, prefix, svc.url, tag=f"{which}{r}-")
+                    name = f"post_action_c{clients}_{which}_r{r}"
+                    lines.clear()
+                    rate = await run.run_level(svc, games, clients, 4 * clients, cpu, name=name)
+                    service_cpu, postgres_cpu = run.CPU_PER_ACTION.get(name, (0.0, 0.0))
+                    figures[which].append(
+                        {
+                            "actions_per_s": rate,
+                            "game_service_cpu_per_action": service_cpu,
+                            "postgres_cpu_per_action": postgres_cpu,
+                            "post_p99_ms": float(lines.get(f"{name}_p99_ms", "nan")),
+                        }
+                    )
+                finally:
+                    svc.stop()
+                    if svc.problems()[0]:
+                        run.note(f"{which} round {r}: tracebacks in {svc.log}")
+        run.out = real_out
+        for key in ("game_service_cpu_per_action", "postgres_cpu_per_action", "actions_per_s",
+                    "post_p99_ms"):  # fmt: skip
+            medians = {w: statistics.median(f[key] for f in figures[w]) for w in figures}
+            run.out(f"c{clients}_{key}_base_median", medians["base"], "")
+            run.out(f"c{clients}_{key}_this_median", medians["this"], "")
+            ratio = medians["this"] / medians["base"] if medians["base"] else float("nan")
+            run.out(f"c{clients}_{key}_this_vs_base_ratio", ratio, "x")
+    finally:
+        run.out = real_out
+        await streams.close()
+        await run.cleanup_redis(prefix)
+        await run.drop_database(db_name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("base", type=Path, help="the baseline checkout (a git worktree)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--clients", type=int, default=16)
+    args = parser.parse_args()
+    began = time.monotonic()
+    asyncio.run(compare(args.base.resolve(), args.rounds, args.clients))
+    run.out("compare_wall_s", time.monotonic() - began, "s")
+
+
+if __name__ == "__main__":
+    main()
