@@ -25,6 +25,10 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[Message], Awaitable[None]]
 Key = Callable[[Message], Hashable]  # messages of one key are handled in stream order
+# Before a batch is handled (without a key): what the handler will need of the whole batch,
+# read at once (the notifier's endpoints of the batch's games). A failure is only logged:
+# the handler must do without it (read what it needs itself).
+Prepare = Callable[[Sequence[Message]], Awaitable[None]]
 
 
 class Consumer:
@@ -43,6 +47,8 @@ class Consumer:
     default 1 s, or min_idle_ms when shorter) while reads bring news, and before every read
     once they come back empty: a busy consumer does not pay a claim per read for what
     happens only when a process dies.
+
+    `prepare` (without a key) sees each batch before its messages are handled.
     """
 
     def __init__(
@@ -64,9 +70,11 @@ class Consumer:
         key: Key | None = None,
         concurrency: int = 1,
         claim_every_s: float | None = None,
+        prepare: Prepare | None = None,
     ) -> None:
         self.streams, self.stream, self.group, self.name = streams, stream, group, name
         self.handler = handler
+        self.prepare = prepare
         self.groups = tuple(dict.fromkeys((group, *groups)))  # its own first, each once
         self.max_deliveries = max_deliveries
         self.min_idle_ms = min_idle_ms
@@ -151,6 +159,11 @@ class Consumer:
         waits for them all."""
         if self.key is None:
             messages = await self._fetch(self.batch)
+            if messages and self.prepare is not None:
+                try:
+                    await self.prepare(messages)
+                except Exception as exc:  # the handler reads for itself
+                    log.warning("%s: preparing a batch failed: %r", self.stream, exc)
             handled = [m for m in messages if await self._handle(m)]  # in order
             if handled:
                 ids = [m.id for m in handled]

@@ -33,7 +33,7 @@ from contracts.streams import GAMES, GROUPS, GameEvent
 from infra.db import create_pool, redis_options
 from infra.errors import is_transient
 from infra.metrics import serve_metrics
-from infra.notify.deliveries import Hook, hooks_of_game, plan, push, record, utcnow
+from infra.notify.deliveries import Hook, hooks_of_game, hooks_of_games, plan, push, record, utcnow
 from infra.notify.derive import Clocks, deadlines_soon, notifications
 from infra.notify.facts import deadlines_of, players_of, read_facts
 from infra.settings import Settings
@@ -58,7 +58,12 @@ class End(msgspec.Struct):
     batch_end: bool
 
 
+class _Game(msgspec.Struct):
+    game_id: str
+
+
 _end = msgspec.json.Decoder(End)
+_game = msgspec.json.Decoder(_Game)
 _event = msgspec.json.Decoder(GameEvent)
 
 # Games with a deadline within the lead whose players have an endpoint for deadline_soon
@@ -88,6 +93,19 @@ class Notifier:
         self.pool, self.r, self.settings, self.now = pool, r, settings, now
         self._next_resend = 0.0
         self._next_prune = 0.0
+        self._batch_hooks: dict[str, list[Hook]] = {}  # the endpoints of this batch's games
+
+    async def prepare(self, messages: Sequence[Message]) -> None:
+        """The endpoints of every game a batch of envelopes ends a command of, in one query
+        (most games have none: a query per command was most of the notifier's work)."""
+        self._batch_hooks = {}
+        games = set()
+        for message in messages:
+            with contextlib.suppress(msgspec.DecodeError):  # its handler says what is wrong
+                if _end.decode(message.payload).batch_end:
+                    games.add(_game.decode(message.payload).game_id)
+        if games:
+            self._batch_hooks = await hooks_of_games(self.pool, sorted(games))
 
     async def on_message(self, message: Message) -> None:
         """One envelope of the games stream: its notifications, delivered (rows + tasks)."""
@@ -96,7 +114,9 @@ class Notifier:
         event = _event.decode(message.payload)
         if event.type == DEAD_TURN:  # the bots' dead letter replayed: no news of the game
             return
-        hooks = await hooks_of_game(self.pool, event.game_id)
+        hooks = self._batch_hooks.get(event.game_id)
+        if hooks is None:  # not prepared (alone, or the batch's query failed)
+            hooks = await hooks_of_game(self.pool, event.game_id)
         if not hooks:
             return
         facts = await read_facts(self.pool, event)
@@ -236,6 +256,7 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
         groups=GROUPS[GAMES],
         max_deliveries=settings.max_deliveries,
         batch=128,
+        prepare=notifier.prepare,
     )
     tasks = [
         asyncio.create_task(consumer.run(), name="notifier-games"),

@@ -160,3 +160,73 @@ async def test_a_task_pushed_twice_makes_one_attempt_and_a_lost_one_is_pushed_ag
             assert await pending(pool, hook_id) == []
         finally:
             await asyncio.to_thread(courier.close)
+
+
+class CountingPool:
+    """The pool, counting the queries that look for endpoints."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+        self.hook_queries = 0
+
+    async def fetch(self, query: str, *args: Any) -> Any:
+        if "FROM webhooks w JOIN game_seats" in query:
+            self.hook_queries += 1
+        return await self.pool.fetch(query, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.pool, name)
+
+
+async def test_a_batch_of_news_looks_for_its_games_endpoints_once(
+    pool: asyncpg.Pool, redis_client: aioredis.Redis, settings: Settings
+) -> None:
+    ada = f"ada-{uuid.uuid4().hex[:6]}"
+    hook_id = await hook(pool, ada, "http://127.0.0.1:9/hook")
+    games = [await set_up(pool, [ada, f"bob-{uuid.uuid4().hex[:6]}"])]
+    games += [await set_up(pool, [f"cy-{uuid.uuid4().hex[:6]}", f"di-{i}"]) for i in range(3)]
+    counting = CountingPool(pool)
+    notifier = Notifier(counting, redis_client, settings)  # type: ignore[arg-type]
+    batch = [entry for _, entry in games]
+    await notifier.prepare(batch)
+    assert counting.hook_queries == 1
+    for entry in batch:
+        await notifier.on_message(entry)
+    assert counting.hook_queries == 1  # none per envelope
+    rows = await pending(pool, hook_id)
+    assert len(rows) == 2  # ada's game_started and your_turn; the other games have no endpoint
+    assert await queued(redis_client, settings) == rows
+
+    # the same without preparing: a query per envelope, the same deliveries
+    alone = CountingPool(pool)
+    again = Notifier(alone, redis_client, settings)  # type: ignore[arg-type]
+    for entry in batch:
+        await again.on_message(entry)
+    assert alone.hook_queries == len(batch)
+    assert await pending(pool, hook_id) == rows
+
+
+async def test_a_consumer_prepares_each_batch_before_handling_it(
+    redis_client: aioredis.Redis, settings: Settings
+) -> None:
+    from infra.streams.consumer import Consumer
+    from infra.streams.redis import RedisStreams
+
+    streams = RedisStreams(redis_client)
+    stream = settings.stream("prepared")
+    for i in range(5):
+        await streams.publish(stream, f"{i}".encode())
+    seen: list[str] = []
+
+    async def prepare(messages: Any) -> None:
+        seen.append("batch:" + ",".join(m.payload.decode() for m in messages))
+        raise ConnectionError("the batch's query failed")  # only logged: handlers go on
+
+    async def handle(message: Message) -> None:
+        seen.append(message.payload.decode())
+
+    consumer = Consumer(streams, stream, "g", "c", handle, batch=3, prepare=prepare)
+    await consumer.ensure_groups()
+    while await consumer.step():
+        pass
+    assert seen == ["batch:0,1,2", "0", "1", "2", "batch:3,4", "3", "4"]
