@@ -849,6 +849,27 @@ async def action_levels(dsn: str, prefix: str, streams: RedisStreams) -> dict[in
     return post_rates
 
 
+async def http_floors(dsn: str) -> None:
+    """The floors under the c16 level (tests/bench/floor_http.py): the same cycles on a
+    Litestar app doing nothing of ours, bare and with one query per request; the game
+    service's CPU per action over each."""
+    from tests.bench import floor_http
+
+    measured = await asyncio.to_thread(floor_http.floors, 16, MEASURE_S, dsn)
+    service, postgres = CPU_PER_ACTION.get("post_action_c16", (float("nan"), float("nan")))
+    for mode, figures in measured.items():
+        p = f"http_floor_{mode}_c16"
+        out(f"{p}_cycles_per_s", figures["cycles_per_s"], "cycles/s (GET, GET, POST)")
+        out(f"{p}_server_cpu_per_cycle", figures["server_cpu_per_cycle_ms"], "ms")
+        out(f"{p}_postgres_cpu_per_cycle", figures["postgres_cpu_per_cycle_ms"], "ms")
+        floor = figures["server_cpu_per_cycle_ms"]
+        out(f"post_action_c16_game_service_cpu_vs_{mode}_floor_ratio",
+            service / floor if floor else float("nan"), "x")  # fmt: skip
+    if "db" in measured and measured["db"]["postgres_cpu_per_cycle_ms"]:
+        pg = measured["db"]["postgres_cpu_per_cycle_ms"]
+        out("post_action_c16_postgres_cpu_vs_db_floor_ratio", postgres / pg, "x")
+
+
 def _stopped(svc: Service, name: str) -> None:
     """Stop the service; its log's tracebacks and errors (the log kept only if any)."""
     svc.stop()
@@ -882,6 +903,7 @@ async def main() -> int:
     try:
         streams = RedisStreams.from_url(REDIS_URL)
         post_rates = await action_levels(dsn, prefix, streams)
+        await http_floors(dsn)
 
         cpu = CpuMeter(None, db_name)
         for clients, _ in LEVELS:
