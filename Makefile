@@ -28,7 +28,7 @@ run: install
 	$(PY) deploy/stack.py
 
 test: install services
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=15
 
 test-unit: install
 	$(PY) -m pytest -q tests/unit
