@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from random import Random
@@ -17,7 +18,7 @@ from games.itty_bitty.model import (
     State,
     TakeIttybit,
 )
-from games.itty_bitty.rules import IttyBitty
+from games.itty_bitty.rules import COLLECTORS_TO_END, IttyBitty
 from services.bots.observe import Observation
 from services.bots.search import Budget, win_chances
 
@@ -96,32 +97,46 @@ def greedy(obs: Observation, rng: Random) -> Any:
 
 POTENTIAL = 0.35  # of what a collector may still bring, while turns remain
 HOPE = 1.0  # coins a held collector may still bring from ittybits not yet in hand
-POINTS_SCALE = 3.0  # coins of lead that make a win about 73 % likely
+POINTS_SCALE = 3.0  # coins of lead that make a win about 73 % likely at the start
+FADING = 4  # collectors the leader still lacks from which a held collector's prospects fade
+SETTLED = 0.3  # the share of POINTS_SCALE left once the end is triggered
 
 
-def _worth(col: Collector, have: Counter[str], late: bool) -> float:
-    """A held collector: the grails payable now in full; while there is time, a share of
-    the progress on the others and of what cards still to come may bring; less the coin it
-    costs if it stays unfinished."""
+def _left(state: State) -> int:
+    """Collectors the leader still lacks before the end is triggered (0 once it is)."""
+    if state.end_triggered_by is not None:
+        return 0
+    return COLLECTORS_TO_END - max(len(hand.completed) for hand in state.hands)
+
+
+def _worth(col: Collector, have: Counter[str], time: float) -> float:
+    """A held collector: the grails payable now in full; while there is time (`time`, 1 to
+    0), a share of the progress on the others and of what cards still to come may bring;
+    less the coin it costs if it stays unfinished."""
     now = sum(g.coins for g in col.grails if have[g.trait] >= g.qty)
     progress = sum(g.coins * min(have[g.trait], g.qty) / g.qty for g in col.grails) - now
-    return now + (0.0 if late else POTENTIAL * (progress + HOPE)) - 1
+    return now + time * POTENTIAL * (progress + HOPE) - 1
 
 
 def points(state: State) -> list[float]:
-    """Coins so far and what each held collector is worth (`_worth`)."""
+    """Coins so far and what each held collector is worth (`_worth`): its prospects fade
+    over the last `FADING` collectors before the end, when few turns remain to meet them."""
     content = load()
-    late = state.end_triggered_by is not None
+    time = min(1.0, _left(state) / FADING)
     out = []
     for hand in state.hands:
         have = Counter(t for card in hand.ittybits for t in content.traits(card))
-        held = sum(_worth(content.collectors[c], have, late) for c in hand.collectors)
+        held = sum(_worth(content.collectors[c], have, time) for c in hand.collectors)
         out.append(hand.coins + held)
     return out
 
 
 def estimate(state: State) -> list[float]:
-    return win_chances(points(state), POINTS_SCALE)
+    """Each seat's chance to win from its points' lead: a lead counts for more as the end
+    nears (the scale shrinks with the square root of the game left), so the search sees
+    when ending the game wins it and when it loses it."""
+    scale = POINTS_SCALE * max(SETTLED, math.sqrt(_left(state) / COLLECTORS_TO_END))
+    return win_chances(points(state), scale)
 
 
 def playout_moves(state: State, seat: int) -> Sequence[Action]:
