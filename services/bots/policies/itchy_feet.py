@@ -54,7 +54,7 @@ def _roads(
     postcards (inf without it). `steps` is the shorter of the two."""
     kinds = Counter(content.kind_of[c] for c in hand)
     lacking = sum(1 for k in needed if not kinds[k])
-    left = max(0, lacking - kinds[MAP]) + (0 if kinds["passport"] else 1) + 1
+    left: float = max(0, lacking - kinds[MAP]) + (0 if kinds["passport"] else 1) + 1
     left += any(content.type(c) == "forbidden" for c in hand)
     if centre is not None:  # still on the way home
         left += 1 + AFTER_HOME * sum(1 for k in centre if not kinds[k])
