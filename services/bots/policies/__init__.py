@@ -93,10 +93,12 @@ def policy_for(game: str, level: str) -> Policy:
 
 # The search's settings per game, each budget measured by `make tournament` (README):
 # - itty bitty: playouts cut at 30 moves, listing one payment per set of grails (listing every
-#   payment would cost most of a playout); 96 playouts over 4 moves, about 0.25 s a move.
-# - Itchy Feet: playouts cut at 20 moves, then the steps-to-win estimate; about 0.15 s.
+#   payment would cost most of a playout); 96 playouts over 4 moves, about 0.17 s a move p50.
+# - Itchy Feet: playouts cut at 20 moves, then the steps-to-win estimate; 400 playouts over 3
+#   moves (a better move gains only 0.03-0.15 over greedy's against playouts that spread
+#   0.2-0.5: 96 over 4 almost never trusted one), about 0.1 s p50, 0.3 s mean.
 # - Footprints: playouts to the end; its listing of walks is costly (a playout move about
-#   0.5 ms), so 24 playouts over 3 moves, about 1 s a move, already far above greedy.
+#   0.5 ms), so 24 playouts over 3 moves, about 0.5 s a move, already far above greedy.
 SEARCHED: dict[str, Searched] = {  # each budget is its game module's SEARCH_BUDGET
     "itty-bitty": Searched(
         itty_bitty.estimate, itty_bitty.greedy, itty_bitty.SEARCH_BUDGET, itty_bitty.playout_moves
