@@ -316,20 +316,8 @@ async def events(
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = record.seat_of(who.player_id)
-    loaded = await svc.load(record.id, record)
-    if after > loaded.version:
-        raise ProblemError(
-            400,
-            "after_beyond_version",
-            f"the game is at version {loaded.version}; `after` can be at most that",
-            current_version=loaded.version,
-        )
-    if status_of(loaded.rules, loaded.state) == "finished":
-        wait = 0  # nothing more will come
     with LIVE_SUBSCRIBERS.labels("long_poll").track_inprogress():
-        stored = await svc.events_after(record.id, after, wait, limit)
-    if stored and stored[-1].version > loaded.version:
-        loaded = await svc.load(record.id, record)  # where it stands after what it returns
+        loaded, stored = await svc.events_since(record, after, wait, limit)
     to_act = sorted(svc.to_act(loaded.rules, loaded.state))
     return EventFeed(
         events=svc.feed(loaded.rules, stored, seat, record.names),

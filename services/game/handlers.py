@@ -54,6 +54,7 @@ class _Cached(msgspec.Struct, kw_only=True):
     state: Any
     table: TableState
     recent: tuple[tuple[int, Any], ...] = ()  # a few earlier (version, engine state)
+    events: tuple[StoredEvent, ...] = ()  # the last few stored events, ending at `version`
 
 
 _table_event = msgspec.json.Decoder(AnyTableEvent)
@@ -71,6 +72,10 @@ UNAFFECTED_WINDOW = 64  # versions back within which a move may still be unaffec
 # running out of attempts (six seats choosing at once lose up to five races; 4 was too few).
 # One more for a move first judged on the cache alone (submit) and judged again on a read.
 APPEND_ATTEMPTS = RECENT_STATES + 3
+# Stored events kept per cached game, so an event feed that has just read the store answers
+# with the events before it from memory (a feed is mostly a few events behind). Stored events
+# never change: only whether there are newer ones needs the store.
+RECENT_EVENTS = 16
 
 
 def utcnow() -> datetime:
@@ -204,7 +209,7 @@ class GameService:
         passed: list[tuple[int, Any]] = []
         state, table = self._fold(rules, stored, state, table or self.initial_table(record), passed)
         version = stored[-1].version if stored else version
-        self._remember(game_id, version, state, table, passed)
+        self._remember(game_id, version, state, table, passed, stored)
         return Loaded(record=record, rules=rules, state=state, table=table, version=version)
 
     async def _from_snapshot(
@@ -531,7 +536,7 @@ class GameService:
             )
         if not result.duplicate:
             APPENDS.labels(record.game).inc()
-            self._remember(record.id, result.version, state, table)
+            self._remember(record.id, result.version, state, table, events=result.events)
             if result.version // self.snapshot_every > version // self.snapshot_every:
                 await self._snapshot(record, rules, result.version, state, table)
             self.waiters.notify(record.id)
@@ -587,17 +592,58 @@ class GameService:
     async def events_after(
         self, game_id: str, after: int, wait: float, limit: int = 500
     ) -> list[StoredEvent]:
-        """The stored events after `after`; when there are none, waits up to `wait` seconds
-        for some. A wake-up that brings nothing (the relay's envelope of a move this process
-        already announced, say) waits on for the time left: an empty answer means the whole
-        wait passed without news, never that a client must ask again at once."""
-        deadline = asyncio.get_running_loop().time() + wait
+        """The stored events after `after` (see `events_since`)."""
+        record = await self.record(game_id)
+        return (await self.events_since(record, after, wait, limit))[1]
+
+    async def events_since(
+        self, record: GameRecord, after: int, wait: float, limit: int = 500
+    ) -> tuple[Loaded, list[StoredEvent]]:
+        """The game now and its stored events after `after`; when there are none, waits up to
+        `wait` seconds for some (none once the game is over). A wake-up that brings nothing
+        (the relay's envelope of a move this process already announced, say) waits on for
+        the time left: an empty answer means the whole wait passed without news, never that a
+        client must ask again at once.
+
+        Each round reads the store once, for what came after the cached state (`load`); the
+        events the feed returns up to there come from memory when the cache holds them
+        (RECENT_EVENTS), else from a second read. 400 `after_beyond_version` when `after` is
+        past the game's version."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
         while True:
-            moved = self.waiters.subscribe(game_id)  # before reading: a move between is seen
-            stored = await self.store.read(stream_id(game_id), after=after, limit=limit)
-            left = deadline - asyncio.get_running_loop().time()
+            moved = self.waiters.subscribe(record.id)  # before reading: a move between is seen
+            loaded = await self.load(record.id, record)
+            if after > loaded.version:
+                raise ProblemError(
+                    400,
+                    "after_beyond_version",
+                    f"the game is at version {loaded.version}; `after` can be at most that",
+                    current_version=loaded.version,
+                )
+            if status_of(loaded.rules, loaded.state) == "finished":
+                deadline = loop.time()  # nothing more will come
+            stored = self._recent_events(record.id, after, loaded.version, limit)
+            if stored is None:  # older than memory holds
+                stored = await self.store.read(stream_id(record.id), after=after, limit=limit)
+                if stored and stored[-1].version > loaded.version:
+                    loaded = await self.load(record.id, record)  # where it stands after them
+            left = deadline - loop.time()
             if stored or left <= 0 or not await self.waiters.wait(moved, left):
-                return stored
+                return loaded, stored
+
+    def _recent_events(
+        self, game_id: str, after: int, upto: int, limit: int
+    ) -> list[StoredEvent] | None:
+        """The stored events in (after, upto] from memory, at most `limit`; None when memory
+        does not hold them all."""
+        if after >= upto:
+            return []
+        cached = self._cache.get(game_id)
+        events = cached.events if cached is not None else ()
+        if not events or events[0].version > after + 1 or events[-1].version < upto:
+            return None
+        return [e for e in events if after < e.version <= upto][:limit]
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -633,17 +679,29 @@ class GameService:
         state: Any,
         table: TableState,
         passed: Sequence[tuple[int, Any]] = (),
+        events: Sequence[StoredEvent] = (),
     ) -> None:
+        """The game at `version`; `events`: the stored events that led there from the cached
+        version (kept while they join on to those kept before)."""
         cached = self._cache.get(game_id)
         if cached is not None and cached.version > version:
             return
         recent: tuple[tuple[int, Any], ...] = ()
+        kept: tuple[StoredEvent, ...] = ()
         if cached is not None:
             recent = cached.recent
             if cached.version < version:
                 recent = (*recent, (cached.version, cached.state))
+            kept = cached.events
         recent = (*recent, *(p for p in passed if p[0] < version))[-RECENT_STATES:]
-        self._cache[game_id] = _Cached(version=version, state=state, table=table, recent=recent)
+        if events and (not kept or kept[-1].version != events[0].version - 1):
+            kept = ()  # a gap: only the new ones join
+        kept = (*kept, *events)[-RECENT_EVENTS:]
+        if kept and kept[-1].version != version:
+            kept = ()
+        self._cache[game_id] = _Cached(
+            version=version, state=state, table=table, recent=recent, events=kept
+        )
         self._cache.move_to_end(game_id)
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

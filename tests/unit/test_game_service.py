@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from random import Random
+from typing import Any
 
 import msgspec
 import pytest
@@ -350,3 +351,55 @@ async def test_a_retried_move_is_answered_with_its_result_after_its_seat_went_to
     # but the lost answer of the move it made, asked for again, is that move's
     again = await svc.submit(gid, 0, action, start.version, cid)
     assert again.replayed and again.version == first.version
+
+
+class CountingReads:
+    """Counts the store's reads of a game's events."""
+
+    def __init__(self, svc: GameService) -> None:
+        self.count = 0
+        real = svc.store.read
+
+        async def read(stream: str, after: int = 0, limit: int | None = None) -> Any:
+            self.count += 1
+            return await real(stream, after, limit)
+
+        svc.store.read = read  # type: ignore[method-assign]
+
+
+async def test_a_feed_a_few_events_behind_reads_the_store_once() -> None:
+    svc = service()
+    gid = await new_game(svc, seats=3)
+    await play_random(svc, gid, 30, Random(3))
+    record = await svc.record(gid)
+    everything = await svc.store.read(stream_id(gid))
+    reads = CountingReads(svc)
+    for behind in (0, 1, 3, 16):
+        after = everything[-1].version - behind
+        loaded, got = await svc.events_since(record, after, wait=0)
+        assert got == everything[after:]  # the store's own events, in order, none missing
+        assert loaded.version == everything[-1].version
+    assert reads.count == 4  # one read a feed: what came after the cached state (nothing)
+    # further back than memory holds: read from the store, the same answer
+    loaded, got = await svc.events_since(record, 2, wait=0, limit=7)
+    assert got == everything[2:9] and reads.count == 6
+
+
+async def test_a_feed_sees_another_process_s_appends_and_stays_whole() -> None:
+    a, b = replicas()
+    gid = await new_game(a, seats=3)
+    record = await a.record(gid)
+    await a.load(gid)
+    await play_random(b, gid, 12, Random(5))  # a's memory knows nothing of these
+    everything = await a.store.read(stream_id(gid))
+    for after in (0, 5, everything[-1].version - 1):
+        loaded, got = await a.events_since(record, after, wait=0)
+        assert got == everything[after:] and loaded.version == everything[-1].version
+    # a long-poll on a, woken by a move through b (as the games stream wakes it)
+    waiting = asyncio.create_task(a.events_since(record, everything[-1].version, wait=5))
+    await asyncio.sleep(0.05)
+    await play_random(b, gid, 1, Random(6))
+    a.waiters.notify(gid)
+    loaded, got = await asyncio.wait_for(waiting, 1)
+    assert got == (await a.store.read(stream_id(gid)))[everything[-1].version :]
+    assert got and loaded.version == got[-1].version
