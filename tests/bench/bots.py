@@ -57,7 +57,18 @@ STACK_ROOT = Path(os.environ.get("BENCH_STACK_ROOT", str(ROOT)))
 LOAD_TABLES = os.environ.get("BENCH_BOTLOAD_TABLES", "1,10,40,40:1").split(",")
 LOAD_WARMUP_S = float(os.environ.get("BENCH_BOTLOAD_WARMUP_S", "5"))
 LOAD_MEASURE_S = float(os.environ.get("BENCH_BOTLOAD_S", "30"))
-GAMES_PER_TABLE = 4  # a table that finishes its game takes the next one
+# A table that finishes its game takes the next one; it must never run out within the run.
+# A lone table's game of itty bitty (about 400 versions) lasts about 1.3 s, forty tables' about
+# 40 s: four games a table ran the single table dry within its warm-up (its window then saw
+# the last game's tail only), so the fewer the tables, the more games each gets.
+GAMES_AT_LEAST = 4
+GAMES_IN_ALL = 48
+
+
+def games_per_table(tables: int) -> int:
+    return max(GAMES_AT_LEAST, -(-GAMES_IN_ALL // tables))
+
+
 TURN_GAMES = ("itty-bitty", "itchy-feet", "footprints")
 TURN_TABLES = int(os.environ.get("BENCH_BOT_TURN_TABLES", "1"))
 TURN_MAX_S = float(os.environ.get("BENCH_BOT_TURN_MAX_S", "20"))  # per table, finished or not
@@ -553,7 +564,7 @@ async def _load_level(
     p = f"botload_{n}t" + (f"_think{think:g}s" if think else "")
     rooms: list[str] = []
     games: list[list[str]] = []
-    for _ in range(n * GAMES_PER_TABLE):
+    for _ in range(n * games_per_table(n)):
         room, game_id = await _start_table(
             streams, prefix, "itty-bitty", [None, "greedy", "greedy", "greedy"]
         )
