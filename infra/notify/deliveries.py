@@ -78,12 +78,6 @@ def plan(notes: Sequence[Notification], hooks: Sequence[Hook], now: datetime) ->
     return out
 
 
-_HOOKS = """
-SELECT DISTINCT w.id::text AS id, w.player_id, w.events, w.game_id::text AS game_id
-FROM webhooks w JOIN game_seats gs ON gs.player_id = w.player_id
-WHERE gs.game_id = $1 AND w.disabled_at IS NULL AND (w.game_id IS NULL OR w.game_id = $1)"""
-
-
 _HOOKS_OF_GAMES = """
 SELECT DISTINCT gs.game_id::text AS of_game, w.id::text AS id, w.player_id, w.events,
        w.game_id::text AS game_id
@@ -95,8 +89,8 @@ WHERE gs.game_id = ANY ($1::uuid[]) AND w.disabled_at IS NULL
 async def hooks_of_games(
     conn: asyncpg.Pool | asyncpg.Connection, game_ids: Sequence[str]
 ) -> dict[str, list[Hook]]:
-    """hooks_of_game for several games in one query: every game asked for is a key (most
-    with no endpoint)."""
+    """The live endpoints of each game's players, in one query: every game asked for is a
+    key (most with no endpoint)."""
     out: dict[str, list[Hook]] = {str(uuid.UUID(g)): [] for g in game_ids}
     for r in await conn.fetch(_HOOKS_OF_GAMES, [uuid.UUID(g) for g in out]):
         hook = Hook(id=r["id"], player_id=r["player_id"], events=list(r["events"]),
@@ -107,11 +101,7 @@ async def hooks_of_games(
 
 async def hooks_of_game(conn: asyncpg.Pool | asyncpg.Connection, game_id: str) -> list[Hook]:
     """The live endpoints of the game's players (one query; none for most games)."""
-    rows = await conn.fetch(_HOOKS, uuid.UUID(game_id))
-    return [
-        Hook(id=r["id"], player_id=r["player_id"], events=list(r["events"]), game_id=r["game_id"])
-        for r in rows
-    ]
+    return (await hooks_of_games(conn, [game_id]))[str(uuid.UUID(game_id))]
 
 
 # Inserted, or there already and not yet done: both are (re)sent. The CTE's insert and the

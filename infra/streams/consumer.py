@@ -73,6 +73,8 @@ class Consumer:
         prepare: Prepare | None = None,
     ) -> None:
         self.streams, self.stream, self.group, self.name = streams, stream, group, name
+        if prepare is not None and key is not None:
+            raise ValueError("prepare sees whole batches: a consumer with a key has none")
         self.handler = handler
         self.prepare = prepare
         self.groups = tuple(dict.fromkeys((group, *groups)))  # its own first, each once

@@ -92,6 +92,16 @@ def status_of(rules: Any, state: Any) -> Literal["active", "finished"]:
     return "finished" if rules.outcome(state) is not None or not rules.to_act(state) else "active"
 
 
+def beyond_version(current: int, what: str) -> ProblemError:
+    """400 `after_beyond_version`: a feed asked to start past the game's version."""
+    return ProblemError(
+        400,
+        "after_beyond_version",
+        f"the game is at version {current}; {what}",
+        current_version=current,
+    )
+
+
 def fingerprint(seat: int, action: dict[str, Any]) -> str:
     """What a command asked for, to tell a true retry from a reused Idempotency-Key."""
     body = msgspec.json.encode({"seat": seat, "action": action}, order="sorted")
@@ -589,13 +599,6 @@ class GameService:
             )
         return out
 
-    async def events_after(
-        self, game_id: str, after: int, wait: float, limit: int = 500
-    ) -> list[StoredEvent]:
-        """The stored events after `after` (see `events_since`)."""
-        record = await self.record(game_id)
-        return (await self.events_since(record, after, wait, limit))[1]
-
     async def events_since(
         self, record: GameRecord, after: int, wait: float, limit: int = 500
     ) -> tuple[Loaded, list[StoredEvent]]:
@@ -615,12 +618,7 @@ class GameService:
             moved = self.waiters.subscribe(record.id)  # before reading: a move between is seen
             loaded = await self.load(record.id, record)
             if after > loaded.version:
-                raise ProblemError(
-                    400,
-                    "after_beyond_version",
-                    f"the game is at version {loaded.version}; `after` can be at most that",
-                    current_version=loaded.version,
-                )
+                raise beyond_version(loaded.version, "`after` can be at most that")
             if status_of(loaded.rules, loaded.state) == "finished":
                 deadline = loop.time()  # nothing more will come
             stored = self._recent_events(record.id, after, loaded.version, limit)

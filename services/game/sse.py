@@ -23,7 +23,7 @@ from infra.http import authenticate
 from infra.metrics import LIVE_SUBSCRIBERS
 from infra.openapi import SECURITY, problems
 from infra.settings import Settings
-from services.game.handlers import GameService, status_of
+from services.game.handlers import GameService, beyond_version, status_of
 from services.game.live import Feeds
 from services.game.news import PlayerNews
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id
@@ -177,12 +177,7 @@ async def game_stream(
     start = _start(last_event_id, after)
     loaded = await svc.load(record.id, record)
     if start > loaded.version:
-        raise ProblemError(
-            400,
-            "after_beyond_version",
-            f"the game is at version {loaded.version}; the stream can start at most there",
-            current_version=loaded.version,
-        )
+        raise beyond_version(loaded.version, "the stream can start at most there")
     finished = status_of(loaded.rules, loaded.state) == "finished"
     if finished and start >= loaded.version:
         return Response(b"", status_code=204, media_type=EVENT_STREAM)

@@ -178,9 +178,8 @@ class Notifier:
 
     async def _hooks(self, game_ids: set[str]) -> list[Hook]:
         hooks: dict[str, Hook] = {}
-        for game_id in game_ids:
-            for hook in await hooks_of_game(self.pool, game_id):
-                hooks[hook.id] = hook
+        for of_game in (await hooks_of_games(self.pool, sorted(game_ids))).values():
+            hooks.update((hook.id, hook) for hook in of_game)
         return list(hooks.values())
 
     async def resend_lost(self) -> int:

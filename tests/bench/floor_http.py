@@ -38,6 +38,7 @@ import msgspec  # noqa: E402
 from litestar import Litestar, Request, Response, get, post  # noqa: E402
 
 from tests.bench.proc import postgres_ticks, ticks  # noqa: E402
+from tests.bench.run import free_port  # noqa: E402
 
 HZ = os.sysconf("SC_CLK_TCK")
 # bodies of the sizes the game service answers an itty-bitty seat with (a view, its legal
@@ -120,12 +121,6 @@ async def load(url: str, clients: int, seconds: float) -> dict[str, int]:
     return counts
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _wait_up(port: int, seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -138,7 +133,7 @@ def _wait_up(port: int, seconds: float = 30) -> None:
 
 def floor(mode: str, clients: int, seconds: float, dsn: str | None) -> dict[str, float]:
     """One floor: cycles/s, and CPU per cycle (ms) of the server and of Postgres."""
-    port = _free_port()
+    port = free_port()
     args = [sys.executable, "-m", "tests.bench.floor_http", "serve", mode, str(port)]
     server = subprocess.Popen([*args, *([dsn] if dsn else [])], cwd=ROOT)
     try:

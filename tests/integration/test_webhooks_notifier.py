@@ -230,3 +230,5 @@ async def test_a_consumer_prepares_each_batch_before_handling_it(
     while await consumer.step():
         pass
     assert seen == ["batch:0,1,2", "0", "1", "2", "batch:3,4", "3", "4"]
+    with pytest.raises(ValueError):  # a consumer with a key handles no whole batches
+        Consumer(streams, stream, "g", "c", handle, key=lambda m: m.id, prepare=prepare)

@@ -227,18 +227,19 @@ async def test_a_long_poll_woken_without_news_waits_on() -> None:
     svc = service()
     gid = await new_game(svc)
     loaded = await svc.load(gid)
-    waiting = asyncio.create_task(svc.events_after(gid, loaded.version, wait=5))
+    record = await svc.record(gid)
+    waiting = asyncio.create_task(svc.events_since(record, loaded.version, wait=5))
     await asyncio.sleep(0.05)
     svc.waiters.notify(gid)  # nothing new
     await asyncio.sleep(0.1)
     assert not waiting.done()
     action = msgspec.to_builtins(loaded.rules.legal_actions(loaded.state, 0)[0])
     accepted = await svc.submit(gid, 0, action, loaded.version, uuid.uuid4())
-    got = await asyncio.wait_for(waiting, 1)
+    _, got = await asyncio.wait_for(waiting, 1)
     assert [e.version for e in got] == [e.version for e in accepted.events]
     # and with nothing at all, an empty answer once the whole wait has passed
     started = asyncio.get_running_loop().time()
-    assert await svc.events_after(gid, accepted.version, wait=0.3) == []
+    assert (await svc.events_since(record, accepted.version, wait=0.3))[1] == []
     assert asyncio.get_running_loop().time() - started >= 0.3
 
 
