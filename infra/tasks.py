@@ -14,6 +14,7 @@ no prefix of their own: `global_keyprefix` (STREAM_PREFIX) isolates every key of
 from __future__ import annotations
 
 import base64
+import time
 import uuid
 from typing import Any
 
@@ -29,6 +30,10 @@ PLAY_TASK = "bots.play"  # args: (game, game_id, seat, level, version); kwargs: 
 # one per turn keyed by turn_key (a retry of the batch's rest keeps its headers).
 TRACE_HEADER = "turnpost_trace"
 TRACES_HEADER = "turnpost_traces"
+# When a search turn was sent (time.time()): its search gets what is left of its budget after
+# the wait in the queue (services/bots/search.py), so a move queued behind another search
+# still lands within its budget; a redelivered or retried turn keeps the first stamp.
+SENT_HEADER = "turnpost_sent"
 # args: ([[game, game_id, seat, level, version, fresh], ...],): cheap turns, one task for all
 PLAY_MANY_TASK = "bots.play_many"
 MANY_AT_MOST = 32  # turns in one task: a batch that dies is played again whole
@@ -96,13 +101,16 @@ def send_bot_turn(
 ) -> None:
     """Enqueue one bot turn through Celery's own client (blocking; the scheduler's resends)."""
     queue = queue_for(level)
+    headers: dict[str, Any] = {SENT_HEADER: time.time()}
+    if trace:
+        headers[TRACE_HEADER] = trace
     app.send_task(
         PLAY_TASK,
         args=(game, game_id, seat, level, version),
         queue=queue,
         exchange="",
         routing_key=queue,
-        headers={TRACE_HEADER: trace} if trace else None,
+        headers=headers,
     )
 
 
@@ -133,7 +141,9 @@ def bot_turn_message(
     through a real worker)."""
     args = [game, game_id, seat, level, version]
     kwargs = {"fresh": True} if fresh else {}
-    headers = {TRACE_HEADER: trace} if trace else None
+    headers: dict[str, Any] = {SENT_HEADER: time.time()}
+    if trace:
+        headers[TRACE_HEADER] = trace
     return task_message(
         settings, PLAY_TASK, queue_for(level), args, kwargs, "turnpost-dispatcher", headers
     )

@@ -21,6 +21,12 @@ a budget a bot can spend per move (tens of simulations over roots of 10-60 moves
 worse than greedy, its root visits spread too thin to tell the moves apart. See the
 closing note of issue 10 and `make tournament` for the figures.
 
+The budget's seconds count from when the turn was sent (`TURN_SENT`, set by the worker from
+the task's stamp), not from when the search starts: a search queued behind another searches
+only for what is left, and one that waited its whole budget plays the policy's own move at
+once, so every move lands within its budget plus the path's overhead however many searches
+queue. Unset (tests, the tournament), the whole budget is the search's.
+
 The search reads only what its seat may know: `world` and the seat's legal actions.
 """
 
@@ -29,6 +35,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from random import Random
 from typing import Any
 
@@ -42,6 +49,19 @@ Playout = Callable[[Any, int, Sequence[Any], Random], Any]
 # The moves a playout chooses among: (guessed state, seat) -> actions; by default the legal
 # ones, but a game may offer fewer (the same choices without their variants) to play faster
 Moves = Callable[[Any, int], Sequence[Any]]
+
+
+# When the turn being searched was sent (time.time()), if the worker knows it: the budget's
+# seconds count from then (see the module's docstring).
+TURN_SENT: ContextVar[float | None] = ContextVar("turn_sent", default=None)
+
+
+def seconds_left(budget: Budget) -> float:
+    """The seconds of `budget` not yet spent waiting since the turn was sent (0 to all)."""
+    sent = TURN_SENT.get()
+    if sent is None:
+        return budget.seconds
+    return min(budget.seconds, max(0.0, budget.seconds - (time.time() - sent)))
 
 
 def uniform(state: Any, seat: int, actions: Sequence[Any], rng: Random) -> Any:
@@ -97,11 +117,14 @@ def search(
     see the module's docstring."""
     if len(legal) == 1:
         return legal[0]
+    left = seconds_left(budget)
+    if left <= 0:  # the budget went waiting in the queue: no time to search
+        return playout(world, seat, legal, rng)
+    deadline = clock() + left
     listing = moves or rules.legal_actions
     root = _widest(rules, world, seat, legal, rng, budget, estimate, playout)
     results: list[list[float]] = [[] for _ in root]
     alive = list(range(1, len(root)))  # the moves still compared with the policy's own
-    deadline = clock() + budget.seconds
     playouts = guesses = 0
     while alive and (guesses < 2 or playouts < budget.simulations) and clock() < deadline:
         guess = rules.sample(world, seat, rng)

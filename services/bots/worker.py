@@ -55,6 +55,7 @@ from infra.tasks import (
     DEAD_TURN,
     PLAY_MANY_TASK,
     PLAY_TASK,
+    SENT_HEADER,
     TASK_TIME_LIMIT,
     TRACE_HEADER,
     TRACES_HEADER,
@@ -63,6 +64,7 @@ from infra.tasks import (
 )
 from services.bots.observe import Observation, States, observe
 from services.bots.policies import SEARCHING, policy_for
+from services.bots.search import TURN_SENT
 
 log = logging.getLogger(__name__)
 settings = from_env()
@@ -434,6 +436,17 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+@contextlib.contextmanager
+def sent_at(sent: float | None) -> Iterator[None]:
+    """While a turn is played: when it was sent, so its search spends only what the queue
+    left of its budget (services/bots/search.py)."""
+    token = TURN_SENT.set(sent)
+    try:
+        yield
+    finally:
+        TURN_SENT.reset(token)
+
+
 def header(request: Any, name: str) -> Any:
     """A custom header of the task: an attribute of the request as a worker receives it,
     in `headers` when applied in place (eagerly)."""
@@ -447,8 +460,10 @@ def play(
     turn = Turn(game, game_id, seat, level, version)
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     trace = header(self.request, TRACE_HEADER)
+    sent = header(self.request, SENT_HEADER)
     try:
         with (
+            sent_at(sent if isinstance(sent, int | float) else None),
             bind_carried(trace, game_id=game_id),
             tracing.span("bot turn", trace, SpanKind.CONSUMER, game_id=game_id, level=level),
             time_limit(TASK_TIME_LIMIT - 10),

@@ -2,7 +2,8 @@
 worker`), with what a test needs to control from outside, set by environment variables:
 
 - TEST_MCTS_S: the `mcts` level of itty bitty sleeps that long, then plays as `greedy` (a
-  long search, whatever the real one costs).
+  long search, whatever the real one costs); `budget:<seconds>`: it sleeps what is left of
+  a budget of that many seconds, as the real search spends it (services/bots/search.py).
 - TEST_BROKEN: a level whose itty bitty policy always raises (a turn failing on its content).
 - TEST_STALL: `policy` or `sent`: the first try of a turn stalls (60 s) before its policy
   runs, or after its command is sent; the stalling process writes its pid to Redis under
@@ -21,6 +22,7 @@ import redis
 from services.bots import worker
 from services.bots.observe import Observation
 from services.bots.policies import POLICIES, policy_for
+from services.bots.search import Budget, seconds_left
 
 app = worker.app
 STALL = os.environ.get("TEST_STALL", "")
@@ -35,7 +37,11 @@ def _stall(where: str) -> None:
 
 
 def _slow_mcts(obs: Observation, rng: Random) -> Any:
-    time.sleep(float(os.environ.get("TEST_MCTS_S", "0")))
+    spend = os.environ.get("TEST_MCTS_S", "0")
+    if spend.startswith("budget:"):
+        time.sleep(seconds_left(Budget(seconds=float(spend.removeprefix("budget:")))))
+    else:
+        time.sleep(float(spend))
     return policy_for(obs.game, "greedy")(obs, rng)
 
 

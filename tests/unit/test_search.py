@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Iterator
 from random import Random
 from typing import Any
 
+import msgspec
 import pytest
 
 from games.registry import registry
 from games.testing import random_playout
 from services.bots.observe import observation
-from services.bots.policies import even, itty_bitty
-from services.bots.search import Budget, _confident_best, _hopeless, search, win_chances
+from services.bots.policies import even, itty_bitty, playing
+from services.bots.search import (
+    TURN_SENT,
+    Budget,
+    _confident_best,
+    _hopeless,
+    search,
+    seconds_left,
+    win_chances,
+)
 
 GAMES = sorted(registry())
 BUDGET = Budget(simulations=24, seconds=30.0, rollout=6, width=3)
@@ -199,3 +211,64 @@ def test_itchy_feets_estimate_counts_the_cards_and_trips_to_the_centre() -> None
     assert ahead > 0.5 > behind
     won = msgspec.structs.replace(near, winner=1)
     assert itchy_feet.estimate(won) == [0.0, 1.0]
+
+
+def test_the_budget_counts_from_when_the_turn_was_sent() -> None:
+    """A search that waited in the queue searches for what is left of its budget; one that
+    waited all of it plays its policy's own move without guessing once; unset (tests, the
+    tournament) or stamped by a clock ahead of this one, the whole budget is its."""
+    budget = Budget(simulations=10_000, seconds=2.0)
+    assert seconds_left(budget) == 2.0
+    token = TURN_SENT.set(time.time() - 0.5)
+    try:
+        assert 1.4 < seconds_left(budget) <= 1.5
+    finally:
+        TURN_SENT.reset(token)
+    with sent(time.time() + 60):
+        assert seconds_left(budget) == 2.0
+
+    rules = registry()["itty-bitty"]
+    state, seat = midgame("itty-bitty", 2)
+    legal = rules.legal_actions(state, seat)
+    assert len(legal) > 1
+    guesses = 0
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(rules, name)
+
+        def sample(self, *args: Any) -> Any:
+            nonlocal guesses
+            guesses += 1
+            return rules.sample(*args)
+
+    counted: Any = Counting()
+    own = playing("itty-bitty", itty_bitty.greedy)  # the playout policy whose move stands
+    with sent(time.time() - 2.5):
+        move = search(counted, state, seat, legal, Random(3), budget, itty_bitty.estimate, own)
+    assert guesses == 0 and move == own(state, seat, legal, Random(3))
+    # 1.5 s waited, so just under 0.5 s left; the clock ticks 0.1 s a reading (the first sets
+    # the deadline): guesses at 0.1 to 0.4, as the deadline, not the simulations, allows
+    ticks = iter(range(1_000_000))
+    with sent(time.time() - 1.5):
+        search(
+            counted,
+            state,
+            seat,
+            legal,
+            Random(3),
+            msgspec.structs.replace(budget, rollout=0),
+            itty_bitty.estimate,
+            own,
+            clock=lambda: next(ticks) / 10,
+        )
+    assert guesses == 4
+
+
+@contextlib.contextmanager
+def sent(at: float) -> Iterator[None]:
+    token = TURN_SENT.set(at)
+    try:
+        yield
+    finally:
+        TURN_SENT.reset(token)
