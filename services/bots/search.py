@@ -22,10 +22,13 @@ worse than greedy, its root visits spread too thin to tell the moves apart. See 
 closing note of issue 10 and `make tournament` for the figures.
 
 The budget's seconds count from when the turn was sent (`TURN_SENT`, set by the worker from
-the task's stamp), not from when the search starts: a search queued behind another searches
-only for what is left, and one that waited its whole budget plays the policy's own move at
-once, so every move lands within its budget plus the path's overhead however many searches
-queue. Unset (tests, the tournament), the whole budget is the search's.
+the task's stamp), not from when the search starts, and searches waiting together share
+them (`TURN_SHARE`: a search with k others waiting behind it on its process spends 1/(k+1)
+of what is left): a search queued behind others searches for its share of what is left, one
+that waited its whole budget plays the policy's own move at once, and the clock is read
+inside the playouts (a guess cut short by the deadline is left out whole), so every move
+lands within its budget plus the path's overhead however many searches queue. Unset (tests,
+the tournament), the whole budget is the search's.
 
 The search reads only what its seat may know: `world` and the seat's legal actions.
 """
@@ -56,12 +59,20 @@ Moves = Callable[[Any, int], Sequence[Any]]
 TURN_SENT: ContextVar[float | None] = ContextVar("turn_sent", default=None)
 
 
+# The part of what is left that this search may spend: 1 / (1 + the searches waiting behind
+# it per search process), set by the worker, so that searches sent together share the budget
+# rather than the first taking it all and the rest nothing.
+TURN_SHARE: ContextVar[float] = ContextVar("turn_share", default=1.0)
+
+
 def seconds_left(budget: Budget) -> float:
-    """The seconds of `budget` not yet spent waiting since the turn was sent (0 to all)."""
+    """The seconds of `budget` this search may spend: its share of what was not yet spent
+    waiting since the turn was sent."""
     sent = TURN_SENT.get()
-    if sent is None:
-        return budget.seconds
-    return min(budget.seconds, max(0.0, budget.seconds - (time.time() - sent)))
+    left = budget.seconds
+    if sent is not None:
+        left = min(budget.seconds, max(0.0, budget.seconds - (time.time() - sent)))
+    return left * TURN_SHARE.get()
 
 
 def uniform(state: Any, seat: int, actions: Sequence[Any], rng: Random) -> Any:
@@ -95,6 +106,7 @@ def win_chances(points: Sequence[float], scale: float) -> list[float]:
     return out
 
 
+CLOCK_EVERY = 8  # moves played (or looked at from the root) between readings of the clock
 CONFIDENCE = 2.0  # how many standard errors a move must gain over the playout's own
 SETTLE = 8  # guesses before a move may be dropped as hopeless
 DROP = 1.0  # a move this many standard errors below the policy's own (or no better on every
@@ -122,18 +134,27 @@ def search(
         return playout(world, seat, legal, rng)
     deadline = clock() + left
     listing = moves or rules.legal_actions
-    root = _widest(rules, world, seat, legal, rng, budget, estimate, playout)
+    root = _widest(rules, world, seat, legal, rng, budget, estimate, playout, clock, deadline)
     results: list[list[float]] = [[] for _ in root]
     alive = list(range(1, len(root)))  # the moves still compared with the policy's own
     playouts = guesses = 0
     while alive and (guesses < 2 or playouts < budget.simulations) and clock() < deadline:
         guess = rules.sample(world, seat, rng)
         seed = rng.randrange(2**32)
+        scored: list[float] = []
         for i in (0, *alive):
             draws = Random(seed)
             after = _play(rules, guess, seat, root[i], draws)
-            rewards = _rollout(rules, after, draws, budget.rollout, estimate, playout, listing)
-            results[i].append(rewards[seat])
+            rewards = _rollout(
+                rules, after, draws, budget.rollout, estimate, playout, listing, clock, deadline
+            )
+            if rewards is None:
+                break
+            scored.append(rewards[seat])
+        if len(scored) < 1 + len(alive):  # out of time in the middle of a guess: left out
+            break
+        for i, reward in zip((0, *alive), scored, strict=True):
+            results[i].append(reward)
         playouts += 1 + len(alive)
         guesses += 1
         if guesses >= SETTLE:
@@ -178,14 +199,19 @@ def _widest(
     budget: Budget,
     estimate: Estimate,
     playout: Playout,
+    clock: Callable[[], float],
+    deadline: float,
 ) -> list[Any]:
     """The root's moves worth searching (a wide root spread over few simulations is a random
-    pick): the playout policy's own move first, then the best of the rest one move ahead."""
+    pick): the playout policy's own move first, then the best of the rest one move ahead
+    (of those looked at before the deadline: the clock is read every `CLOCK_EVERY` moves)."""
     own = playout(world, seat, legal, rng)
     if len(legal) <= budget.width:
         return [own, *(a for a in legal if a != own)]
     ahead = []
     for i, action in enumerate(legal):
+        if i % CLOCK_EVERY == CLOCK_EVERY - 1 and clock() >= deadline:
+            break
         if action != own:
             after = _play(rules, world, seat, action, rng)
             outcome = rules.outcome(after)
@@ -213,8 +239,15 @@ def _rollout(
     estimate: Estimate,
     playout: Playout,
     listing: Moves,
-) -> Sequence[float]:
-    for _ in range(moves):
+    clock: Callable[[], float],
+    deadline: float,
+) -> Sequence[float] | None:
+    """Each seat's reward after playing on `moves` moves at most; None if the deadline came
+    first (the clock is read every `CLOCK_EVERY` moves: a playout to the end of a long game
+    would otherwise overrun the budget by a whole guess)."""
+    for n in range(moves):
+        if n % CLOCK_EVERY == CLOCK_EVERY - 1 and clock() >= deadline:
+            return None
         if rules.outcome(state) is not None:
             break
         to_act = sorted(rules.to_act(state))

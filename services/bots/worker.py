@@ -55,16 +55,18 @@ from infra.tasks import (
     DEAD_TURN,
     PLAY_MANY_TASK,
     PLAY_TASK,
+    SEARCH_QUEUE,
     SENT_HEADER,
     TASK_TIME_LIMIT,
     TRACE_HEADER,
     TRACES_HEADER,
     celery_app,
+    queue_for,
     turn_key,
 )
 from services.bots.observe import Observation, States, observe
 from services.bots.policies import SEARCHING, policy_for
-from services.bots.search import TURN_SENT
+from services.bots.search import TURN_SENT, TURN_SHARE
 
 log = logging.getLogger(__name__)
 settings = from_env()
@@ -230,6 +232,18 @@ class Bot:
                 self.decided.popitem(last=False)
         return command
 
+    def share(self) -> float:
+        """The part of a search's budget left that it may spend: 1 / (1 + the searches waiting
+        in the queue per process of this worker), so that searches sent together share the
+        budget and each lands within it, rather than the first taking it all and those behind
+        it none (services/bots/search.py). Other workers' processes on the same queue are not
+        counted: a share is then smaller than it need be, never larger."""
+        try:
+            waiting = int(self.redis.llen(self.settings.stream_prefix + SEARCH_QUEUE))
+        except redis.RedisError:
+            return 1.0  # the move still lands: the queue's news is not worth failing for
+        return 1.0 / (1.0 + waiting / _search_processes)
+
     def send(self, command: SubmitAction, turn: Turn, counted: bool) -> None:
         """The command on the commands stream (and the turn's count of tries forgotten)."""
         command = msgspec.structs.replace(command, trace=carry())  # what began it, onward
@@ -341,6 +355,15 @@ def reset_bot() -> None:
     _bot = None
 
 
+_search_processes = 1  # this worker's pool size: the processes that share its queues
+
+
+@signals.celeryd_after_setup.connect
+def _count_processes(instance: Any = None, **_: object) -> None:
+    global _search_processes
+    _search_processes = max(1, int(getattr(instance, "concurrency", 1) or 1))
+
+
 @signals.worker_init.connect
 def _trace(**_: object) -> None:
     tracing.setup(settings.tracing, "turnpost-worker")  # TRACING (solo, threads pools)
@@ -437,14 +460,19 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def sent_at(sent: float | None) -> Iterator[None]:
-    """While a turn is played: when it was sent, so its search spends only what the queue
-    left of its budget (services/bots/search.py)."""
-    token = TURN_SENT.set(sent)
+def searching_for(level: str, sent: Any) -> Iterator[None]:
+    """While a search's turn is played: when it was sent and its share of what is left, so
+    it lands within its budget however many searches queue (services/bots/search.py)."""
+    if queue_for(level) != SEARCH_QUEUE:
+        yield
+        return
+    sent_token = TURN_SENT.set(sent if isinstance(sent, int | float) else None)
+    share_token = TURN_SHARE.set(bot().share())
     try:
         yield
     finally:
-        TURN_SENT.reset(token)
+        TURN_SENT.reset(sent_token)
+        TURN_SHARE.reset(share_token)
 
 
 def header(request: Any, name: str) -> Any:
@@ -460,10 +488,9 @@ def play(
     turn = Turn(game, game_id, seat, level, version)
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     trace = header(self.request, TRACE_HEADER)
-    sent = header(self.request, SENT_HEADER)
     try:
         with (
-            sent_at(sent if isinstance(sent, int | float) else None),
+            searching_for(level, header(self.request, SENT_HEADER)),
             bind_carried(trace, game_id=game_id),
             tracing.span("bot turn", trace, SpanKind.CONSUMER, game_id=game_id, level=level),
             time_limit(TASK_TIME_LIMIT - 10),

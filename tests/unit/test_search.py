@@ -13,15 +13,19 @@ import pytest
 
 from games.registry import registry
 from games.testing import random_playout
+from services.bots import search as search_module
 from services.bots.observe import observation
 from services.bots.policies import even, itty_bitty, playing
 from services.bots.search import (
     TURN_SENT,
+    TURN_SHARE,
     Budget,
     _confident_best,
     _hopeless,
+    _rollout,
     search,
     seconds_left,
+    uniform,
     win_chances,
 )
 
@@ -226,6 +230,11 @@ def test_the_budget_counts_from_when_the_turn_was_sent() -> None:
         TURN_SENT.reset(token)
     with sent(time.time() + 60):
         assert seconds_left(budget) == 2.0
+    token = TURN_SHARE.set(0.25)  # three searches wait behind it on one process
+    try:
+        assert seconds_left(budget) == 0.5
+    finally:
+        TURN_SHARE.reset(token)
 
     rules = registry()["itty-bitty"]
     state, seat = midgame("itty-bitty", 2)
@@ -272,3 +281,52 @@ def sent(at: float) -> Iterator[None]:
         yield
     finally:
         TURN_SENT.reset(token)
+
+
+def test_a_playout_past_the_deadline_is_abandoned_and_its_guess_left_out() -> None:
+    """The clock is read every CLOCK_EVERY moves of a playout: past the deadline the playout
+    gives up (None) rather than play on to the end, and the search leaves that guess out
+    whole, so every move compared keeps the same guesses."""
+    rules = registry()["footprints"]
+    state, seat = midgame("footprints", 1, seats=2)
+    assert rules.outcome(state) is None
+    args = (rules, state, Random(0), 400, even, uniform, rules.legal_actions)
+    assert _rollout(*args, lambda: 0.0, 1.0) is not None  # on time: played to its end
+    readings = 0
+
+    def late() -> float:
+        nonlocal readings
+        readings += 1
+        return 2.0
+
+    assert _rollout(*args, late, 1.0) is None and readings == 1  # after CLOCK_EVERY moves
+
+    # the deadline falls inside the third guess: two whole guesses stand, the third is left out
+    guesses = 0
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(rules, name)
+
+        def sample(self, *args: Any) -> Any:
+            nonlocal guesses
+            guesses += 1
+            return rules.sample(*args)
+
+    def third_guess_late() -> float:  # the first reading inside the third guess is late
+        return 10.0 if guesses >= 3 else 0.0
+
+    counted: list[int] = []
+    real = search_module._confident_best
+
+    def confident(results: list[list[float]]) -> int:
+        counted.extend(len(r) for r in results)
+        return real(results)
+
+    legal = rules.legal_actions(state, seat)
+    budget = Budget(simulations=10_000, seconds=5.0, rollout=400, width=3)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(search_module, "_confident_best", confident)
+        wrapped: Any = Counting()
+        search(wrapped, state, seat, legal, Random(0), budget, even, clock=third_guess_late)
+    assert guesses == 3 and counted == [2] * min(3, len(legal))
