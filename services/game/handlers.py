@@ -549,7 +549,7 @@ class GameService:
             self._remember(record.id, result.version, state, table, events=result.events)
             if result.version // self.snapshot_every > version // self.snapshot_every:
                 await self._snapshot(record, rules, result.version, state, table)
-            self.waiters.notify(record.id)
+            self.waiters.notify(record.id, result.version)
             if self.appended is not None:
                 self.appended()
         return result
@@ -608,15 +608,20 @@ class GameService:
         the time left: an empty answer means the whole wait passed without news, never that a
         client must ask again at once.
 
-        Each round reads the store once, for what came after the cached state (`load`); the
-        events the feed returns up to there come from memory when the cache holds them
-        (RECENT_EVENTS), else from a second read. 400 `after_beyond_version` when `after` is
-        past the game's version."""
+        The first round reads the store once, for what came after the cached state (`load`),
+        so an answer holds everything committed before the request, whichever process
+        committed it. A round after a wake-up reads only if the cached state is behind the
+        latest version this process was told of (another process's move, heard through the
+        relay, or a wake of unknown version): a wake by this process's own append finds its
+        cache already there. The events the feed returns come from memory when the cache holds
+        them (RECENT_EVENTS), else from a second read. 400 `after_beyond_version` when `after`
+        is past the game's version."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait
+        woken = False
         while True:
             moved = self.waiters.subscribe(record.id)  # before reading: a move between is seen
-            loaded = await self.load(record.id, record)
+            loaded = await self.load(record.id, record, read=not woken or self._behind(record.id))
             if after > loaded.version:
                 raise beyond_version(loaded.version, "`after` can be at most that")
             if status_of(loaded.rules, loaded.state) == "finished":
@@ -629,6 +634,14 @@ class GameService:
             left = deadline - loop.time()
             if stored or left <= 0 or not await self.waiters.wait(moved, left):
                 return loaded, stored
+            woken = True
+
+    def _behind(self, game_id: str) -> bool:
+        """Whether the cached state may be older than the game's latest version this process
+        was told of (or it was not told the version, or holds no state)."""
+        cached = self._cache.get(game_id)
+        known = self.waiters.known(game_id)
+        return cached is None or known is None or cached.version < known
 
     def _recent_events(
         self, game_id: str, after: int, upto: int, limit: int

@@ -21,15 +21,31 @@ Read = Callable[[str, int, int], Awaitable[list[StoredEvent]]]  # (game_id, afte
 Heard = Callable[[GameEvent], None]
 
 
+KNOWN_AT_MOST = 10_000  # games whose latest version is remembered (then forgotten at once)
+
+
 class Waiters:
     def __init__(self) -> None:
         self._events: dict[str, asyncio.Event] = {}
         self._listeners: list[Heard] = []
+        self._known: dict[str, int] = {}
 
-    def notify(self, game_id: str) -> None:
+    def notify(self, game_id: str, version: int | None = None) -> None:
+        """The game moved, to `version` if known (this process's append, the relay's
+        envelope); a move of unknown version makes the game's latest version unknown."""
+        if version is None:
+            self._known.pop(game_id, None)
+        elif version > self._known.get(game_id, 0):
+            if len(self._known) >= KNOWN_AT_MOST and game_id not in self._known:
+                self._known.clear()
+            self._known[game_id] = version
         event = self._events.pop(game_id, None)
         if event is not None:
             event.set()
+
+    def known(self, game_id: str) -> int | None:
+        """The latest version of the game this process has been told of, if it knows it."""
+        return self._known.get(game_id)
 
     def subscribe(self, game_id: str) -> asyncio.Event:
         """Take this before reading the store, so a move in between is not missed."""
@@ -45,7 +61,7 @@ class Waiters:
 
     def heard(self, envelope: GameEvent) -> None:
         """An envelope off the games stream: wakes the game's readers, tells the listeners."""
-        self.notify(envelope.game_id)
+        self.notify(envelope.game_id, envelope.version)
         for listener in self._listeners:
             try:
                 listener(envelope)

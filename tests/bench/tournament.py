@@ -110,17 +110,22 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def tables(
-    games: list[str], per_count: int, simulations: int | None, width: int | None
+    games: list[str],
+    per_count: int,
+    simulations: int | None,
+    width: int | None,
+    first_deal: int = 0,
 ) -> list[Table]:
     """Each match-up and seat count: `per_count` tables, two by two on the same deal with the
-    levels' seats swapped (duplicate play: the luck of a deal falls to both levels)."""
+    levels' seats swapped (duplicate play: the luck of a deal falls to both levels); the
+    deals counted from `first_deal` (other deals than the default's, to check a change on)."""
     out = []
     for game in games:
         for strong, weak in MATCHUPS:
             for seats in SEATS[game]:
                 for n in range(per_count):
                     pattern = [(strong, weak)[(s + n) % 2] for s in range(seats)]
-                    seed = _seed(game, strong, seats, n // 2)
+                    seed = _seed(game, strong, seats, first_deal + n // 2)
                     out.append(Table(game, tuple(pattern), seed, simulations, width))
     return out
 
@@ -206,8 +211,14 @@ def main() -> int:
     )
     parser.add_argument("--width", type=int, help="mcts moves considered per move (the same)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--first-deal",
+        type=int,
+        default=0,
+        help="the first deal per match-up and seat count (--tables 8 plays deals 0-3)",
+    )
     args = parser.parse_args()
-    todo = tables(args.games, args.tables, args.simulations, args.width)
+    todo = tables(args.games, args.tables, args.simulations, args.width, args.first_deal)
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(args.workers) as pool:

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from contracts.problems import ProblemError
-from contracts.streams import RoomStarted, StartedSeat
+from contracts.streams import GameEvent, RoomStarted, StartedSeat
 from games.api import fold
 from infra.eventstore.memory import MemoryEventStore
 from services.game.handlers import GameService
@@ -404,3 +404,48 @@ async def test_a_feed_sees_another_process_s_appends_and_stays_whole() -> None:
     loaded, got = await asyncio.wait_for(waiting, 1)
     assert got == (await a.store.read(stream_id(gid)))[everything[-1].version :]
     assert got and loaded.version == got[-1].version
+
+
+async def test_a_long_poll_woken_by_its_own_process_s_append_answers_without_reading() -> None:
+    """The first round reads the store (what came after the cached state); a wake-up by an
+    append of this process finds the cache already at it and answers from memory; a wake-up
+    of another process's move, heard at a version past the cache (or of no known version),
+    reads again."""
+    a, b = replicas()
+    gid = await new_game(a, seats=3)
+    record = await a.record(gid)
+    start = await a.load(gid)
+    reads = CountingReads(a)
+    waiting = asyncio.create_task(a.events_since(record, start.version, wait=5))
+    await asyncio.sleep(0.05)
+    assert reads.count == 1
+    loaded = await a.load(gid, read=False)
+    action = msgspec.to_builtins(loaded.rules.legal_actions(loaded.state, 0)[0])
+    await a.submit(gid, 0, action, loaded.version, uuid.uuid4())  # on the cache: no read
+    loaded, got = await asyncio.wait_for(waiting, 1)
+    assert reads.count == 1  # the wake-up's answer came from memory
+    everything = await b.store.read(stream_id(gid))  # (the one store of both: counted)
+    assert got == everything[start.version :] and loaded.version == everything[-1].version
+
+    for version in (everything[-1].version + 1, None):  # heard from the relay; unknown
+        now = (await b.store.read(stream_id(gid)))[-1].version
+        waiting = asyncio.create_task(a.events_since(record, now, wait=5))
+        await asyncio.sleep(0.05)
+        await play_random(b, gid, 1, Random(8))  # a's memory knows nothing of it
+        latest = (await b.store.read(stream_id(gid)))[-1].version
+        counted = reads.count
+        if version is None:
+            a.waiters.notify(gid)
+        else:  # as the games stream tells it
+            a.waiters.heard(envelope(gid, latest))
+        loaded, got = await asyncio.wait_for(waiting, 1)
+        assert reads.count == counted + 1  # it read what its memory lacked
+        assert got == (await b.store.read(stream_id(gid)))[now:] and got
+        assert loaded.version == got[-1].version == latest
+
+
+def envelope(game_id: str, version: int) -> GameEvent:
+    return GameEvent(
+        game_id=game_id, game="itty-bitty", room_id=None, version=version, type="x",
+        to_act=[], status="active", bots={}, batch_end=True, global_position=0,
+    )  # fmt: skip
