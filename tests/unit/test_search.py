@@ -240,22 +240,11 @@ def test_the_budget_counts_from_when_the_turn_was_sent() -> None:
     state, seat = midgame("itty-bitty", 2)
     legal = rules.legal_actions(state, seat)
     assert len(legal) > 1
-    guesses = 0
-
-    class Counting:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(rules, name)
-
-        def sample(self, *args: Any) -> Any:
-            nonlocal guesses
-            guesses += 1
-            return rules.sample(*args)
-
-    counted: Any = Counting()
+    counted: Any = Guessing(rules)
     own = playing("itty-bitty", itty_bitty.greedy)  # the playout policy whose move stands
     with sent(time.time() - 2.5):
         move = search(counted, state, seat, legal, Random(3), budget, itty_bitty.estimate, own)
-    assert guesses == 0 and move == own(state, seat, legal, Random(3))
+    assert counted.guesses == 0 and move == own(state, seat, legal, Random(3))
     # 1.5 s waited, so just under 0.5 s left; the clock ticks 0.1 s a reading (the first sets
     # the deadline): guesses at 0.1 to 0.4, as the deadline, not the simulations, allows
     ticks = iter(range(1_000_000))
@@ -271,7 +260,7 @@ def test_the_budget_counts_from_when_the_turn_was_sent() -> None:
             own,
             clock=lambda: next(ticks) / 10,
         )
-    assert guesses == 4
+    assert counted.guesses == 4
 
 
 @contextlib.contextmanager
@@ -302,19 +291,10 @@ def test_a_playout_past_the_deadline_is_abandoned_and_its_guess_left_out() -> No
     assert _rollout(*args, late, 1.0) is None and readings == 1  # after CLOCK_EVERY moves
 
     # the deadline falls inside the third guess: two whole guesses stand, the third is left out
-    guesses = 0
-
-    class Counting:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(rules, name)
-
-        def sample(self, *args: Any) -> Any:
-            nonlocal guesses
-            guesses += 1
-            return rules.sample(*args)
+    wrapped: Any = Guessing(rules)
 
     def third_guess_late() -> float:  # the first reading inside the third guess is late
-        return 10.0 if guesses >= 3 else 0.0
+        return 10.0 if wrapped.guesses >= 3 else 0.0
 
     counted: list[int] = []
     real = search_module._confident_best
@@ -327,6 +307,20 @@ def test_a_playout_past_the_deadline_is_abandoned_and_its_guess_left_out() -> No
     budget = Budget(simulations=10_000, seconds=5.0, rollout=400, width=3)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(search_module, "_confident_best", confident)
-        wrapped: Any = Counting()
         search(wrapped, state, seat, legal, Random(0), budget, even, clock=third_guess_late)
-    assert guesses == 3 and counted == [2] * min(3, len(legal))
+    assert wrapped.guesses == 3 and counted == [2] * min(3, len(legal))
+
+
+class Guessing:
+    """A game's rules that count the guesses (`sample`) a search makes."""
+
+    def __init__(self, rules: Any) -> None:
+        self.rules = rules
+        self.guesses = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rules, name)
+
+    def sample(self, *args: Any) -> Any:
+        self.guesses += 1
+        return self.rules.sample(*args)
