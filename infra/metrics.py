@@ -75,6 +75,13 @@ BOT_TASK_SECONDS = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
 )
 
+SEARCH_WITHOUT_TIME = Counter(
+    "turnpost_bot_search_without_time_total",
+    "mcts moves played at once as the search's playout policy would: the wait since the turn "
+    "was sent (the queue, a retry, a redelivery, or a clock ahead of the sender's) took the "
+    "whole budget",
+    ["game"],
+)
 STREAM_PENDING = Gauge(
     "turnpost_stream_pending",
     "Entries of a stream handed to a consumer of the group and not acked yet",

@@ -30,10 +30,14 @@ PLAY_TASK = "bots.play"  # args: (game, game_id, seat, level, version); kwargs: 
 # one per turn keyed by turn_key (a retry of the batch's rest keeps its headers).
 TRACE_HEADER = "turnpost_trace"
 TRACES_HEADER = "turnpost_traces"
-# When a search turn was sent (time.time()): its search gets what is left of its budget after
-# the wait in the queue (services/bots/search.py), so a move queued behind another search
-# still lands within its budget; a redelivered or retried turn keeps the first stamp.
+# When a turn was sent (time.time(), by the dispatcher or the scheduler's resend): a search
+# gets what is left of its budget after the wait (services/bots/search.py), so a move queued
+# behind other searches still lands within its budget. A retried or redelivered turn keeps
+# the first stamp: late already, it plays at once (counted: turnpost_bot_search_without_time).
 SENT_HEADER = "turnpost_sent"
+# A sorted set of the search processes at work (member: host:pid, score: when last seen), so
+# that a search's share of the budget counts every worker on the queue (services/bots/worker.py).
+SEARCHERS_KEY = "bots-mcts:searchers"
 # args: ([[game, game_id, seat, level, version, fresh], ...],): cheap turns, one task for all
 PLAY_MANY_TASK = "bots.play_many"
 MANY_AT_MOST = 32  # turns in one task: a batch that dies is played again whole

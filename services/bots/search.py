@@ -23,12 +23,12 @@ closing note of issue 10 and `make tournament` for the figures.
 
 The budget's seconds count from when the turn was sent (`TURN_SENT`, set by the worker from
 the task's stamp), not from when the search starts, and searches waiting together share
-them (`TURN_SHARE`: a search with k others waiting behind it on its process spends 1/(k+1)
-of what is left): a search queued behind others searches for its share of what is left, one
-that waited its whole budget plays the policy's own move at once, and the clock is read
-inside the playouts (a guess cut short by the deadline is left out whole), so every move
-lands within its budget plus the path's overhead however many searches queue. Unset (tests,
-the tournament), the whole budget is the search's.
+them (`TURN_SHARE`, set by the worker: 1 / (1 + the searches waiting per search process) of
+what is left); the clock is read inside the playouts (a guess cut short by the deadline is
+left out whole). So searches queued together each land within the budget plus the path's
+overhead, and one whose wait alone took the budget (a queue beyond the processes' capacity, a
+retry, a redelivery, a clock ahead of the sender's) plays the policy's own move at once.
+Unset (tests, the tournament), the whole budget is the search's.
 
 The search reads only what its seat may know: `world` and the seat's legal actions.
 """

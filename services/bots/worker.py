@@ -20,9 +20,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import signal
+import socket
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from random import Random
@@ -56,6 +59,7 @@ from infra.tasks import (
     PLAY_MANY_TASK,
     PLAY_TASK,
     SEARCH_QUEUE,
+    SEARCHERS_KEY,
     SENT_HEADER,
     TASK_TIME_LIMIT,
     TRACE_HEADER,
@@ -206,6 +210,7 @@ class Bot:
         self.decided: OrderedDict[tuple[str, int, int], SubmitAction] = OrderedDict()
         self.key = settings.command_key()
         self.commands = settings.stream(COMMANDS)
+        self.searcher = f"{socket.gethostname()}:{self.pid}"  # this process, among the searchers
 
     async def look(self, turn: Turn) -> Observation | None:
         if self.pool is None:
@@ -232,17 +237,27 @@ class Bot:
                 self.decided.popitem(last=False)
         return command
 
+    SEARCHERS_SEEN_S = 60  # a search process counts as present this long after its last search
+
     def share(self) -> float:
         """The part of a search's budget left that it may spend: 1 / (1 + the searches waiting
-        in the queue per process of this worker), so that searches sent together share the
-        budget and each lands within it, rather than the first taking it all and those behind
-        it none (services/bots/search.py). Other workers' processes on the same queue are not
-        counted: a share is then smaller than it need be, never larger."""
+        in the queue per search process), so that searches sent together share the budget
+        and each lands within it, rather than the first taking it all and those behind it
+        none (services/bots/search.py). The processes are counted across every worker on
+        the queue (each notes itself in a sorted set at each search; those not seen for
+        SEARCHERS_SEEN_S drop out): one round trip for all of it."""
+        prefix = self.settings.stream_prefix
+        now = time.time()
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(prefix + SEARCHERS_KEY, {self.searcher: now})
+        pipe.zremrangebyscore(prefix + SEARCHERS_KEY, 0, now - self.SEARCHERS_SEEN_S)
+        pipe.zcard(prefix + SEARCHERS_KEY)
+        pipe.llen(prefix + SEARCH_QUEUE)
         try:
-            waiting = int(self.redis.llen(self.settings.stream_prefix + SEARCH_QUEUE))
+            *_, processes, waiting = pipe.execute()
         except redis.RedisError:
             return 1.0  # the move still lands: the queue's news is not worth failing for
-        return 1.0 / (1.0 + waiting / _search_processes)
+        return 1.0 / (1.0 + int(waiting) / max(1, int(processes)))
 
     def send(self, command: SubmitAction, turn: Turn, counted: bool) -> None:
         """The command on the commands stream (and the turn's count of tries forgotten)."""
@@ -355,15 +370,6 @@ def reset_bot() -> None:
     _bot = None
 
 
-_search_processes = 1  # this worker's pool size: the processes that share its queues
-
-
-@signals.celeryd_after_setup.connect
-def _count_processes(instance: Any = None, **_: object) -> None:
-    global _search_processes
-    _search_processes = max(1, int(getattr(instance, "concurrency", 1) or 1))
-
-
 @signals.worker_init.connect
 def _trace(**_: object) -> None:
     tracing.setup(settings.tracing, "turnpost-worker")  # TRACING (solo, threads pools)
@@ -462,12 +468,14 @@ def time_limit(seconds: float) -> Iterator[None]:
 @contextlib.contextmanager
 def searching_for(level: str, sent: Any) -> Iterator[None]:
     """While a search's turn is played: when it was sent and its share of what is left, so
-    it lands within its budget however many searches queue (services/bots/search.py)."""
+    that searches queued together each land within the budget (services/bots/search.py)."""
     if queue_for(level) != SEARCH_QUEUE:
         yield
         return
-    sent_token = TURN_SENT.set(sent if isinstance(sent, int | float) else None)
-    share_token = TURN_SHARE.set(bot().share())
+    share = bot().share()
+    stamped = type(sent) in (int, float) and math.isfinite(sent)
+    sent_token = TURN_SENT.set(sent if stamped else None)
+    share_token = TURN_SHARE.set(share)
     try:
         yield
     finally:

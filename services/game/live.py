@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
 import msgspec
@@ -21,14 +21,14 @@ Read = Callable[[str, int, int], Awaitable[list[StoredEvent]]]  # (game_id, afte
 Heard = Callable[[GameEvent], None]
 
 
-KNOWN_AT_MOST = 10_000  # games whose latest version is remembered (then forgotten at once)
+KNOWN_AT_MOST = 10_000  # games whose latest version is remembered (the latest told)
 
 
 class Waiters:
     def __init__(self) -> None:
         self._events: dict[str, asyncio.Event] = {}
         self._listeners: list[Heard] = []
-        self._known: dict[str, int] = {}
+        self._known: OrderedDict[str, int] = OrderedDict()  # oldest news first
 
     def notify(self, game_id: str, version: int | None = None) -> None:
         """The game moved, to `version` if known (this process's append, the relay's
@@ -36,9 +36,10 @@ class Waiters:
         if version is None:
             self._known.pop(game_id, None)
         elif version > self._known.get(game_id, 0):
-            if len(self._known) >= KNOWN_AT_MOST and game_id not in self._known:
-                self._known.clear()
             self._known[game_id] = version
+            self._known.move_to_end(game_id)
+            if len(self._known) > KNOWN_AT_MOST:  # the game told of longest ago: read again
+                self._known.popitem(last=False)
         event = self._events.pop(game_id, None)
         if event is not None:
             event.set()

@@ -302,3 +302,33 @@ async def test_on_redis_the_dispatcher_pushes_and_acks_a_batch_in_one_transactio
         if keys:
             await streams.r.delete(*keys)
         await streams.close()
+
+
+def test_a_searchs_share_counts_the_searches_waiting_per_search_process_everywhere(
+    redis_url: str,
+) -> None:
+    """1 / (1 + waiting / processes), the processes those seen searching within the last
+    minute on any worker (this one included), not only this worker's pool."""
+    import time
+
+    import redis
+
+    from infra.settings import Settings
+    from infra.tasks import SEARCH_QUEUE, SEARCHERS_KEY
+    from services.bots.worker import Bot
+
+    prefix = f"test-share-{uuid.uuid4().hex[:8]}:"
+    r = redis.Redis.from_url(redis_url)
+    bot = Bot(Settings(redis_url=redis_url, stream_prefix=prefix))
+    try:
+        assert bot.share() == 1.0  # nothing waits
+        r.lpush(f"{prefix}{SEARCH_QUEUE}", *[b"task"] * 4)
+        assert bot.share() == pytest.approx(1 / 5)  # alone: four wait for this process
+        now = time.time()
+        r.zadd(f"{prefix}{SEARCHERS_KEY}", {"elsewhere:1": now - 5, "gone:2": now - 600})
+        assert bot.share() == pytest.approx(1 / 3)  # two processes; the one gone not counted
+        assert r.zscore(f"{prefix}{SEARCHERS_KEY}", "gone:2") is None
+    finally:
+        bot.close()
+        r.delete(*r.keys(f"{prefix}*"))
+        r.close()

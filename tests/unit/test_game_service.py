@@ -449,3 +449,24 @@ def envelope(game_id: str, version: int) -> GameEvent:
         game_id=game_id, game="itty-bitty", room_id=None, version=version, type="x",
         to_act=[], status="active", bots={}, batch_end=True, global_position=0,
     )  # fmt: skip
+
+
+def test_waiters_know_each_games_latest_version_told_and_forget_the_oldest() -> None:
+    from services.game import live
+
+    w = Waiters()
+    assert w.known("g") is None
+    w.notify("g", 5)
+    w.notify("g", 3)  # an older envelope, late: the latest stays
+    assert w.known("g") == 5
+    w.heard(envelope("g", 7))
+    assert w.known("g") == 7
+    w.notify("g")  # a move of unknown version: the latest is unknown
+    assert w.known("g") is None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(live, "KNOWN_AT_MOST", 2)
+        for game in ("a", "b"):
+            w.notify(game, 1)
+        w.notify("a", 2)  # told again: now the newest news
+        w.notify("c", 1)  # one too many: the game told of longest ago is forgotten
+        assert (w.known("a"), w.known("b"), w.known("c")) == (2, None, 1)

@@ -17,6 +17,7 @@ from services.bots import search as search_module
 from services.bots.observe import observation
 from services.bots.policies import even, itty_bitty, playing
 from services.bots.search import (
+    CLOCK_EVERY,
     TURN_SENT,
     TURN_SHARE,
     Budget,
@@ -290,11 +291,20 @@ def test_a_playout_past_the_deadline_is_abandoned_and_its_guess_left_out() -> No
 
     assert _rollout(*args, late, 1.0) is None and readings == 1  # after CLOCK_EVERY moves
 
-    # the deadline falls inside the third guess: two whole guesses stand, the third is left out
+    # the deadline falls inside the third guess, after its first playout: two whole guesses
+    # stand, the third's one playout is left out with the rest of it
     wrapped: Any = Guessing(rules)
+    playouts_in_third = 0
+    real_rollout = search_module._rollout
 
-    def third_guess_late() -> float:  # the first reading inside the third guess is late
-        return 10.0 if wrapped.guesses >= 3 else 0.0
+    def rollout(*args: Any) -> Any:
+        nonlocal playouts_in_third
+        if wrapped.guesses >= 3:
+            playouts_in_third += 1
+        return real_rollout(*args)
+
+    def late_in_third_guess() -> float:  # late from the third guess's second playout on
+        return 10.0 if playouts_in_third >= 2 else 0.0
 
     counted: list[int] = []
     real = search_module._confident_best
@@ -307,8 +317,45 @@ def test_a_playout_past_the_deadline_is_abandoned_and_its_guess_left_out() -> No
     budget = Budget(simulations=10_000, seconds=5.0, rollout=400, width=3)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(search_module, "_confident_best", confident)
-        search(wrapped, state, seat, legal, Random(0), budget, even, clock=third_guess_late)
-    assert wrapped.guesses == 3 and counted == [2] * min(3, len(legal))
+        mp.setattr(search_module, "_rollout", rollout)
+        search(wrapped, state, seat, legal, Random(0), budget, even, clock=late_in_third_guess)
+    assert wrapped.guesses == 3 and playouts_in_third == 2
+    assert counted == [2] * min(3, len(legal))
+
+
+def test_the_roots_look_ahead_stops_at_the_deadline() -> None:
+    """A wide root is looked at one move ahead, the clock read every CLOCK_EVERY moves: past
+    the deadline it stops there, and with no time left for a guess the policy's move stands."""
+    rules = registry()["itty-bitty"]
+    seed, (state, seat) = next(
+        (seed, found)
+        for seed in range(50)
+        if len(rules.legal_actions(*(found := midgame("itty-bitty", seed)))) > 2 * CLOCK_EVERY
+    )
+    legal = rules.legal_actions(state, seat)
+    readings = 0
+
+    def clock() -> float:  # the first reading sets the deadline; every later one is past it
+        nonlocal readings
+        readings += 1
+        return 0.0 if readings == 1 else 10.0
+
+    played = 0
+    real_play = search_module._play
+
+    def play(*args: Any) -> Any:
+        nonlocal played
+        played += 1
+        return real_play(*args)
+
+    wrapped: Any = Guessing(rules)
+    own = playing("itty-bitty", itty_bitty.greedy)
+    budget = Budget(simulations=10_000, seconds=5.0, rollout=0, width=3)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(search_module, "_play", play)
+        move = search(wrapped, state, seat, legal, Random(seed), budget, even, own, clock=clock)
+    assert played < CLOCK_EVERY and wrapped.guesses == 0
+    assert move == own(state, seat, legal, Random(seed))
 
 
 class Guessing:
@@ -324,3 +371,27 @@ class Guessing:
     def sample(self, *args: Any) -> Any:
         self.guesses += 1
         return self.rules.sample(*args)
+
+
+def test_a_search_with_no_time_left_is_counted() -> None:
+    from prometheus_client import REGISTRY
+
+    from services.bots.policies import mcts_policy
+
+    rules = registry()["itty-bitty"]
+    state, seat = midgame("itty-bitty", 2)
+    obs = observation(rules, state, seat, 0)
+
+    def count() -> float:
+        value = REGISTRY.get_sample_value(
+            "turnpost_bot_search_without_time_total", {"game": "itty-bitty"}
+        )
+        return value or 0.0
+
+    before = count()
+    with sent(time.time() - 60):
+        mcts_policy("itty-bitty")(obs, Random(0))
+    assert count() == before + 1
+    with sent(time.time()):
+        mcts_policy("itty-bitty", Budget(simulations=4, rollout=0))(obs, Random(0))
+    assert count() == before + 1

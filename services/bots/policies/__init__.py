@@ -9,9 +9,10 @@ from typing import Any
 import msgspec
 
 from games.registry import get as get_rules
+from infra.metrics import SEARCH_WITHOUT_TIME
 from services.bots.observe import Observation
 from services.bots.policies import footprints, itchy_feet, itty_bitty
-from services.bots.search import Budget, Estimate, Moves, Playout, search
+from services.bots.search import Budget, Estimate, Moves, Playout, search, seconds_left
 
 Policy = Callable[[Observation, Random], Any]
 
@@ -61,6 +62,8 @@ def searching(game: str, settings: Searched, budget: Budget) -> Policy:
     def mcts(obs: Observation, rng: Random) -> Any:
         rules = get_rules(obs.game)
         assert rules is not None and obs.world is not None
+        if seconds_left(budget) <= 0:  # the search will play its policy's move at once
+            SEARCH_WITHOUT_TIME.labels(game).inc()
         return search(
             rules,
             obs.world,
