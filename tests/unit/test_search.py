@@ -136,7 +136,8 @@ def test_win_chances_follow_the_lead_over_the_best_other() -> None:
 
 def test_itty_bittys_estimate_counts_coins_payable_grails_and_time_left() -> None:
     """Coins, plus each held collector: its grails payable now in full, less the coin it
-    costs unfinished; while the end is not triggered, also a share of what it may bring."""
+    costs unfinished; while the end is not triggered, also a share of what it may bring and
+    what the ittybits in hand are worth to collectors still to come."""
     from collections import Counter
 
     import msgspec
@@ -163,8 +164,12 @@ def test_itty_bittys_estimate_counts_coins_payable_grails_and_time_left() -> Non
     assert Counter(t for c in hand.ittybits for t in content.traits(c))[first.trait] == first.qty
     assert itty_bitty.points(late)[seat] == 5 + first.coins - 1  # nothing more to come
     early = msgspec.structs.replace(late, end_triggered_by=None)
-    assert itty_bitty.points(early)[seat] == 5 + first.coins - 1 + itty_bitty.POTENTIAL * (
-        itty_bitty.HOPE
+    assert itty_bitty.points(early)[seat] == (
+        5
+        + first.coins
+        - 1
+        + itty_bitty.POTENTIAL * itty_bitty.HOPE
+        + itty_bitty.ITTYBIT * first.qty
     )
 
 

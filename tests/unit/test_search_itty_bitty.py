@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import msgspec
 import pytest
 
@@ -56,7 +54,7 @@ def test_a_lead_counts_for_more_as_the_end_nears() -> None:
     start = itty_bitty.estimate(table((0, 0), (2, 0)))
     assert start == pytest.approx(win_chances([2, 0], itty_bitty.POINTS_SCALE))
     half = itty_bitty.estimate(table((4, 4), (2, 0)))
-    assert half == pytest.approx(win_chances([2, 0], itty_bitty.POINTS_SCALE * math.sqrt(0.5)))
+    assert half == pytest.approx(win_chances([2, 0], itty_bitty.POINTS_SCALE * 0.5**0.25))
     triggered = msgspec.structs.replace(table((7, 7), (2, 0)), end_triggered_by=1)
     settled = itty_bitty.POINTS_SCALE * itty_bitty.SETTLED
     assert itty_bitty.estimate(triggered) == pytest.approx(win_chances([2, 0], settled))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from random import Random
@@ -97,7 +96,8 @@ def greedy(obs: Observation, rng: Random) -> Any:
 
 POTENTIAL = 0.35  # of what a collector may still bring, while turns remain
 HOPE = 1.0  # coins a held collector may still bring from ittybits not yet in hand
-POINTS_SCALE = 3.0  # coins of lead that make a win about 73 % likely at the start
+ITTYBIT = 0.5  # coins an ittybit in hand is worth while turns remain (any collector to come)
+POINTS_SCALE = 5.0  # coins of lead that make a win about 73 % likely at the start
 FADING = 4  # collectors the leader still lacks from which a held collector's prospects fade
 SETTLED = 0.3  # the share of POINTS_SCALE left once the end is triggered
 
@@ -119,23 +119,24 @@ def _worth(col: Collector, have: Counter[str], time: float) -> float:
 
 
 def points(state: State) -> list[float]:
-    """Coins so far and what each held collector is worth (`_worth`): its prospects fade
-    over the last `FADING` collectors before the end, when few turns remain to meet them."""
+    """Coins so far, what each held collector is worth (`_worth`) and the ittybits in hand
+    (`ITTYBIT` each, for the collectors still to come): these prospects fade over the last
+    `FADING` collectors before the end, when few turns remain to meet them."""
     content = load()
     time = min(1.0, _left(state) / FADING)
     out = []
     for hand in state.hands:
         have = Counter(t for card in hand.ittybits for t in content.traits(card))
         held = sum(_worth(content.collectors[c], have, time) for c in hand.collectors)
-        out.append(hand.coins + held)
+        out.append(hand.coins + held + time * ITTYBIT * len(hand.ittybits))
     return out
 
 
 def estimate(state: State) -> list[float]:
     """Each seat's chance to win from its points' lead: a lead counts for more as the end
-    nears (the scale shrinks with the square root of the game left), so the search sees
+    nears (the scale shrinks with the fourth root of the game left), so the search sees
     when ending the game wins it and when it loses it."""
-    scale = POINTS_SCALE * max(SETTLED, math.sqrt(_left(state) / COLLECTORS_TO_END))
+    scale = POINTS_SCALE * max(SETTLED, (_left(state) / COLLECTORS_TO_END) ** 0.25)
     return win_chances(points(state), scale)
 
 
