@@ -300,8 +300,7 @@ async def bot_turns(admin_dsn: str, redis_url: str, prefix: str, out: Out, pct: 
 
 
 async def _bot_turns(dsn: str, redis_url: str, prefix: str, out: Out, pct: Pct) -> None:
-    from services.bots.policies import POLICIES, SEARCHED
-    from services.bots.policies import SEARCHING as SEARCHED_LEVELS
+    from services.bots.policies import POLICIES, SEARCHED, SEARCHING
 
     stack = Stack(_env(dsn, redis_url, prefix, secrets.token_urlsafe(48)), _log("turns"))
     streams = RedisStreams.from_url(redis_url)
@@ -327,7 +326,7 @@ async def _bot_turns(dsn: str, redis_url: str, prefix: str, out: Out, pct: Pct) 
             out(f"{name}_moves", len(values), "count")
             out(f"{name}_p50_ms", 1000 * pct(values, 0.5), "ms")
             out(f"{name}_p99_ms", 1000 * pct(values, 0.99), "ms")
-            if level in SEARCHED_LEVELS and game in SEARCHED and values:
+            if level in SEARCHING and game in SEARCHED and values:
                 # the bound: the budget plus 250 ms of the path (under 1: within it)
                 bound = SEARCHED[game].budget.seconds + 0.25
                 out(f"{name}_p99_vs_budget_ratio", pct(values, 0.99) / bound, "x")
