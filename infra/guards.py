@@ -7,9 +7,7 @@ import re
 from collections.abc import Iterable
 
 import msgspec
-from litestar.enums import ScopeType
-from litestar.middleware import ASGIMiddleware
-from litestar.types import ASGIApp, HTTPRequestEvent, Receive, ReceiveMessage, Scope, Send
+from litestar.types import HTTPRequestEvent, Receive, ReceiveMessage, Scope, Send
 
 from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
 from infra.settings import Settings
@@ -63,55 +61,49 @@ def _too_large(limit: int) -> ProblemError:
     return ProblemError(413, "payload_too_large", f"the body is over {limit} bytes")
 
 
-class BodyGuardMiddleware(ASGIMiddleware):
-    """Reads the body (at most max_body_bytes), checks its nesting, then hands it on."""
+async def guard_body(
+    scope: Scope, receive: Receive, settings: Settings
+) -> Receive | ProblemError | None:
+    """The request's body read (at most max_body_bytes) and its nesting checked: the `receive`
+    that hands it on (the request's own when it has none), the problem to answer instead, or
+    None when the client left before sending it all."""
+    limit = settings.max_body_bytes
+    declared = chunked = None
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            declared = value
+        elif name == b"transfer-encoding":
+            chunked = value
+    if chunked is None and (declared is None or declared.strip() in (b"", b"0")):
+        return receive  # no body
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        return _too_large(limit)
+    body = bytearray()
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        if message["type"] != "http.request":
+            continue
+        body += message.get("body", b"")
+        if len(body) > limit:
+            return _too_large(limit)
+        more = message.get("more_body", False)
+    whole = bytes(body)
+    if json_too_deep(whole, settings.max_json_depth):
+        return ProblemError(
+            400, "too_deep", f"JSON nested deeper than {settings.max_json_depth} levels"
+        )
 
-    scopes = (ScopeType.HTTP,)
+    replayed = False
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        settings: Settings = scope["litestar_app"].state.get("settings") or DEFAULTS
-        limit = settings.max_body_bytes
-        declared = chunked = None
-        for name, value in scope["headers"]:
-            if name == b"content-length":
-                declared = value
-            elif name == b"transfer-encoding":
-                chunked = value
-        if chunked is None and (declared is None or declared.strip() in (b"", b"0")):
-            await next_app(scope, receive, send)  # no body
-            return
-        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
-            await send_problem(scope, send, _too_large(limit))
-            return
-        body = bytearray()
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return  # the client is gone: nobody to answer
-            if message["type"] != "http.request":
-                continue
-            body += message.get("body", b"")
-            if len(body) > limit:
-                await send_problem(scope, send, _too_large(limit))
-                return
-            more = message.get("more_body", False)
-        whole = bytes(body)
-        if json_too_deep(whole, settings.max_json_depth):
-            error = ProblemError(
-                400, "too_deep", f"JSON nested deeper than {settings.max_json_depth} levels"
-            )
-            await send_problem(scope, send, error)
-            return
+    async def replay() -> ReceiveMessage:
+        nonlocal replayed
+        if replayed:
+            return await receive()  # after the body: a disconnect, when it comes
+        replayed = True
+        event: HTTPRequestEvent = {"type": "http.request", "body": whole, "more_body": False}
+        return event
 
-        replayed = False
-
-        async def replay() -> ReceiveMessage:
-            nonlocal replayed
-            if replayed:
-                return await receive()  # after the body: a disconnect, when it comes
-            replayed = True
-            event: HTTPRequestEvent = {"type": "http.request", "body": whole, "more_body": False}
-            return event
-
-        await next_app(scope, replay, send)
+    return replay

@@ -11,15 +11,12 @@ import asyncpg
 import msgspec
 from litestar import Request, Response
 from litestar.config.cors import CORSConfig
-from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException, ValidationException
-from litestar.middleware import ASGIMiddleware
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import Scope
 
 from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
-from infra.auth import InvalidToken, Principal, verify
+from infra.auth import InvalidToken, Principal
 from infra.errors import is_transient
-from infra.keys import Keyring
 from infra.settings import Settings, from_env
 from infra.tokens import Tokens
 
@@ -85,14 +82,6 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     HTTPException: on_http_error,
     Exception: on_unexpected,
 }
-
-
-def principal_from(request: Request[Any, Any, Any], keyring: Keyring) -> Principal:
-    """Whom a request's token names, by its signature alone (not whether it was ended)."""
-    try:
-        return verify(keyring, request.headers.get("authorization"))
-    except InvalidToken as exc:
-        raise ProblemError(401, exc.code, str(exc)) from exc
 
 
 async def authenticate(request: Request[Any, Any, Any]) -> Principal:
@@ -180,35 +169,19 @@ async def _answers(check: Awaitable[Any]) -> bool:
     return True
 
 
-class AllowMiddleware(ASGIMiddleware):
-    """OPTIONS answers `Allow` with every method of its path. Litestar answers OPTIONS from
-    the first handler registered for a path, so GET and POST /v1/rooms (two handlers)
-    would say only GET; the app's routes know them all."""
-
-    scopes = (ScopeType.HTTP,)
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        if scope["type"] != ScopeType.HTTP or scope["method"] != "OPTIONS":
-            await next_app(scope, receive, send)
-            return
-        app = scope["litestar_app"]
-        methods = app.state.get("allow_by_path")
-        if methods is None:
-            methods = {
-                r.path_format: ", ".join(sorted(r.methods))
-                for r in app.routes
-                if hasattr(r, "methods")
-            }
-            app.state["allow_by_path"] = methods
-        allow = methods.get(scope.get("path_template", ""))
-
-        async def with_allow(message: Message) -> None:
-            if allow and message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"allow"]
-                message = {**message, "headers": [*headers, (b"allow", allow.encode())]}
-            await send(message)
-
-        await next_app(scope, receive, with_allow)
+def allow_of(scope: Scope) -> str | None:
+    """`Allow` for an OPTIONS request: every method of its path (infra/edge.py sets it).
+    Litestar answers OPTIONS from the first handler registered for a path, so GET and POST
+    /v1/rooms (two handlers) would say only GET; the app's routes know them all."""
+    app = scope["litestar_app"]
+    methods = app.state.get("allow_by_path")
+    if methods is None:
+        methods = {
+            r.path_format: ", ".join(sorted(r.methods)) for r in app.routes if hasattr(r, "methods")
+        }
+        app.state["allow_by_path"] = methods
+    allow: str | None = methods.get(scope.get("path_template", ""))
+    return allow
 
 
 # Browsers: what a page on another origin may send and read (CORS). Bearer tokens, never

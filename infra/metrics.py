@@ -15,13 +15,9 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from pathlib import Path
 
 from litestar import Response, get
-from litestar.enums import ScopeType
-from litestar.middleware import ASGIMiddleware
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -124,35 +120,17 @@ def metrics_endpoint() -> Response[bytes]:
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
 
-class MetricsMiddleware(ASGIMiddleware):
-    """One histogram observation per request: the route's template (bounded), its method and
-    status, timed to the response's headers (an SSE stream counts until it opens)."""
+_TIMERS: dict[tuple[str, str, int], Histogram] = {}  # labelled children, each made once
 
-    scopes = (ScopeType.HTTP,)
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        start = time.perf_counter()
-        observed = False
-
-        def observe(status: int) -> None:
-            nonlocal observed
-            if not observed:
-                observed = True
-                route = scope.get("path_template") or "unmatched"
-                HTTP_DURATION.labels(str(scope.get("method", "GET")), route, str(status)).observe(
-                    time.perf_counter() - start
-                )
-
-        async def timed(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                observe(message["status"])
-            await send(message)
-
-        try:
-            await next_app(scope, receive, timed)
-        except BaseException:
-            observe(500)
-            raise
+def observe_request(method: str, route: str, status: int, seconds: float) -> None:
+    """One request's time to its response's headers (infra/edge.py): its route's template
+    (bounded), its method and status."""
+    key = (method, route, status)
+    timer = _TIMERS.get(key)
+    if timer is None:
+        timer = _TIMERS[key] = HTTP_DURATION.labels(method, route, str(status))
+    timer.observe(seconds)
 
 
 def multiprocess_dir() -> Path | None:

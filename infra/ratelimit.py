@@ -12,20 +12,19 @@ import contextlib
 import ipaddress
 import logging
 import math
+import re
 import time
 from collections.abc import AsyncIterator
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
 import redis.asyncio as aioredis
-from litestar import Litestar, Request
-from litestar.enums import ScopeType
-from litestar.middleware import ASGIMiddleware
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar import Litestar
+from litestar.types import Scope
 from redis.exceptions import RedisError
 
 from contracts.problems import ProblemError
-from infra.guards import send_problem
-from infra.http import principal_from
+from infra.auth import InvalidToken, verify
 from infra.rate_counters import (
     Counter,
     LeasedCounter,
@@ -42,6 +41,12 @@ RouteClass = Literal["register", "action", "write", "read"]
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 ACTION_ROUTES = ("/actions", "/resign", "/claim")  # under /v1/games/{id}
 BYPASS_AFTER_FAILURE_S = 2.0  # an unreachable store is not asked again for this long
+# not counted: the probes, the metrics and the web client's static files (/play/)
+_EXEMPT = re.compile(r"^/(health|ready|metrics)$|^/play(/|$)")
+
+
+def exempt(path: str) -> bool:
+    return _EXEMPT.search(path) is not None
 
 
 def route_class(method: str, path: str) -> RouteClass:
@@ -72,9 +77,20 @@ def client_address(scope: Scope, trusted: tuple[Network, ...]) -> str:
     """The peer, or when the peer is a trusted proxy, the last X-Forwarded-For hop before it."""
     client = scope.get("client")
     peer = client[0] if client else "unknown"
+    forwarded = b",".join(v for k, v in scope["headers"] if k == b"x-forwarded-for")
+    return _client_address(peer, forwarded, trusted)
+
+
+@lru_cache(maxsize=4096)
+def _address_subject(peer: str, forwarded: bytes, trusted: tuple[Network, ...]) -> str:
+    """A request's subject without a valid token (remembered: the same few clients and
+    proxies ask again and again, and parsing addresses is most of what counting costs)."""
+    return f"address:{address_key(_client_address(peer, forwarded, trusted))}"
+
+
+def _client_address(peer: str, forwarded: bytes, trusted: tuple[Network, ...]) -> str:
     if not _trusted(peer, trusted):
         return peer
-    forwarded = b",".join(v for k, v in scope["headers"] if k == b"x-forwarded-for")
     hops = [h.strip() for h in forwarded.decode("latin-1").split(",") if h.strip()]
     for hop in reversed(hops):  # each proxy appends the address it saw: trust from the right
         if not _trusted(hop, trusted):
@@ -114,6 +130,15 @@ class Decision(NamedTuple):
             pairs.append((b"retry-after", str(self.retry_s)))
         return [(k, v.encode()) for k, v in pairs]
 
+    def refusal(self, kind: RouteClass) -> ProblemError:
+        """429 `rate_limited`, with when to come back."""
+        return ProblemError(
+            429,
+            "rate_limited",
+            f"over the limit of {self.limit.amount} {kind} requests per"
+            f" {self.limit.period_s} s; retry after {self.retry_s} s",
+        )
+
 
 class RateLimiter:
     """Counts requests per (route class, subject); when the store fails, lets them through."""
@@ -131,12 +156,20 @@ class RateLimiter:
         self._bypass_until = 0.0
 
     def subject(self, scope: Scope, kind: RouteClass) -> str:
-        address = address_key(client_address(scope, self._trusted))
-        if kind != "register" and any(k == b"authorization" for k, _ in scope["headers"]):
-            with contextlib.suppress(ProblemError):  # an invalid token is counted by address
-                who = principal_from(Request(scope), self.settings.keyring())
-                return f"player:{who.player_id}"
-        return f"address:{address}"
+        if kind != "register":
+            for name, value in scope["headers"]:
+                if name == b"authorization":
+                    try:  # remembered by infra/auth.py; an invalid token counts by address
+                        who = verify(self.settings.keyring(), value.decode("latin-1"))
+                    except InvalidToken:
+                        break
+                    return f"player:{who.player_id}"
+        client = scope.get("client")
+        peer = client[0] if client else "unknown"
+        forwarded = b""
+        if self._trusted:
+            forwarded = b",".join(v for k, v in scope["headers"] if k == b"x-forwarded-for")
+        return _address_subject(peer, forwarded, self._trusted)
 
     async def check(self, kind: RouteClass, scope: Scope) -> Decision | None:
         """Count one request; None when this class has no limit or the store cannot say."""
@@ -160,44 +193,6 @@ class RateLimiter:
             math.ceil(count.reset_ms / 1000),
             max(1, math.ceil(count.retry_ms / 1000)),
         )
-
-
-class RateLimitMiddleware(ASGIMiddleware):
-    """Every route but the probes, the metrics and the web client's static files (/play/):
-    429 `rate_limited` over the limit, RateLimit-* headers always."""
-
-    scopes = (ScopeType.HTTP,)
-    exclude_path_pattern = ("^/(health|ready|metrics)$", "^/play(/|$)")
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        limiter: RateLimiter | None = scope["litestar_app"].state.get("rate_limiter")
-        if limiter is None:
-            await next_app(scope, receive, send)
-            return
-        kind = route_class(
-            str(scope.get("method", "GET")), scope.get("path_template") or scope["path"]
-        )
-        decision = await limiter.check(kind, scope)
-        if decision is None:
-            await next_app(scope, receive, send)
-            return
-        headers = decision.headers()
-        if not decision.allowed:
-            error = ProblemError(
-                429,
-                "rate_limited",
-                f"over the limit of {decision.limit.amount} {kind} requests per"
-                f" {decision.limit.period_s} s; retry after {decision.retry_s} s",
-            )
-            await send_problem(scope, send, error, headers)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *headers]
-            await send(message)
-
-        await next_app(scope, receive, send_with_headers)
 
 
 def _counter(settings: Settings, embedded: bool) -> tuple[Counter, aioredis.Redis | None]:

@@ -36,21 +36,19 @@ from games.registry import narrator, registry
 from games.schemas import openapi_components
 from games.table import TableState
 from infra.auth import Principal
-from infra.context import RequestContextMiddleware
+from infra.edge import Edge
 from infra.eventstore.api import command_uuid
-from infra.guards import BodyGuardMiddleware
 from infra.http import (
     EXCEPTION_HANDLERS,
-    AllowMiddleware,
     authenticate,
     check_background,
     check_ready,
     cors,
     strictly,
 )
-from infra.metrics import LIVE_SUBSCRIBERS, MetricsMiddleware, metrics_endpoint
+from infra.metrics import LIVE_SUBSCRIBERS, metrics_endpoint
 from infra.openapi import SECURITY, closed_structs, openapi_config, problems
-from infra.ratelimit import RateLimitMiddleware, rate_limits
+from infra.ratelimit import rate_limits
 from infra.settings import Settings
 from services.game import seats
 from services.game.bootstrap import lifespan
@@ -479,13 +477,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
         cors_config=cors(settings),  # browsers: infra/http.py
         # the service's own first: the others read its settings (and live_feeds its service)
         lifespan=[lifespan, rate_limits, live_feeds, webhook_store],
-        middleware=[
-            RequestContextMiddleware(),  # first: every line of the request has its id
-            MetricsMiddleware(),
-            RateLimitMiddleware(),
-            BodyGuardMiddleware(),
-            AllowMiddleware(),
-        ],
+        middleware=[Edge],  # ids, metrics, rate limits, body bounds, Allow: infra/edge.py
         openapi_config=openapi_config(
             "Turnpost game service",
             _components(),

@@ -34,20 +34,18 @@ from games.registry import get as get_rules
 from games.registry import narrator, registry
 from games.schemas import game_schemas
 from infra.auth import InvalidToken, Principal
-from infra.context import RequestContextMiddleware
-from infra.guards import BodyGuardMiddleware
+from infra.edge import Edge
 from infra.http import (
     EXCEPTION_HANDLERS,
-    AllowMiddleware,
     authenticate,
     check_background,
     check_ready,
     cors,
     strictly,
 )
-from infra.metrics import MetricsMiddleware, metrics_endpoint
+from infra.metrics import metrics_endpoint
 from infra.openapi import SECURITY, OptionalBody, closed_structs, openapi_config, problems
-from infra.ratelimit import RateLimitMiddleware, rate_limits
+from infra.ratelimit import rate_limits
 from infra.settings import Settings
 from infra.tokens import Tokens
 from services.lobby.bootstrap import announce, lifespan
@@ -495,13 +493,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         cors_config=cors(settings),  # browsers: infra/http.py
         lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
-        middleware=[
-            RequestContextMiddleware(),  # first: every line of the request has its id
-            MetricsMiddleware(),
-            RateLimitMiddleware(),
-            BodyGuardMiddleware(),
-            AllowMiddleware(),
-        ],
+        middleware=[Edge],  # ids, metrics, rate limits, body bounds, Allow: infra/edge.py
         openapi_config=openapi_config("Turnpost lobby", closed=closed_structs(contracts.lobby)),
         logging_config=None,  # infra.logging configures the process from LOG_LEVEL
     )

@@ -8,9 +8,12 @@ from typing import Any
 import msgspec
 import pytest
 
+from infra.auth import issue
 from infra.guards import json_too_deep
-from infra.rate_counters import Limit, parse_limit
-from infra.ratelimit import address_key, client_address, parse_networks, route_class
+from infra.keys import SigningKey
+from infra.rate_counters import Limit, MemoryCounter, parse_limit
+from infra.ratelimit import RateLimiter, address_key, client_address, parse_networks, route_class
+from infra.settings import Settings
 
 
 def nested(depth: int, inner: str = "[]") -> bytes:
@@ -84,6 +87,29 @@ def test_forwarded_for_counts_only_from_a_trusted_proxy() -> None:
     )
     assert client_address(scope("10.0.0.5"), gateway) == "10.0.0.5"
     assert client_address({"client": None, "headers": []}, gateway) == "unknown"
+
+
+def test_a_request_is_counted_for_its_player_else_for_its_address() -> None:
+    settings = Settings(secret="s" * 40, trusted_proxies="10.0.0.5")
+    limiter = RateLimiter(MemoryCounter(), settings)
+    token = issue(settings.keyring().signing, "p-1", "Ann")
+    forged = issue(SigningKey.from_secret("t" * 40), "p-1", "Ann")
+
+    def asking(peer: str, *headers: tuple[bytes, bytes]) -> Any:
+        return {"client": (peer, 5000), "headers": [(b"host", b"x"), *headers]}
+
+    bearer = (b"authorization", f"Bearer {token}".encode())
+    assert limiter.subject(asking("203.0.113.9", bearer), "action") == "player:p-1"
+    assert limiter.subject(asking("203.0.113.9", bearer), "register") == "address:203.0.113.9"
+    wrong = (b"authorization", f"Bearer {forged}".encode())
+    assert limiter.subject(asking("203.0.113.9", wrong), "read") == "address:203.0.113.9"
+    # the addresses are remembered by peer and forwarded chain together, never by peer alone
+    for hop in ("1.2.3.4", "5.6.7.8", "1.2.3.4"):
+        forwarded = (b"x-forwarded-for", hop.encode())
+        assert limiter.subject(asking("10.0.0.5", forwarded), "read") == f"address:{hop}"
+    assert limiter.subject(asking("10.0.0.5"), "read") == "address:10.0.0.5"
+    untrusted = (b"x-forwarded-for", b"1.2.3.4")
+    assert limiter.subject(asking("203.0.113.7", untrusted), "read") == "address:203.0.113.7"
 
 
 def test_addresses_are_counted_per_host_and_per_ipv6_64() -> None:

@@ -13,7 +13,8 @@ from litestar import Litestar, get
 from litestar.params import FromPath
 from litestar.testing import TestClient
 
-from infra.context import RequestContextMiddleware, bind, bind_carried, carry, current
+from infra.context import bind, bind_carried, carry, current
+from infra.edge import Edge
 from infra.logging import ContextFilter, JsonFormatter, TextFormatter
 
 log = logging.getLogger("turnpost.test")
@@ -78,7 +79,7 @@ def a_game(game_id: FromPath[str]) -> dict[str, object]:
 
 
 def app() -> Litestar:
-    return Litestar([a_game], middleware=[RequestContextMiddleware()])
+    return Litestar([a_game], middleware=[Edge])
 
 
 def test_a_request_binds_its_id_and_game_and_returns_the_id(lines: io.StringIO) -> None:
