@@ -21,6 +21,7 @@ export function uuid() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+const since = (version) => (version > 0 ? `?min_version=${version}` : "");
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Api {
@@ -87,11 +88,14 @@ export class Api {
   myGames() {
     return this.request(this.game, "GET", "/v1/me/games?limit=20");
   }
-  view(id) {
-    return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}`);
+  // minVersion: the newest version of the game this page has seen; the answer is at least
+  // that recent, and the service may give it without reading its store
+  view(id, minVersion = 0) {
+    return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}${since(minVersion)}`);
   }
-  legal(id) {
-    return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}/legal-actions`);
+  legal(id, minVersion = 0) {
+    const path = `/v1/games/${encodeURIComponent(id)}/legal-actions${since(minVersion)}`;
+    return this.request(this.game, "GET", path);
   }
   map(id) {
     return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}/map`);

@@ -93,7 +93,7 @@ export class GameScreen {
 
   /** The view, the moves, and what the board needs besides (the map, its drawing). */
   async load() {
-    const view = await this.api.view(this.id);
+    const view = await this.api.view(this.id, this.after);
     if (this.stopped) return; // left meanwhile: nothing more is asked
     const content = await contentOf(this.api, view.game);
     if (this.stopped) return;
@@ -101,7 +101,7 @@ export class GameScreen {
     const seated = view.your_seat !== null && view.your_seat !== undefined && !botPlaying(view);
     const board = BOARDS[view.game] || GENERIC;
     const [legal, extra] = await Promise.all([
-      seated && view.status === "active" ? this.api.legal(this.id) : null,
+      seated && view.status === "active" ? this.api.legal(this.id, view.version) : null,
       board.load ? board.load(this.api, this.id, this.extra) : null,
     ]);
     Object.assign(this, { view, content, legal, extra });

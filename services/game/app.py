@@ -61,6 +61,20 @@ from services.game.webhooks import webhook_store
 
 MAX_WAIT_SECONDS = 30.0
 MAX_VERSION = 2**62  # fits Postgres bigint
+# A read's `min_version`: the newest version the client has seen (a move's answer, a view, a
+# feed's event). The answer is at least that recent (when the game is), and this process
+# may give it from memory instead of asking the store (GameService.read_needed).
+MinVersion = Annotated[
+    int | None,
+    QueryParameter(
+        ge=0,
+        le=MAX_VERSION,
+        description="The newest version of the game you have seen (from a move's answer, a "
+        "view or the feed). The answer is at least that recent, and the service may give it "
+        "without asking its store: send it on every read to make reads cheaper and never see "
+        "the game go back.",
+    ),
+]
 UNKNOWN_GAME = {404: ["unknown_game"], 503: ["game_unavailable"]}
 SEATED = {403: ["not_seated"], **UNKNOWN_GAME}  # routes for the game's players only
 
@@ -81,10 +95,14 @@ async def _who(request: Request[Any, Any, Any]) -> Principal:
     security=SECURITY,
     responses=problems(400, 401, 404, 503, codes=UNKNOWN_GAME),
 )
-async def get_game(game_id: FromPath[str], request: Request[Any, Any, Any]) -> GameView:
+async def get_game(
+    game_id: FromPath[str], request: Request[Any, Any, Any], min_version: MinVersion = None
+) -> GameView:
     who = await _who(request)
-    loaded = await _svc(request).load(game_id)
-    rules, state, record = loaded.rules, loaded.state, loaded.record
+    svc = _svc(request)
+    record = await svc.record(game_id)
+    loaded = await svc.load(record.id, record, read=svc.read_needed(record.id, min_version))
+    rules, state = loaded.rules, loaded.state
     seat = record.seat_of(who.player_id)
     return GameView(
         id=record.id,
@@ -137,12 +155,14 @@ def _clock(table: TableState) -> Clock | None:
     security=SECURITY,
     responses=problems(400, 401, 403, 404, 503, codes=SEATED),
 )
-async def legal_actions(game_id: FromPath[str], request: Request[Any, Any, Any]) -> LegalActions:
+async def legal_actions(
+    game_id: FromPath[str], request: Request[Any, Any, Any], min_version: MinVersion = None
+) -> LegalActions:
     who = await _who(request)
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
-    loaded = await svc.load(record.id, record)
+    loaded = await svc.load(record.id, record, read=svc.read_needed(record.id, min_version))
     rules, state = loaded.rules, loaded.state
     return LegalActions(
         version=loaded.version,

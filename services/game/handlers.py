@@ -636,6 +636,17 @@ class GameService:
                 return loaded, stored
             woken = True
 
+    def read_needed(self, game_id: str, min_version: int | None) -> bool:
+        """Whether a read that has seen `min_version` (the client's newest; None: not said)
+        must ask the store: not when the cache is at least that recent and this process was
+        told of nothing newer, by its own appends or the games stream (`_behind`). The client
+        then sees its own moves and never goes back, as a read would give; it may miss a move
+        of another replica within the relay's lag, as if it had read a moment sooner."""
+        if min_version is None:
+            return True
+        cached = self._cache.get(game_id)
+        return cached is None or cached.version < min_version or self._behind(game_id)
+
     def _behind(self, game_id: str) -> bool:
         """Whether the cached state may be older than the game's latest version this process
         was told of (or it was not told the version, or holds no state)."""

@@ -45,6 +45,9 @@ _decode = msgspec.json.decode
 # streams, several times cheaper per request than httpx, whose own CPU was the larger part of
 # the load generator's; "httpx" as before, to compare.
 HTTP = os.environ.get("BENCH_HTTP", "raw")
+# the clients send each read the newest version they have seen (`min_version`), as our own
+# clients do, so the service may answer from memory; 0: they do not (reads ask the store)
+MIN_VERSION = os.environ.get("BENCH_MIN_VERSION", "1") != "0"
 
 
 class RawResponse:
@@ -181,6 +184,7 @@ async def play(
         rng = random.Random(i)
         game: GameLike | None = None
         headers = {"content-type": "application/json"}
+        seen: dict[str, int] = {}  # each game's newest version this client has seen
 
         def inside(t_done: float) -> bool:
             return warm_end <= t_done <= end
@@ -201,8 +205,9 @@ async def play(
                             st.starved_s += waited
             assert game is not None
             try:
+                since = f"?min_version={seen[game.id]}" if game.id in seen else ""
                 t0 = time.perf_counter()
-                r = await http.get(f"/v1/games/{game.id}", headers=game.auth[0])
+                r = await http.get(f"/v1/games/{game.id}{since}", headers=game.auth[0])
                 t1 = time.perf_counter()
                 if r.status_code != 200:
                     _count(st.errors, f"get_game_{r.status_code}")
@@ -214,11 +219,15 @@ async def play(
                 if view["status"] == "finished" or not view["to_act"]:
                     if inside(time.monotonic()):
                         st.finished += 1
+                    seen.pop(game.id, None)
                     game = None
                     continue
                 seat = rng.choice(view["to_act"])
+                since = f"?min_version={view['version']}" if MIN_VERSION else ""
                 t0 = time.perf_counter()
-                r = await http.get(f"/v1/games/{game.id}/legal-actions", headers=game.auth[seat])
+                r = await http.get(
+                    f"/v1/games/{game.id}/legal-actions{since}", headers=game.auth[seat]
+                )
                 t1 = time.perf_counter()
                 if r.status_code != 200:
                     _count(st.errors, f"legal_{r.status_code}")
@@ -247,6 +256,8 @@ async def play(
                     note(f"POST {r.status_code}: {r.text[:300]}")
                 if r.status_code != 200:
                     _count(st.errors, f"post_{r.status_code}")
+                elif MIN_VERSION:
+                    seen[game.id] = _decode(r.content)["version"]
             except (httpx.HTTPError, OSError, EOFError, ValueError) as exc:
                 _count(st.errors, type(exc).__name__)
                 await asyncio.sleep(0.05)

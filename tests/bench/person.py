@@ -74,7 +74,8 @@ async def main(
                             continue
                         if think:
                             await asyncio.sleep(think)
-                        r = await http.get(f"/v1/games/{game_id}/legal-actions", headers=auth)
+                        legal_path = f"/v1/games/{game_id}/legal-actions?min_version={after}"
+                        r = await http.get(legal_path, headers=auth)
                         if r.status_code != 200:
                             errors[f"legal_{r.status_code}"] = (
                                 errors.get(f"legal_{r.status_code}", 0) + 1

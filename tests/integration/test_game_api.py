@@ -10,6 +10,7 @@ from typing import Any
 
 import asyncpg
 import httpx
+import msgspec
 import pytest
 
 from contracts.streams import RoomStarted, StartedSeat
@@ -511,3 +512,33 @@ async def test_legal_actions_name_the_question_and_say_why_an_answer_is_missing(
     )
     r = await table.post(responder, {"action": answers["actions"][0], "expected_version": version})
     assert r.status_code == 200, r.text
+
+
+async def test_a_read_with_min_version_is_never_older_than_what_its_client_has_seen(
+    table: Table, service: GameService
+) -> None:
+    """`min_version`: this process answers from memory when it holds that version and was
+    told of nothing newer; a move made through another replica (here `service`, which the
+    app is not told of: no relay runs) is seen by a plain read, and by one whose client has
+    seen it, but may be missed by a read whose client has not (as if it read a moment sooner)."""
+    moved = (await table.play_first_legal(0)).json()["version"]
+    for path in ("", "/legal-actions"):
+        seen = await table.get(0, path, min_version=moved)
+        assert seen.status_code == 200, seen.text
+        assert seen.json()["version"] == moved
+    loaded = await service.load(table.game_id)
+    seat = sorted(loaded.rules.to_act(loaded.state))[0]
+    action = msgspec.to_builtins(loaded.rules.legal_actions(loaded.state, seat)[0])
+    other = (
+        await service.submit(table.game_id, seat, action, loaded.version, uuid.uuid4())
+    ).version
+    assert other > moved
+    # from memory (no read of the store): the other replica's move is not seen yet
+    assert (await table.get(0, "", min_version=moved)).json()["version"] == moved
+    assert (await table.get(0, "", min_version=other)).json()["version"] == other  # read
+    for path in ("", "/legal-actions"):
+        assert (await table.get(0, path)).json()["version"] == other
+    # the app has read it now: a client that saw only its own move gets the newest too
+    assert (await table.get(0, "", min_version=moved)).json()["version"] == other
+    problem(await table.get(0, "", min_version=-1), 400, "malformed_request")
+    problem(await table.get(0, "/legal-actions", min_version="x"), 400, "malformed_request")

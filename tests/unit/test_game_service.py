@@ -470,3 +470,28 @@ def test_waiters_know_each_games_latest_version_told_and_forget_the_oldest() -> 
         w.notify("a", 2)  # told again: now the newest news
         w.notify("c", 1)  # one too many: the game told of longest ago is forgotten
         assert (w.known("a"), w.known("b"), w.known("c")) == (2, None, 1)
+
+
+async def test_a_read_that_has_seen_a_version_is_answered_from_memory_only_when_safe() -> None:
+    """`min_version`: a read whose client has seen version N skips the store when this process
+    holds N or later and was told of nothing newer; else it reads, as every read without it."""
+    a, b = replicas()
+    gid = await new_game(a, seats=3)
+    start = await a.load(gid)
+    action = msgspec.to_builtins(start.rules.legal_actions(start.state, 0)[0])
+    moved = await a.submit(gid, 0, action, start.version, uuid.uuid4())
+    assert not a.read_needed(gid, moved.version)  # its own append: the cache is the latest
+    assert not a.read_needed(gid, moved.version - 1)  # an older one seen: the newer is fine
+    assert a.read_needed(gid, None)  # not said: a read, as always
+    assert a.read_needed(gid, moved.version + 1)  # seen newer than the cache
+    assert b.read_needed(gid, moved.version)  # another replica: holds nothing of it
+    await b.load(gid)  # b reads it, but was not told the version: still reads
+    assert b.read_needed(gid, moved.version)
+    b.waiters.heard(envelope(gid, moved.version))  # the games stream tells b
+    assert not b.read_needed(gid, moved.version)
+    await play_random(b, gid, 1, Random(4))  # b moves on; a hears of it from the relay
+    latest = (await a.store.read(stream_id(gid)))[-1].version
+    a.waiters.heard(envelope(gid, latest))
+    assert a.read_needed(gid, moved.version)  # a's memory is behind what it heard
+    loaded = await a.load(gid, read=a.read_needed(gid, moved.version))
+    assert loaded.version == latest and not a.read_needed(gid, moved.version)

@@ -205,11 +205,15 @@ class AsyncClient:
 
     # -- game: reading and playing -----------------------------------------------------------
 
-    async def get_game(self, game_id: str) -> GameView:
-        return await self.call(routes.get_game(game_id))
+    async def get_game(self, game_id: str, *, min_version: int | None = None) -> GameView:
+        """`min_version`: the newest version of the game you have seen (the answer is at
+        least that recent, and the service may give it without reading its store)."""
+        return await self.call(routes.get_game(game_id, min_version))
 
-    async def get_legal_actions(self, game_id: str) -> LegalActions:
-        return await self.call(routes.get_legal_actions(game_id))
+    async def get_legal_actions(
+        self, game_id: str, *, min_version: int | None = None
+    ) -> LegalActions:
+        return await self.call(routes.get_legal_actions(game_id, min_version))
 
     async def post_action(
         self,
@@ -258,9 +262,10 @@ class AsyncClient:
         be a plain function or a coroutine function (a search run in an executor, say).
         """
         last: StaleVersion | None = None
+        seen: int | None = None  # after a 409, the version it named
         for _ in range(max(1, attempts or self.policy.play_attempts)):
-            view = await self.get_game(game_id)
-            legal = await self.get_legal_actions(game_id)
+            view = await self.get_game(game_id, min_version=seen)
+            legal = await self.get_legal_actions(game_id, min_version=view.version)
             if view.status == "finished" or not legal.actions:
                 return None
             action = decide(view, legal)
@@ -271,7 +276,7 @@ class AsyncClient:
             try:
                 return await self._post_decision(game_id, action, legal.version)
             except StaleVersion as stale:
-                last = stale
+                last, seen = stale, stale.current_version
         assert last is not None
         raise last
 
@@ -291,13 +296,14 @@ class AsyncClient:
     async def turns(self, game_id: str, *, wait: float = 30) -> AsyncIterator[GameView]:
         """Yields the game each time the caller must act, until it is finished; between
         turns it long-polls `/events` (the caller's own move is news: it returns at once)."""
+        seen: int | None = None
         while True:
-            view = await self.get_game(game_id)
+            view = await self.get_game(game_id, min_version=seen)
             if view.status == "finished":
                 return
             if my_turn(view):
                 yield view
-            await self.get_events(game_id, view.version, wait=wait)
+            seen = (await self.get_events(game_id, view.version, wait=wait)).last_version
 
     async def play_to_end(self, game_id: str, decide: Decide, *, wait: float = 30) -> GameView:
         """`play` each turn of the caller's until the game is finished; the final game."""

@@ -175,12 +175,14 @@ def rematch_room(room_id: str) -> Call[Room]:
 # -- game: playing ---------------------------------------------------------------------------
 
 
-def get_game(game_id: str) -> Call[GameView]:
-    return Call("game", "GET", f"/v1/games/{_p(game_id)}", _json(GameView))
+def get_game(game_id: str, min_version: int | None = None) -> Call[GameView]:
+    params = _params(min_version=min_version)
+    return Call("game", "GET", f"/v1/games/{_p(game_id)}", _json(GameView), params)
 
 
-def get_legal_actions(game_id: str) -> Call[LegalActions]:
-    return Call("game", "GET", f"/v1/games/{_p(game_id)}/legal-actions", _json(LegalActions))
+def get_legal_actions(game_id: str, min_version: int | None = None) -> Call[LegalActions]:
+    path = f"/v1/games/{_p(game_id)}/legal-actions"
+    return Call("game", "GET", path, _json(LegalActions), _params(min_version=min_version))
 
 
 def post_action(

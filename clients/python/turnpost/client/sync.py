@@ -203,11 +203,13 @@ class Client:
 
     # -- game: reading and playing -----------------------------------------------------------
 
-    def get_game(self, game_id: str) -> GameView:
-        return self.call(routes.get_game(game_id))
+    def get_game(self, game_id: str, *, min_version: int | None = None) -> GameView:
+        """`min_version`: the newest version of the game you have seen (the answer is at
+        least that recent, and the service may give it without reading its store)."""
+        return self.call(routes.get_game(game_id, min_version))
 
-    def get_legal_actions(self, game_id: str) -> LegalActions:
-        return self.call(routes.get_legal_actions(game_id))
+    def get_legal_actions(self, game_id: str, *, min_version: int | None = None) -> LegalActions:
+        return self.call(routes.get_legal_actions(game_id, min_version))
 
     def post_action(
         self,
@@ -255,9 +257,10 @@ class Client:
         (nothing posted) when `decide` returns None or there is nothing to play.
         """
         last: StaleVersion | None = None
+        seen: int | None = None  # after a 409, the version it named
         for _ in range(max(1, attempts or self.policy.play_attempts)):
-            view = self.get_game(game_id)
-            legal = self.get_legal_actions(game_id)
+            view = self.get_game(game_id, min_version=seen)
+            legal = self.get_legal_actions(game_id, min_version=view.version)
             if view.status == "finished" or not legal.actions:
                 return None
             action = decide(view, legal)
@@ -266,7 +269,7 @@ class Client:
             try:
                 return self._post_decision(game_id, action, legal.version)
             except StaleVersion as stale:
-                last = stale
+                last, seen = stale, stale.current_version
         assert last is not None
         raise last
 
@@ -286,13 +289,14 @@ class Client:
     def turns(self, game_id: str, *, wait: float = 30) -> Iterator[GameView]:
         """Yields the game each time the caller must act, until it is finished; between
         turns it long-polls `/events` (the caller's own move is news: it returns at once)."""
+        seen: int | None = None
         while True:
-            view = self.get_game(game_id)
+            view = self.get_game(game_id, min_version=seen)
             if view.status == "finished":
                 return
             if my_turn(view):
                 yield view
-            self.get_events(game_id, view.version, wait=wait)
+            seen = (self.get_events(game_id, view.version, wait=wait)).last_version
 
     def play_to_end(self, game_id: str, decide: Decide, *, wait: float = 30) -> GameView:
         """`play` each turn of the caller's until the game is finished; the final game."""
