@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 import msgspec
 from litestar.types import HTTPRequestEvent, Receive, ReceiveMessage, Scope, Send
@@ -38,9 +37,7 @@ def json_too_deep(raw: bytes, max_depth: int) -> bool:
     return False
 
 
-async def send_problem(
-    scope: Scope, send: Send, error: ProblemError, headers: Iterable[tuple[bytes, bytes]] = ()
-) -> None:
+async def send_problem(scope: Scope, send: Send, error: ProblemError) -> None:
     """Answer a problem straight from a middleware, as infra.http renders it for handlers."""
     body = msgspec.json.encode(error.problem(instance=scope["path"]))
     await send(
@@ -50,7 +47,6 @@ async def send_problem(
             "headers": [
                 (b"content-type", PROBLEM_CONTENT_TYPE.encode()),
                 (b"content-length", str(len(body)).encode()),
-                *headers,
             ],
         }
     )

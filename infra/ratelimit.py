@@ -65,7 +65,11 @@ def parse_networks(text: str) -> tuple[Network, ...]:
     )
 
 
+@lru_cache(maxsize=4096)
 def _trusted(address: str, trusted: tuple[Network, ...]) -> bool:
+    """Remembered: only peers and the hops our own proxies appended are asked (a client's
+    own X-Forwarded-For entries, to their left, never are), so what fills it is bounded by
+    the real clients, and parsing addresses was most of what counting a request cost."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
@@ -77,20 +81,9 @@ def client_address(scope: Scope, trusted: tuple[Network, ...]) -> str:
     """The peer, or when the peer is a trusted proxy, the last X-Forwarded-For hop before it."""
     client = scope.get("client")
     peer = client[0] if client else "unknown"
-    forwarded = b",".join(v for k, v in scope["headers"] if k == b"x-forwarded-for")
-    return _client_address(peer, forwarded, trusted)
-
-
-@lru_cache(maxsize=4096)
-def _address_subject(peer: str, forwarded: bytes, trusted: tuple[Network, ...]) -> str:
-    """A request's subject without a valid token (remembered: the same few clients and
-    proxies ask again and again, and parsing addresses is most of what counting costs)."""
-    return f"address:{address_key(_client_address(peer, forwarded, trusted))}"
-
-
-def _client_address(peer: str, forwarded: bytes, trusted: tuple[Network, ...]) -> str:
-    if not _trusted(peer, trusted):
+    if not trusted or not _trusted(peer, trusted):
         return peer
+    forwarded = b",".join(v for k, v in scope["headers"] if k == b"x-forwarded-for")
     hops = [h.strip() for h in forwarded.decode("latin-1").split(",") if h.strip()]
     for hop in reversed(hops):  # each proxy appends the address it saw: trust from the right
         if not _trusted(hop, trusted):
@@ -98,6 +91,7 @@ def _client_address(peer: str, forwarded: bytes, trusted: tuple[Network, ...]) -
     return hops[0] if hops else peer
 
 
+@lru_cache(maxsize=4096)
 def address_key(address: str) -> str:
     """IPv6 clients are counted per /64: one host commonly holds the whole prefix."""
     try:
@@ -164,12 +158,7 @@ class RateLimiter:
                     except InvalidToken:
                         break
                     return f"player:{who.player_id}"
-        client = scope.get("client")
-        peer = client[0] if client else "unknown"
-        forwarded = b""
-        if self._trusted:
-            forwarded = b",".join(v for k, v in scope["headers"] if k == b"x-forwarded-for")
-        return _address_subject(peer, forwarded, self._trusted)
+        return f"address:{address_key(client_address(scope, self._trusted))}"
 
     async def check(self, kind: RouteClass, scope: Scope) -> Decision | None:
         """Count one request; None when this class has no limit or the store cannot say."""

@@ -72,9 +72,10 @@ MinVersion = Annotated[
         description="The newest version of the game you have seen (from a move's answer, a "
         "view or the feed). The answer is at least that recent, and the service may give it "
         "without asking its store: send it on every read to make reads cheaper and never see "
-        "the game go back.",
+        "the game go back. 400 `min_version_beyond_version` when the game has not reached it.",
     ),
 ]
+SEEN_CODES = ["malformed_request", "min_version_beyond_version"]  # a read's 400s
 UNKNOWN_GAME = {404: ["unknown_game"], 503: ["game_unavailable"]}
 SEATED = {403: ["not_seated"], **UNKNOWN_GAME}  # routes for the game's players only
 
@@ -93,7 +94,7 @@ async def _who(request: Request[Any, Any, Any]) -> Principal:
     operation_id="getGame",
     summary="The caller's view of a game (a spectator's when not seated)",
     security=SECURITY,
-    responses=problems(400, 401, 404, 503, codes=UNKNOWN_GAME),
+    responses=problems(400, 401, 404, 503, codes={**UNKNOWN_GAME, 400: SEEN_CODES}),
 )
 async def get_game(
     game_id: FromPath[str], request: Request[Any, Any, Any], min_version: MinVersion = None
@@ -101,7 +102,7 @@ async def get_game(
     who = await _who(request)
     svc = _svc(request)
     record = await svc.record(game_id)
-    loaded = await svc.load(record.id, record, read=svc.read_needed(record.id, min_version))
+    loaded = await svc.load_seen(record, min_version)
     rules, state = loaded.rules, loaded.state
     seat = record.seat_of(who.player_id)
     return GameView(
@@ -153,7 +154,7 @@ def _clock(table: TableState) -> Clock | None:
     operation_id="getLegalActions",
     summary="Every action the caller may post now, and the answers refused it now with why",
     security=SECURITY,
-    responses=problems(400, 401, 403, 404, 503, codes=SEATED),
+    responses=problems(400, 401, 403, 404, 503, codes={**SEATED, 400: SEEN_CODES}),
 )
 async def legal_actions(
     game_id: FromPath[str], request: Request[Any, Any, Any], min_version: MinVersion = None
@@ -162,7 +163,7 @@ async def legal_actions(
     svc = _svc(request)
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
-    loaded = await svc.load(record.id, record, read=svc.read_needed(record.id, min_version))
+    loaded = await svc.load_seen(record, min_version)
     rules, state = loaded.rules, loaded.state
     return LegalActions(
         version=loaded.version,

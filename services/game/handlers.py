@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -55,6 +56,7 @@ class _Cached(msgspec.Struct, kw_only=True):
     table: TableState
     recent: tuple[tuple[int, Any], ...] = ()  # a few earlier (version, engine state)
     events: tuple[StoredEvent, ...] = ()  # the last few stored events, ending at `version`
+    confirmed: float = 0.0  # time.monotonic() when the store last said `version` was its latest
 
 
 _table_event = msgspec.json.Decoder(AnyTableEvent)
@@ -64,6 +66,11 @@ _table_event = msgspec.json.Decoder(AnyTableEvent)
 # come after all ten of the others' (and a few clock commands): 8 was too few. They share
 # most of their structure: under 1 KB each beside the current state.
 RECENT_STATES = 16
+# A read that says what it has seen is answered from memory only within this long of the store
+# last confirming the cached version (a read, an append): the games stream tells of other
+# replicas' appends within milliseconds while the relay and Redis work, and if they do not,
+# a client's reads lag by at most this much.
+MEMORY_TRUSTED_S = 2.0
 UNAFFECTED_WINDOW = 64  # versions back within which a move may still be unaffected by news
 # A move that lost the race to append is decided again against the news, as long as it stays
 # unaffected by it. Each lost race is one more command since its expected version, and a
@@ -92,11 +99,12 @@ def status_of(rules: Any, state: Any) -> Literal["active", "finished"]:
     return "finished" if rules.outcome(state) is not None or not rules.to_act(state) else "active"
 
 
-def beyond_version(current: int, what: str) -> ProblemError:
-    """400 `after_beyond_version`: a feed asked to start past the game's version."""
+def beyond_version(current: int, what: str, code: str = "after_beyond_version") -> ProblemError:
+    """400 `after_beyond_version`: a feed asked to start past the game's version (and
+    `min_version_beyond_version`: a read said it had seen a version the game has not reached)."""
     return ProblemError(
         400,
-        "after_beyond_version",
+        code,
         f"the game is at version {current}; {what}",
         current_version=current,
     )
@@ -124,8 +132,10 @@ class GameService:
         cache_size: int = 2048,
         now: Callable[[], datetime] = utcnow,
         appended: Callable[[], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
+        self.clock = clock  # for how long memory may answer a read (MEMORY_TRUSTED_S)
         self.appended = appended  # told after each new append (the relay's doorbell)
         self.games = games
         self.waiters = waiters
@@ -639,13 +649,32 @@ class GameService:
     def read_needed(self, game_id: str, min_version: int | None) -> bool:
         """Whether a read that has seen `min_version` (the client's newest; None: not said)
         must ask the store: not when the cache is at least that recent and this process was
-        told of nothing newer, by its own appends or the games stream (`_behind`). The client
-        then sees its own moves and never goes back, as a read would give; it may miss a move
-        of another replica within the relay's lag, as if it had read a moment sooner."""
+        told of nothing newer, by its own appends or the games stream (`_behind`), and the store
+        confirmed the cached version within MEMORY_TRUSTED_S. The client then sees its own
+        moves and never goes back, as a read would give; it may miss a move of another replica
+        within the relay's lag (milliseconds; while the relay or Redis is down, up to
+        MEMORY_TRUSTED_S), as if it had read a moment sooner."""
         if min_version is None:
             return True
         cached = self._cache.get(game_id)
-        return cached is None or cached.version < min_version or self._behind(game_id)
+        return (
+            cached is None
+            or cached.version < min_version
+            or self._behind(game_id)
+            or self.clock() - cached.confirmed > MEMORY_TRUSTED_S  # the news may have stopped
+        )
+
+    async def load_seen(self, record: GameRecord, min_version: int | None) -> Loaded:
+        """`load` for a read whose client has seen `min_version` (`read_needed`); 400
+        `min_version_beyond_version` when the game has not reached it."""
+        loaded = await self.load(record.id, record, read=self.read_needed(record.id, min_version))
+        if min_version is not None and loaded.version < min_version:
+            raise beyond_version(
+                loaded.version,
+                f"min_version {min_version} is beyond it",
+                "min_version_beyond_version",
+            )
+        return loaded
 
     def _behind(self, game_id: str) -> bool:
         """Whether the cached state may be older than the game's latest version this process
@@ -722,7 +751,12 @@ class GameService:
         if kept and kept[-1].version != version:
             kept = ()
         self._cache[game_id] = _Cached(
-            version=version, state=state, table=table, recent=recent, events=kept
+            version=version,
+            state=state,
+            table=table,
+            recent=recent,
+            events=kept,
+            confirmed=self.clock(),
         )
         self._cache.move_to_end(game_id)
         while len(self._cache) > self._cache_size:

@@ -540,5 +540,9 @@ async def test_a_read_with_min_version_is_never_older_than_what_its_client_has_s
         assert (await table.get(0, path)).json()["version"] == other
     # the app has read it now: a client that saw only its own move gets the newest too
     assert (await table.get(0, "", min_version=moved)).json()["version"] == other
+    beyond = problem(
+        await table.get(0, "", min_version=other + 1), 400, "min_version_beyond_version"
+    )
+    assert beyond["current_version"] == other
     problem(await table.get(0, "", min_version=-1), 400, "malformed_request")
     problem(await table.get(0, "/legal-actions", min_version="x"), 400, "malformed_request")

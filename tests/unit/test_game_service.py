@@ -14,7 +14,7 @@ from contracts.problems import ProblemError
 from contracts.streams import GameEvent, RoomStarted, StartedSeat
 from games.api import fold
 from infra.eventstore.memory import MemoryEventStore
-from services.game.handlers import GameService
+from services.game.handlers import MEMORY_TRUSTED_S, GameService
 from services.game.live import Waiters
 from services.game.repository import MemoryGamesRepository, stream_id
 
@@ -495,3 +495,30 @@ async def test_a_read_that_has_seen_a_version_is_answered_from_memory_only_when_
     assert a.read_needed(gid, moved.version)  # a's memory is behind what it heard
     loaded = await a.load(gid, read=a.read_needed(gid, moved.version))
     assert loaded.version == latest and not a.read_needed(gid, moved.version)
+
+
+async def test_memory_answers_a_read_only_within_its_trusted_time_and_never_beyond_the_game() -> (
+    None
+):
+    """The games stream may stop (the relay or Redis down): memory the store has not confirmed
+    for MEMORY_TRUSTED_S answers no read; a version the game has not reached is a 400."""
+    now = [100.0]
+    store = MemoryEventStore()
+    svc = GameService(store, MemoryGamesRepository(store), Waiters(), clock=lambda: now[0])
+    gid = await new_game(svc, seats=3)
+    start = await svc.load(gid)
+    action = msgspec.to_builtins(start.rules.legal_actions(start.state, 0)[0])
+    moved = (await svc.submit(gid, 0, action, start.version, uuid.uuid4())).version
+    now[0] += MEMORY_TRUSTED_S
+    assert not svc.read_needed(gid, moved)
+    now[0] += 0.01
+    assert svc.read_needed(gid, moved)
+    reads = CountingReads(svc)
+    record = await svc.record(gid)
+    assert (await svc.load_seen(record, moved)).version == moved and reads.count == 1
+    assert not svc.read_needed(gid, moved)  # the read confirmed it again
+    assert (await svc.load_seen(record, moved)).version == moved and reads.count == 1
+    with pytest.raises(ProblemError) as err:
+        await svc.load_seen(record, moved + 1)
+    assert (err.value.status, err.value.code) == (400, "min_version_beyond_version")
+    assert err.value.problem().current_version == moved and reads.count == 2

@@ -12,7 +12,14 @@ from infra.auth import issue
 from infra.guards import json_too_deep
 from infra.keys import SigningKey
 from infra.rate_counters import Limit, MemoryCounter, parse_limit
-from infra.ratelimit import RateLimiter, address_key, client_address, parse_networks, route_class
+from infra.ratelimit import (
+    RateLimiter,
+    _trusted,
+    address_key,
+    client_address,
+    parse_networks,
+    route_class,
+)
 from infra.settings import Settings
 
 
@@ -103,13 +110,21 @@ def test_a_request_is_counted_for_its_player_else_for_its_address() -> None:
     assert limiter.subject(asking("203.0.113.9", bearer), "register") == "address:203.0.113.9"
     wrong = (b"authorization", f"Bearer {forged}".encode())
     assert limiter.subject(asking("203.0.113.9", wrong), "read") == "address:203.0.113.9"
-    # the addresses are remembered by peer and forwarded chain together, never by peer alone
+    # behind a trusted proxy the chain is read on every request: the subject follows it
     for hop in ("1.2.3.4", "5.6.7.8", "1.2.3.4"):
         forwarded = (b"x-forwarded-for", hop.encode())
         assert limiter.subject(asking("10.0.0.5", forwarded), "read") == f"address:{hop}"
     assert limiter.subject(asking("10.0.0.5"), "read") == "address:10.0.0.5"
     untrusted = (b"x-forwarded-for", b"1.2.3.4")
     assert limiter.subject(asking("203.0.113.7", untrusted), "read") == "address:203.0.113.7"
+    # what is remembered of addresses grows with real clients only, never with what a client
+    # writes into its own X-Forwarded-For (to the left of what the proxies append)
+    remembered = _trusted.cache_info().currsize + address_key.cache_info().currsize
+    for n in range(200):
+        made_up = (b"x-forwarded-for", f"{n}.{n}.0.1, 9.9.9.{n % 2}".encode())
+        assert limiter.subject(asking("10.0.0.5", made_up), "read") == f"address:9.9.9.{n % 2}"
+        assert limiter.subject(asking("203.0.113.7", made_up), "read") == "address:203.0.113.7"
+    assert _trusted.cache_info().currsize + address_key.cache_info().currsize <= remembered + 4
 
 
 def test_addresses_are_counted_per_host_and_per_ipv6_64() -> None:

@@ -291,3 +291,61 @@ def test_the_image_copies_every_folder_the_root_package_finds_packages_in() -> N
                 continue
             path = top.relative_to(ROOT).as_posix()
             assert any(path == c or path.startswith(c + "/") for c in copied), path
+
+
+class Table:
+    """A game service that records what each read said it had seen: the game at `version`,
+    and a first move refused (409, the game moved on to `moved_to`) when `refuse_first`."""
+
+    def __init__(self, version: int, moved_to: int, refuse_first: bool) -> None:
+        self.version, self.moved_to, self.refuse = version, moved_to, refuse_first
+        self.asked: list[tuple[str, str | None]] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        self.asked.append((path.rsplit("/", 1)[-1], request.url.params.get("min_version")))
+        if request.method == "POST":
+            if self.refuse:
+                self.refuse, self.version = False, self.moved_to
+                problem = {"type": "about:blank", "title": "Conflict", "status": 409,
+                           "code": "stale_version", "detail": "moved",
+                           "current_version": self.moved_to}  # fmt: skip
+                return httpx.Response(409, json=problem)
+            self.version += 1
+            return httpx.Response(200, json={"version": self.version, "events": []})
+        if path.endswith("/legal-actions"):
+            legal = {"version": self.version, "seat": 0, "unavailable": [],
+                     "actions": [{"type": "pass", "text": "pass"}]}  # fmt: skip
+            return httpx.Response(200, json=legal)
+        view = {"id": "g", "game": "itty-bitty", "version": self.version, "status": "active",
+                "seats": [], "to_act": [0], "your_seat": 0, "view": {}, "outcome": None,
+                "standings": [], "clock": None}  # fmt: skip
+        return httpx.Response(200, json=view)
+
+
+def first(view: object, legal: object) -> dict[str, str]:
+    return {"type": "pass"}
+
+
+def test_play_reads_say_what_they_have_seen() -> None:
+    """The game read with the caller's `min_version`, the legal actions with the view's
+    version, and after a 409 both again with at least the version it named."""
+    table = Table(version=5, moved_to=7, refuse_first=True)
+    with Client(token="t", http=httpx.Client(transport=httpx.MockTransport(table))) as c:
+        assert c.play("g", first, min_version=4).version == 8
+    assert table.asked == [
+        ("g", "4"), ("legal-actions", "5"), ("actions", None),
+        ("g", "7"), ("legal-actions", "7"), ("actions", None),
+    ]  # fmt: skip
+    table = Table(version=5, moved_to=7, refuse_first=False)
+    with Client(token="t", http=httpx.Client(transport=httpx.MockTransport(table))) as c:
+        c.play("g", first)
+    assert table.asked[:2] == [("g", None), ("legal-actions", "5")]
+
+
+async def test_the_async_client_plays_alike() -> None:
+    table = Table(version=5, moved_to=7, refuse_first=True)
+    http = httpx.AsyncClient(transport=httpx.MockTransport(table))
+    async with AsyncClient(token="t", http=http) as c:
+        assert (await c.play("g", first, min_version=4)).version == 8
+    assert [v for _, v in table.asked] == ["4", "5", None, "7", "7", None]

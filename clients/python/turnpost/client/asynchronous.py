@@ -251,7 +251,12 @@ class AsyncClient:
         return await self.call(routes.get_my_games(awaiting, limit, cursor))
 
     async def play(
-        self, game_id: str, decide: Decide, *, attempts: int | None = None
+        self,
+        game_id: str,
+        decide: Decide,
+        *,
+        attempts: int | None = None,
+        min_version: int | None = None,
     ) -> ActionAccepted | None:
         """Read the game and the legal actions, post what `decide` chooses against their version.
 
@@ -260,9 +265,10 @@ class AsyncClient:
         own Idempotency-Key, kept when a lost connection makes the same post again. None
         (nothing posted) when `decide` returns None or there is nothing to play. `decide` may
         be a plain function or a coroutine function (a search run in an executor, say).
+        `min_version`: the newest version of the game you have seen (see `get_game`).
         """
         last: StaleVersion | None = None
-        seen: int | None = None  # after a 409, the version it named
+        seen = min_version  # then, after a 409, the version it named
         for _ in range(max(1, attempts or self.policy.play_attempts)):
             view = await self.get_game(game_id, min_version=seen)
             legal = await self.get_legal_actions(game_id, min_version=view.version)
@@ -303,12 +309,12 @@ class AsyncClient:
                 return
             if my_turn(view):
                 yield view
-            seen = (await self.get_events(game_id, view.version, wait=wait)).last_version
+            seen = (await self.get_events(game_id, view.version, wait=wait)).version
 
     async def play_to_end(self, game_id: str, decide: Decide, *, wait: float = 30) -> GameView:
         """`play` each turn of the caller's until the game is finished; the final game."""
-        async for _ in self.turns(game_id, wait=wait):
-            await self.play(game_id, decide)
+        async for view in self.turns(game_id, wait=wait):
+            await self.play(game_id, decide, min_version=view.version)
         return await self.get_game(game_id)
 
     # -- game: following ---------------------------------------------------------------------

@@ -247,7 +247,12 @@ class Client:
         return self.call(routes.get_my_games(awaiting, limit, cursor))
 
     def play(
-        self, game_id: str, decide: Decide, *, attempts: int | None = None
+        self,
+        game_id: str,
+        decide: Decide,
+        *,
+        attempts: int | None = None,
+        min_version: int | None = None,
     ) -> ActionAccepted | None:
         """Read the game and the legal actions, post what `decide` chooses against their version.
 
@@ -255,9 +260,10 @@ class Client:
         up to `attempts` times (then the last `StaleVersion` is raised). Each decision has its
         own Idempotency-Key, kept when a lost connection makes the same post again. None
         (nothing posted) when `decide` returns None or there is nothing to play.
+        `min_version`: the newest version of the game you have seen (see `get_game`).
         """
         last: StaleVersion | None = None
-        seen: int | None = None  # after a 409, the version it named
+        seen = min_version  # then, after a 409, the version it named
         for _ in range(max(1, attempts or self.policy.play_attempts)):
             view = self.get_game(game_id, min_version=seen)
             legal = self.get_legal_actions(game_id, min_version=view.version)
@@ -296,12 +302,12 @@ class Client:
                 return
             if my_turn(view):
                 yield view
-            seen = (self.get_events(game_id, view.version, wait=wait)).last_version
+            seen = (self.get_events(game_id, view.version, wait=wait)).version
 
     def play_to_end(self, game_id: str, decide: Decide, *, wait: float = 30) -> GameView:
         """`play` each turn of the caller's until the game is finished; the final game."""
-        for _ in self.turns(game_id, wait=wait):
-            self.play(game_id, decide)
+        for view in self.turns(game_id, wait=wait):
+            self.play(game_id, decide, min_version=view.version)
         return self.get_game(game_id)
 
     # -- game: following ---------------------------------------------------------------------
