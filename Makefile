@@ -27,11 +27,15 @@ migrate: install
 run: install
 	$(PY) deploy/stack.py
 
+# The unit tests share no server: pytest-xdist spreads them over the cores (CI has 30 minutes
+# on a slow 2-core machine); the integration and end-to-end ones share a database and Redis
+# prefix per run and run one at a time.
 # bytecode written once for our sources (where PYTHONDONTWRITEBYTECODE is set, every process a
 # test starts would compile them again: hundreds of stack processes in a run)
 test: install services
 	$(PY) -m compileall -q -x '/\.|node_modules' services infra games contracts tests >/dev/null
-	$(PY) -m pytest -q --durations=15
+	$(PY) -m pytest -q -n auto --maxprocesses 4 --durations=10 tests/unit
+	$(PY) -m pytest -q --durations=15 --ignore=tests/unit
 
 test-unit: install
 	$(PY) -m pytest -q tests/unit

@@ -46,6 +46,8 @@ def test_a_list_of_keys_signs_with_the_first_and_verifies_with_all() -> None:
         (f"bad kid:{STRONG}", ""),
         (f"a:{STRONG}", OTHER),  # both set
     ],
+    # named, not by their random secrets: every pytest-xdist worker must collect the same ids
+    ids=["kid-twice", "two-unnamed", "empty-entry", "empty-key", "bad-kid", "keys-and-secret"],
 )
 def test_unreadable_keys_are_refused_even_in_development_mode(keys: str, secret: str) -> None:
     with pytest.raises(BadKeys):
