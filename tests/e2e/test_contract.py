@@ -28,9 +28,17 @@ SEED = os.environ.get("CONTRACT_SEED", "20261201")  # fixed: CI reruns the same 
 PHASES = "examples,coverage,fuzzing"
 # A request the schema allows may still be refused for what it means, which no schema says:
 # 422 is always that (a rule, a seat number, a bot level, a game key); 400 is that where a
-# value is opaque or moves (a cursor, `after` past the game's version, another game's action).
+# value is opaque or moves (a cursor, `after` or `min_version` past the game's version,
+# another game's action).
 ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
-MEANING_400 = ["getEvents", "getMyGames", "postAction", "listRooms"]
+MEANING_400 = [
+    "getEvents",
+    "getGame",
+    "getLegalActions",
+    "getMyGames",
+    "postAction",
+    "listRooms",
+]
 EXCLUDED_CHECKS: list[str] = []  # none: `--checks all` runs whole
 
 
