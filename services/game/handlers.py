@@ -620,7 +620,11 @@ class GameService:
 
         The first round reads the store once, for what came after the cached state (`load`),
         so an answer holds everything committed before the request, whichever process
-        committed it. A round after a wake-up reads only if the cached state is behind the
+        committed it. A long-poll (`wait` > 0) whose client has seen what this process holds
+        (`after` as `read_needed`'s `min_version`) skips that read: what another replica
+        committed just before and this process has not heard of yet wakes the poll when the
+        games stream brings it (milliseconds), and the answer then holds it. A round after a
+        wake-up reads only if the cached state is behind the
         latest version this process was told of (another process's move, heard through the
         relay, or a wake of unknown version): a wake by this process's own append finds its
         cache already there. The events the feed returns come from memory when the cache holds
@@ -631,7 +635,11 @@ class GameService:
         woken = False
         while True:
             moved = self.waiters.subscribe(record.id)  # before reading: a move between is seen
-            loaded = await self.load(record.id, record, read=not woken or self._behind(record.id))
+            if woken:
+                read = self._behind(record.id)
+            else:
+                read = wait <= 0 or self.read_needed(record.id, after)
+            loaded = await self.load(record.id, record, read=read)
             if after > loaded.version:
                 raise beyond_version(loaded.version, "`after` can be at most that")
             if status_of(loaded.rules, loaded.state) == "finished":

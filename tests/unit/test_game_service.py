@@ -407,7 +407,8 @@ async def test_a_feed_sees_another_process_s_appends_and_stays_whole() -> None:
 
 
 async def test_a_long_poll_woken_by_its_own_process_s_append_answers_without_reading() -> None:
-    """The first round reads the store (what came after the cached state); a wake-up by an
+    """The first round of a long-poll whose client has seen what this process holds (told
+    of nothing newer, confirmed by the store just now) answers from memory; a wake-up by an
     append of this process finds the cache already at it and answers from memory; a wake-up
     of another process's move, heard at a version past the cache (or of no known version),
     reads again."""
@@ -418,12 +419,12 @@ async def test_a_long_poll_woken_by_its_own_process_s_append_answers_without_rea
     reads = CountingReads(a)
     waiting = asyncio.create_task(a.events_since(record, start.version, wait=5))
     await asyncio.sleep(0.05)
-    assert reads.count == 1
+    assert reads.count == 0
     loaded = await a.load(gid, read=False)
     action = msgspec.to_builtins(loaded.rules.legal_actions(loaded.state, 0)[0])
     await a.submit(gid, 0, action, loaded.version, uuid.uuid4())  # on the cache: no read
     loaded, got = await asyncio.wait_for(waiting, 1)
-    assert reads.count == 1  # the wake-up's answer came from memory
+    assert reads.count == 0  # the wake-up's answer came from memory
     everything = await b.store.read(stream_id(gid))  # (the one store of both: counted)
     assert got == everything[start.version :] and loaded.version == everything[-1].version
 
@@ -522,3 +523,32 @@ async def test_memory_answers_a_read_only_within_its_trusted_time_and_never_beyo
         await svc.load_seen(record, moved + 1)
     assert (err.value.status, err.value.code) == (400, "min_version_beyond_version")
     assert err.value.problem().current_version == moved and reads.count == 2
+
+
+async def test_a_long_poll_from_memory_still_answers_with_another_replica_s_move() -> None:
+    """A long-poll answered from memory at first: another replica's move made just before,
+    unheard, comes with the games stream's news (the wake reads it); and memory the store has
+    not confirmed within MEMORY_TRUSTED_S is not used: the first round reads."""
+    now = [0.0]
+    store = MemoryEventStore()
+    games = MemoryGamesRepository(store)
+    a = GameService(store, games, Waiters(), clock=lambda: now[0])
+    b = GameService(store, games, Waiters())
+    gid = await new_game(a, seats=3)
+    record = await a.record(gid)
+    start = await a.load(gid)
+    await play_random(b, gid, 1, Random(9))  # just before the poll; a has not heard
+    reads = CountingReads(a)
+    waiting = asyncio.create_task(a.events_since(record, start.version, wait=5))
+    await asyncio.sleep(0.05)
+    assert reads.count == 0 and not waiting.done()  # from memory: nothing new yet
+    latest = (await b.store.read(stream_id(gid)))[-1].version
+    a.waiters.heard(envelope(gid, latest))  # the relay's news
+    loaded, got = await asyncio.wait_for(waiting, 1)
+    assert reads.count >= 1 and loaded.version == latest  # the wake read what it lacked
+    assert got == (await b.store.read(stream_id(gid)))[start.version :]
+    now[0] += MEMORY_TRUSTED_S + 0.01  # nothing confirmed since: the first round reads
+    await play_random(b, gid, 1, Random(10))
+    counted = reads.count
+    loaded, got = await a.events_since(record, latest, wait=5)
+    assert reads.count > counted and got and loaded.version == got[-1].version > latest
