@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -594,12 +595,16 @@ def test_leaving_a_game_stops_drawing_it(tab: Tab) -> None:
           const real = window.fetch;
           window.fetch = async (url, init) => {
             const answer = await real(url, init);
-            if (/\\/v1\\/games\\/[^/?]+$/.test(String(url))) await new Promise((r) => setTimeout(r, 1500));
+            if (/\\/v1\\/games\\/[^/?]+(\\?|$)/.test(String(url))) await new Promise((r) => setTimeout(r, 1500));
             return answer;
           };
         }"""
     )
-    view = f"**/v1/games/{game}"
+    path = f"/v1/games/{game}"  # the view, whatever min_version it says it has seen
+
+    def view(request: Any) -> bool:
+        return bool(urlsplit(request.url).path == path)
+
     with page.expect_request(view):  # news (her resignation): the page reloads the view
         ada = bearer(tab.player()["token"])
         assert (
