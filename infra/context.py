@@ -14,13 +14,12 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator, Mapping
-from contextvars import ContextVar, Token
+from contextvars import ContextVar
 
 from infra.tracing import inject
 
 FIELDS = ("request_id", "game_id", "command_id")
 _VARS: dict[str, ContextVar[str | None]] = {f: ContextVar(f, default=None) for f in FIELDS}
-_REQUEST_ID, _GAME_ID = _VARS["request_id"], _VARS["game_id"]
 CARRIED = ("request_id",)  # what crosses a process boundary (a game id travels in the message)
 REQUEST_ID_HEADER = "x-request-id"
 _ACCEPTED = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")  # an id a client may choose
@@ -40,21 +39,6 @@ def bind(**fields: str | None) -> Iterator[None]:
     finally:
         for var, token in reversed(tokens):
             var.reset(token)
-
-
-def enter(
-    request_id: str, game_id: str | None
-) -> list[tuple[ContextVar[str | None], Token[str | None]]]:
-    """`bind` for the hot path (infra/edge.py, every request): set, and `leave` after."""
-    tokens = [(_REQUEST_ID, _REQUEST_ID.set(request_id))]
-    if game_id is not None:
-        tokens.append((_GAME_ID, _GAME_ID.set(game_id)))
-    return tokens
-
-
-def leave(tokens: list[tuple[ContextVar[str | None], Token[str | None]]]) -> None:
-    for var, token in reversed(tokens):
-        var.reset(token)
 
 
 def carry() -> dict[str, str]:

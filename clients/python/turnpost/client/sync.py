@@ -302,7 +302,7 @@ class Client:
                 return
             if my_turn(view):
                 yield view
-            seen = (self.get_events(game_id, view.version, wait=wait)).version
+            seen = self.get_events(game_id, view.version, wait=wait).version
 
     def play_to_end(self, game_id: str, decide: Decide, *, wait: float = 30) -> GameView:
         """`play` each turn of the caller's until the game is finished; the final game."""
