@@ -21,7 +21,6 @@ export function uuid() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-const since = (version) => (version > 0 ? `?min_version=${version}` : "");
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Api {
@@ -88,14 +87,11 @@ export class Api {
   myGames() {
     return this.request(this.game, "GET", "/v1/me/games?limit=20");
   }
-  // minVersion: the newest version of the game this page has seen; the answer is at least
-  // that recent, and the service may give it without reading its store
-  view(id, minVersion = 0) {
-    return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}${since(minVersion)}`);
+  view(id) {
+    return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}`);
   }
-  legal(id, minVersion = 0) {
-    const path = `/v1/games/${encodeURIComponent(id)}/legal-actions${since(minVersion)}`;
-    return this.request(this.game, "GET", path);
+  legal(id) {
+    return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}/legal-actions`);
   }
   map(id) {
     return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}/map`);

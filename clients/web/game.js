@@ -49,7 +49,6 @@ export class GameScreen {
     this.legal = null; // GET .../legal-actions (null: not seated, or nothing to do)
     this.log = new Map(); // version -> feed item
     this.after = 0; // the feed read so far
-    this.seen = 0; // the newest version this page has seen (its reads send it: min_version)
     this.focus = null; // a card or space clicked: the moves naming it
     this.busy = false;
     this.stopped = false;
@@ -94,7 +93,7 @@ export class GameScreen {
 
   /** The view, the moves, and what the board needs besides (the map, its drawing). */
   async load() {
-    const view = await this.api.view(this.id, Math.max(this.after, this.seen));
+    const view = await this.api.view(this.id);
     if (this.stopped) return; // left meanwhile: nothing more is asked
     const content = await contentOf(this.api, view.game);
     if (this.stopped) return;
@@ -102,11 +101,10 @@ export class GameScreen {
     const seated = view.your_seat !== null && view.your_seat !== undefined && !botPlaying(view);
     const board = BOARDS[view.game] || GENERIC;
     const [legal, extra] = await Promise.all([
-      seated && view.status === "active" ? this.api.legal(this.id, view.version) : null,
+      seated && view.status === "active" ? this.api.legal(this.id) : null,
       board.load ? board.load(this.api, this.id, this.extra) : null,
     ]);
     Object.assign(this, { view, content, legal, extra });
-    this.seen = Math.max(this.seen, view.version);
   }
 
   /** Every event so far, for the log (the feed pages at 500). */
@@ -258,13 +256,11 @@ export class GameScreen {
     const { text, ...move } = action; // the service reads only the action
     try {
       const answer = await this.api.act(this.id, move, this.legal.version);
-      this.seen = Math.max(this.seen, answer.version);
       tell("");
       this.news(answer.events || [], false);
     } catch (err) {
       if (err instanceof ApiError && err.status === 409 && err.code === "stale_version") {
         const now = err.problem.current_version;
-        this.seen = Math.max(this.seen, now || 0); // the reload is at least that recent
         tell(
           `The game moved on while you chose (now at version ${now}): the table is reloaded, choose again.`,
           "warn"
