@@ -70,6 +70,11 @@ BOT_TASK_SECONDS = Histogram(
     ["game", "level"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
 )
+BOT_TASK_TURNS = Histogram(
+    "turnpost_bot_task_turns",
+    "Turns in one task of the cheap levels' (the dispatcher's batch, played in one task)",
+    buckets=(1, 2, 4, 8, 16, 32),
+)
 
 SEARCH_WITHOUT_TIME = Counter(
     "turnpost_bot_search_without_time_total",

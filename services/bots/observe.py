@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections import OrderedDict
+from collections.abc import Sequence
 from random import Random
 from typing import Any, NamedTuple
 
@@ -122,36 +123,47 @@ async def _from_snapshot(
     return None
 
 
-async def game_state(
-    conn: asyncpg.Connection,
+# The events since each cached state, for several games at once. A nested loop of index
+# scans, one per game, fenced (OFFSET 0) so that the prepared statement's generic plan,
+# which knows nothing of the arrays, cannot turn it into a scan of the whole table.
+_EVENTS_OF_MANY = (
+    "SELECT w.stream_id, e.version, e.event_id, e.type, e.data"
+    " FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS w(stream_id, since, n)"
+    " CROSS JOIN LATERAL (SELECT version, event_id, type, data::text AS data FROM events"
+    " WHERE stream_id = w.stream_id AND version >= w.since OFFSET 0) e"
+    " ORDER BY w.n, e.version"
+)
+
+
+def _still(seen: Seen, rows: list[Any]) -> list[Any] | None:
+    """The rows after a cached state, or None when the store's event at its version is not
+    the one folded into it (never trust it then)."""
+    if rows and rows[0]["version"] == seen.version and rows[0]["event_id"] == seen.event_id:
+        return rows[1:]
+    return None
+
+
+async def _rebuilt(
+    conn: asyncpg.Connection, rules: Rules[Any, Any, Any, Any], stream: str
+) -> tuple[Seen | None, list[Any]]:
+    """Without a usable cached state: the snapshot (if any) and the events after it."""
+    seen = await _from_snapshot(conn, rules, stream)
+    after = seen.version if seen is not None else 0
+    rows = await conn.fetch(_EVENTS_FROM, stream, after + 1 if seen is None else after)
+    if seen is not None and rows and rows[0]["version"] == seen.version:
+        seen = seen._replace(event_id=rows[0]["event_id"])
+        rows = rows[1:]
+    return seen, rows
+
+
+def _folded(
     rules: Rules[Any, Any, Any, Any],
     game_id: str,
-    states: States | None = None,
+    seen: Seen | None,
+    rows: list[Any],
+    states: States | None,
 ) -> Seen | None:
-    """The game's engine state now: the cached one (if still valid) or the snapshot, plus the
-    events after it; None if the game has no events."""
-    stream = f"game-{game_id}"
-    seen = states.get(game_id) if states is not None else None
-    rows: list[Any] = []
-    if seen is not None:
-        rows = await conn.fetch(_EVENTS_FROM, stream, seen.version)
-        if rows and rows[0]["version"] == seen.version and rows[0]["event_id"] == seen.event_id:
-            rows = rows[1:]
-            if states is not None:
-                states.hits += 1
-        else:  # not the events it was folded from: never trust it
-            seen = None
-            if states is not None:
-                states.drop(game_id)
-    if seen is None:
-        if states is not None:
-            states.misses += 1
-        seen = await _from_snapshot(conn, rules, stream)
-        after = seen.version if seen is not None else 0
-        rows = await conn.fetch(_EVENTS_FROM, stream, after + 1 if seen is None else after)
-        if seen is not None and rows and rows[0]["version"] == seen.version:
-            seen = seen._replace(event_id=rows[0]["event_id"])
-            rows = rows[1:]
+    """`seen` with `rows` (the events after it) folded in, kept in `states`."""
     if seen is None and not rows:
         return None
     state = seen.state if seen is not None else None
@@ -165,6 +177,65 @@ async def game_state(
     if states is not None and seen.event_id is not None:
         states.put(game_id, seen)
     return seen
+
+
+async def game_state(
+    conn: asyncpg.Connection,
+    rules: Rules[Any, Any, Any, Any],
+    game_id: str,
+    states: States | None = None,
+) -> Seen | None:
+    """The game's engine state now: the cached one (if still valid) or the snapshot, plus the
+    events after it; None if the game has no events."""
+    stream = f"game-{game_id}"
+    seen = states.get(game_id) if states is not None else None
+    rows: list[Any] = []
+    if seen is not None:
+        after = _still(seen, await conn.fetch(_EVENTS_FROM, stream, seen.version))
+        if after is not None:
+            rows = after
+            if states is not None:
+                states.hits += 1
+        else:
+            seen = None
+            if states is not None:
+                states.drop(game_id)
+    if seen is None:
+        if states is not None:
+            states.misses += 1
+        seen, rows = await _rebuilt(conn, rules, stream)
+    return _folded(rules, game_id, seen, rows, states)
+
+
+async def game_states(
+    conn: asyncpg.Connection,
+    games: Sequence[tuple[Rules[Any, Any, Any, Any], str]],
+    states: States,
+) -> dict[str, Seen | None]:
+    """`game_state` of several games (rules, game id) at once: the events since the cached
+    states of all of them in one query; a game not cached, or whose cached state the store
+    no longer bears out, is rebuilt alone as `game_state` does."""
+    rules_of = dict((game_id, rules) for rules, game_id in games)
+    cached = {g: seen for g in rules_of if (seen := states.get(g)) is not None}
+    rows_of: dict[str, list[Any]] = {f"game-{g}": [] for g in cached}
+    if cached:
+        streams = list(rows_of)
+        since = [cached[s.removeprefix("game-")].version for s in streams]
+        for row in await conn.fetch(_EVENTS_OF_MANY, streams, since):
+            rows_of[row["stream_id"]].append(row)
+    out: dict[str, Seen | None] = {}
+    for game_id, rules in rules_of.items():
+        seen = cached.get(game_id)
+        rows = _still(seen, rows_of[f"game-{game_id}"]) if seen is not None else None
+        if seen is not None and rows is not None:
+            states.hits += 1
+        else:
+            if seen is not None:
+                states.drop(game_id)
+            states.misses += 1
+            seen, rows = await _rebuilt(conn, rules, f"game-{game_id}")
+        out[game_id] = _folded(rules, game_id, seen, rows, states)
+    return out
 
 
 async def observe(
@@ -183,3 +254,27 @@ async def observe(
     if seen is None:
         return None
     return observation(rules, seen.state, seat, seen.version, world)
+
+
+async def observe_many(
+    conn: asyncpg.Connection,
+    seats: Sequence[tuple[str, str, int]],
+    states: States,
+    world: bool = False,
+) -> list[Observation | None]:
+    """`observe` of several seats (game, game id, seat) at once, each game read once and the
+    events since the cached states of all of them in one query (a worker's batch of turns)."""
+    games: list[tuple[Rules[Any, Any, Any, Any], str]] = []
+    for game, game_id, _ in seats:
+        rules = get_rules(game)
+        if rules is None:
+            raise ValueError(f"unknown game {game!r}")
+        games.append((rules, game_id))
+    seen_of = await game_states(conn, games, states)
+    out: list[Observation | None] = []
+    for (rules, game_id), (_, _, seat) in zip(games, seats, strict=True):
+        seen = seen_of[game_id]
+        out.append(
+            None if seen is None else observation(rules, seen.state, seat, seen.version, world)
+        )
+    return out

@@ -27,7 +27,7 @@ import socket
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from random import Random
 from typing import Any, NamedTuple, TypeGuard
 
@@ -46,6 +46,7 @@ from infra.eventstore.api import command_uuid
 from infra.logging import configure
 from infra.metrics import (
     BOT_TASK_SECONDS,
+    BOT_TASK_TURNS,
     DEADLETTERS,
     prepare_multiprocess,
     process_gone,
@@ -68,7 +69,7 @@ from infra.tasks import (
     queue_for,
     turn_key,
 )
-from services.bots.observe import Observation, States, observe
+from services.bots.observe import Observation, States, observe, observe_many
 from services.bots.policies import SEARCHING, policy_for
 from services.bots.search import TURN_SENT, TURN_SHARE
 
@@ -211,6 +212,8 @@ class Bot:
         self.key = settings.command_key()
         self.commands = settings.stream(COMMANDS)
         self.searcher = f"{socket.gethostname()}:{self.pid}"  # this process, among the searchers
+        self._looked: dict[tuple[str, int], Observation | None] = {}  # a batch's, read ahead
+        self._held: list[tuple[bytes, str | None]] | None = None  # a batch's commands, unsent
 
     async def look(self, turn: Turn) -> Observation | None:
         if self.pool is None:
@@ -222,9 +225,37 @@ class Bot:
                 conn, turn.game, turn.game_id, turn.seat, self.states, turn.level in SEARCHING
             )
 
+    async def _look_many(self, turns: Sequence[Turn]) -> list[Observation | None]:
+        if self.pool is None:
+            self.pool = await create_pool(
+                self.settings.database_url, min_size=1, max_size=1, settings=self.settings
+            )
+        seats = [(t.game, t.game_id, t.seat) for t in turns]
+        async with self.pool.acquire() as conn:
+            return await observe_many(conn, seats, self.states)
+
+    def look_ahead(self, turns: Sequence[Turn]) -> None:
+        """Read every seat of a batch of cheap turns at once (one query for the events since
+        the cached states of all their games); each turn's `decide` then takes its seat's
+        observation instead of reading it again. Nothing is read ahead if the read fails:
+        each turn reads for itself, and meets the outage there."""
+        self._looked = {}
+        cheap = [t for t in turns if t.level not in SEARCHING]
+        if len(cheap) < 2:
+            return
+        try:
+            seen = self.loop.run_until_complete(self._look_many(cheap))
+        except Exception as exc:
+            log.debug("read ahead of %d turns: %r", len(cheap), exc)
+            return
+        self._looked = {(t.game_id, t.seat): obs for t, obs in zip(cheap, seen, strict=True)}
+
     def decide(self, turn: Turn) -> SubmitAction | None:
         """The bot's move for this turn now, or None if it has none to make."""
-        obs = self.loop.run_until_complete(self.look(turn))
+        try:  # read ahead with its batch (once: a second turn of the seat reads again)
+            obs = self._looked.pop((turn.game_id, turn.seat))
+        except KeyError:
+            obs = self.loop.run_until_complete(self.look(turn))
         if not wants_a_move(obs, turn):
             return None
         # the policy gets only what the seat may see: `obs`, never the state
@@ -263,6 +294,9 @@ class Bot:
         """The command on the commands stream (and the turn's count of tries forgotten)."""
         command = msgspec.structs.replace(command, trace=carry())  # what began it, onward
         payload = signing.sign(self.key, msgspec.json.encode(command))
+        if self._held is not None:
+            self._held.append((payload, turn.tries_key(self.settings) if counted else None))
+            return
         if not counted:
             self.redis.xadd(self.commands, {b"m": payload})
             return
@@ -270,6 +304,30 @@ class Bot:
         pipe.xadd(self.commands, {b"m": payload})
         pipe.delete(turn.tries_key(self.settings))
         pipe.execute()
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[list[tuple[bytes, str | None]]]:
+        """While open, `send` keeps each command (and its tries to forget) to be sent with
+        the others of the batch by `send_held`, in one round trip; what is held when it
+        closes and was not sent is dropped (the batch's task is tried again)."""
+        held: list[tuple[bytes, str | None]] = []
+        self._held = held
+        try:
+            yield held
+        finally:
+            self._held = None
+            self._looked = {}
+
+    def send_held(self, held: list[tuple[bytes, str | None]]) -> None:
+        if not held:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for payload, tries in held:
+            pipe.xadd(self.commands, {b"m": payload})
+            if tries is not None:
+                pipe.delete(tries)
+        pipe.execute()
+        held.clear()
 
     # -- counting tries: only a turn that failed or whose worker died costs a round trip ----
 
@@ -518,38 +576,58 @@ def play(
 @app.task(name=PLAY_MANY_TASK, bind=True, max_retries=None)
 def play_many(self: Any, turns: list[list[Any]]) -> list[str]:
     """Several cheap turns (the dispatcher's batch, infra/tasks.py), each played as `play`
-    plays one, with its own time limit: Celery's cost per task is paid once for them all.
+    plays one, with its own time limit: Celery's cost per task is paid once for them all, and
+    so are the round trips: every seat of the batch is read in one query (`look_ahead`) and
+    the moves decided are sent together in one pipeline at the end (`holding`).
 
     A turn that fails on its content leaves the batch: it was counted (or dead-lettered) by
     `play_turn`, and goes on as a `play` task of its own, retried and dead-lettered as any.
-    An outage retries the rest of the batch with backoff; a batch whose worker died comes
+    An outage retries the rest of the batch with backoff (the whole batch if it struck the
+    send, the turns before it then deciding the same commands again); a batch whose worker died comes
     back whole, each turn counted as a redelivered `play` is, and a turn played already
     finds nothing to do or sends the same command again (its id derives from the version)."""
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     traces = header(self.request, TRACES_HEADER) or {}
+    BOT_TASK_TURNS.observe(len(turns))
+    b = bot()
     results: list[str] = []
-    for i, (game, game_id, seat, level, version, fresh) in enumerate(turns):
-        turn = Turn(game, game_id, seat, level, version)
-        trace = traces.get(turn_key(game_id, version, seat))
-        try:
-            with (
-                bind_carried(trace, game_id=game_id),
-                tracing.span("bot turn", trace, SpanKind.CONSUMER, game_id=game_id, level=level),
-                time_limit(TASK_TIME_LIMIT - 10),
-            ):
-                results.append(play_turn(bot(), turn, fresh, redelivered, 0))
+    stopped: tuple[int, Exception] | None = None  # an outage at this turn: the rest waits
+    with b.holding() as held:
+        b.look_ahead([Turn(*t[:5]) for t in turns])
+        for i, (game, game_id, seat, level, version, fresh) in enumerate(turns):
+            turn = Turn(game, game_id, seat, level, version)
+            trace = traces.get(turn_key(game_id, version, seat))
+            try:
+                with (
+                    bind_carried(trace, game_id=game_id),
+                    tracing.span(
+                        "bot turn", trace, SpanKind.CONSUMER, game_id=game_id, level=level
+                    ),
+                    time_limit(TASK_TIME_LIMIT - 10),
+                ):
+                    results.append(play_turn(b, turn, fresh, redelivered, 0))
+            except Exception as exc:
+                if is_transient(exc):
+                    stopped = (i, exc)
+                    break
+                log.exception("bot turn %s failed", turn, extra={"game_id": game_id})
+                play.apply_async(
+                    (game, game_id, seat, level, version),
+                    countdown=RETRY_AFTER_S[0],
+                    retries=1,
+                    headers={TRACE_HEADER: trace} if trace else None,
+                )
+                results.append("retried")
+        try:  # the moves decided, in one round trip
+            b.send_held(held)
         except Exception as exc:
-            if is_transient(exc):
-                if self.request.retries >= 5:
-                    raise  # the scheduler's sweep sends the turns again later
-                rest = turns[i:]
-                raise self.retry(args=(rest,), exc=exc, countdown=2**self.request.retries) from exc
-            log.exception("bot turn %s failed", turn, extra={"game_id": game_id})
-            play.apply_async(
-                (game, game_id, seat, level, version),
-                countdown=RETRY_AFTER_S[0],
-                retries=1,
-                headers={TRACE_HEADER: trace} if trace else None,
-            )
-            results.append("retried")
+            if not is_transient(exc):
+                raise
+            stopped = (0, exc)  # none sent: the whole batch again (the same commands)
+    if stopped is not None:
+        first, outage = stopped
+        if self.request.retries >= 5:
+            raise outage  # the scheduler's sweep sends the turns again later
+        countdown = 2**self.request.retries
+        raise self.retry(args=(turns[first:],), exc=outage, countdown=countdown) from outage
     return results
