@@ -158,7 +158,11 @@ class MemoryCounter:
 
 
 MAX_LEASE = 64  # tokens, whatever the limit
-LEASE_S = 1.0  # the longest a lease's tokens are held
+# The longest a lease's tokens are held. Long enough that a person's client, a request or
+# two a second on a key, renews a lease every few requests rather than at each one (with
+# leases of 1 s, every request of such a client cost a script call: the lease was gone by
+# the next); short enough that tokens a client leaves unspent come back soon.
+LEASE_S = 6.0
 
 
 def lease_cap(limit: Limit) -> int:
@@ -167,7 +171,7 @@ def lease_cap(limit: Limit) -> int:
 
 
 def lease_s(limit: Limit) -> float:
-    """How long a lease's tokens are held: 1 s, or a tenth of a shorter period."""
+    """How long a lease's tokens are held: LEASE_S, or a tenth of a shorter period."""
     return min(LEASE_S, limit.period_s / 10)
 
 
@@ -216,10 +220,10 @@ class LeasedCounter:
     bucket in one call and spent here; the bucket is asked again when it is spent or expired.
 
     A lease holds what the key spent per lease lifetime lately (one token at first, doubling
-    while leases run out early, so a slow client is counted one request per call, exactly as
-    RedisCounter does; a fixed lease would cost it a lease per request and keep its bucket
+    while leases run out early; a client that comes back every few seconds holds a token or
+    three, so it never holds much for nothing, and a fixed lease would keep its bucket
     empty), at most lease_cap(limit): a replica never holds more than a twentieth of a
-    client's allowance. Tokens unspent when a lease expires (lease_s, at most 1 s) are lost:
+    client's allowance. Tokens unspent when a lease expires (lease_s, at most 6 s) are lost:
     they were taken from the shared bucket, so the limit only ever errs on the strict side,
     by at most one lease per replica and lifetime. The headers' remaining is the bucket's at the lease plus the tokens still
     held here (what one token per hit would have left); it misses what other replicas took
