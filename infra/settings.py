@@ -106,6 +106,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # batch): an event reaches the games stream within it. No notification per append
     # (migration 010; README "Scale-out and connection budgets").
     relay_poll_s: float = 0.05
+    # After a short batch the dispatcher lets the next one gather, up to this long (a
+    # quarter of it after a batch of one: infra/streams/consumer.py): a few ms of a bot's
+    # reply buy reads of several commands' events at once (its CPU goes mostly to two
+    # round trips to Redis a read) and bigger tasks (Celery's cost and a worker's round
+    # trips paid once for several turns).
+    dispatch_linger_s: float = 0.02
+    # The same for the games stream's readers off a move's path, the lobby (rooms started
+    # and finished) and the notifier (webhooks): a little later, in fewer round trips.
+    follow_linger_s: float = 0.05
 
     stream_key: str = ""  # signs commands on the streams; derived from the signing key when empty
 
@@ -207,4 +216,6 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         redis_health_check_s=float(e.get("REDIS_HEALTH_CHECK_S", defaults.redis_health_check_s)),
         relay_lock_timeout_s=float(e.get("RELAY_LOCK_TIMEOUT_S", defaults.relay_lock_timeout_s)),
         relay_poll_s=float(e.get("RELAY_POLL_S", defaults.relay_poll_s)),
+        dispatch_linger_s=float(e.get("DISPATCH_LINGER_S", defaults.dispatch_linger_s)),
+        follow_linger_s=float(e.get("FOLLOW_LINGER_S", defaults.follow_linger_s)),
     )

@@ -36,9 +36,6 @@ from infra.tasks import (
 )
 
 log = logging.getLogger(__name__)
-# A few milliseconds of a bot's reply buy reads of several commands' events at once: the
-# dispatcher's CPU goes mostly to round trips to Redis, two per read (tests/bench/bots.py).
-LINGER_S = 0.005
 
 
 class End(msgspec.Struct):
@@ -162,14 +159,12 @@ class BatchConsumer(Consumer):
         enqueue: Enqueue,
         settings: Settings | None = None,
         claim_every_s: float = 5.0,
-        linger_s: float = 0.0,
         **kw: Any,
     ):
         super().__init__(*args, **kw)
         self.enqueue = enqueue
         self.settings = settings
         self.claim_every_s = claim_every_s
-        self.linger_s = linger_s  # after a short batch, let the next one fill for this long
         self._next_claim = 0.0
 
     async def step(self) -> int:
@@ -200,8 +195,9 @@ class BatchConsumer(Consumer):
         if done:
             ids = [m.id for m in done]
             await self._through_outages(done[0], lambda: self._push_and_ack(turns, ids))
-        if messages and len(messages) < self.batch and self.linger_s:
-            await self._pause(self.linger_s)
+        # weighed by its bot turns, not its entries: a command's several events are one
+        # turn, and a quiet table's next turn (often the answer to this one) waits little
+        await self._linger(len(messages), max(1, len(turns)) if messages else 0)
         return len(messages)
 
     async def _push_and_ack(self, turns: list[BotTurn], ids: list[str]) -> None:
@@ -245,7 +241,7 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
         groups=GROUPS[GAMES],
         max_deliveries=settings.max_deliveries,
         batch=256,
-        linger_s=LINGER_S,
+        linger_s=settings.dispatch_linger_s,
     )
     task = asyncio.create_task(consumer.run())
     await stop.wait()

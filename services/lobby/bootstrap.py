@@ -108,6 +108,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         on_game_event(lobby),
         groups=GROUPS[GAMES],
         max_deliveries=settings.max_deliveries,
+        linger_s=settings.follow_linger_s,
     )
     tasks = [
         asyncio.create_task(consumer.run()),

@@ -256,6 +256,7 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
         max_deliveries=settings.max_deliveries,
         batch=128,
         prepare=notifier.prepare,
+        linger_s=settings.follow_linger_s,
     )
     tasks = [
         asyncio.create_task(consumer.run(), name="notifier-games"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
@@ -245,6 +246,40 @@ async def test_the_dispatcher_pushes_a_batch_at_once_and_acks_only_what_it_read(
     (dead,) = await streams.dead_letters("games")
     assert dead.payload == b"not json"
     assert await streams.claim_stale("games", "bots", "d-2", 0, 10) == []  # all acked
+
+
+async def test_the_dispatchers_linger_is_weighed_by_bot_turns_not_entries() -> None:
+    """A command's several entries with one bot turn (a quiet table, whose next turn is
+    likely this one's answer) wait a quarter of the linger; four tables' turns at once, all
+    of it."""
+    from infra.streams import Message
+    from infra.streams.memory import MemoryStreams
+    from services.bots.dispatcher import BatchConsumer
+
+    streams = MemoryStreams()
+
+    async def enqueue(turns: Any) -> None:
+        return None
+
+    async def unused(message: Message) -> None:
+        raise AssertionError
+
+    consumer = BatchConsumer(
+        streams, "games", "bots", "d-1", unused, enqueue=enqueue, block_ms=0, linger_s=0.8,
+    )  # fmt: skip
+    await consumer.ensure_groups()
+    loop = asyncio.get_running_loop()
+    waited = []
+    for commands in (
+        [{"batch_end": False}, {"batch_end": False}, {}],  # one command: three events, one turn
+        [{"game_id": f"g{i}"} for i in range(4)],  # four tables' bots to move
+    ):
+        for kw in commands:
+            await streams.publish("games", msgspec.json.encode(envelope(**kw)))
+        began = loop.time()
+        assert await consumer.step() == len(commands)
+        waited.append(loop.time() - began)
+    assert 0.2 <= waited[0] < 0.6 and waited[1] >= 0.8
 
 
 def test_turns_wait_in_their_levels_queue_whoever_sends_them(redis_url: str) -> None:

@@ -469,3 +469,64 @@ async def test_a_busy_consumer_looks_for_stale_entries_once_a_second_an_idle_one
     assert await c.step() == 0  # idle: the read came back empty...
     assert await c.step() == 0
     assert claims == 2  # ...so the next round looked for stale entries first
+
+
+async def test_a_lingering_consumer_takes_what_arrives_after_a_short_batch_in_one_read(
+    streams: Streams, name: str
+) -> None:
+    """`linger_s`: after a short batch the next read waits, so entries arriving one after
+    another are read and acked together; a full batch reads again at once; a stop ends the
+    wait."""
+    seen: list[bytes] = []
+    acks: list[tuple[str, ...]] = []
+    ack = streams.ack
+
+    async def counting_ack(stream: str, group: str, *ids: str) -> None:
+        acks.append(ids)
+        await ack(stream, group, *ids)
+
+    async def handler(m: Message) -> None:
+        seen.append(m.payload)
+
+    streams.ack = counting_ack  # type: ignore[method-assign]
+    c = Consumer(streams, name, "g", "c", handler, batch=8, linger_s=0.8, **FAST)
+    await streams.ensure_group(name, "g")
+    task = asyncio.create_task(c.run())
+    first = await streams.publish(name, b"a")
+    await until(lambda: seen == [b"a"])  # read at once: it waited in a read
+    later = []
+    for p in (b"b", b"c", b"d"):  # one after another, within the linger (0.2 s after one)
+        later.append(await streams.publish(name, p))
+        await asyncio.sleep(0.03)
+    await until(lambda: len(seen) == 4)
+    assert acks == [(first,), tuple(later)]
+    c.stop()
+    await asyncio.wait_for(task, 0.2)  # the stop ends the linger at once
+
+
+async def test_the_linger_grows_with_the_batch_and_a_full_one_reads_again_at_once(
+    streams: Streams, name: str
+) -> None:
+    loop = asyncio.get_running_loop()
+    c = Consumer(streams, name, "g", "c", _nothing, batch=8, linger_s=0.8, **FAST)
+    await streams.ensure_group(name, "g")
+    waited = []
+    for n in (1, 4):
+        for _ in range(n):
+            await streams.publish(name, b"x")
+        began = loop.time()
+        assert await c.step() == n
+        waited.append(loop.time() - began)
+    assert 0.2 <= waited[0] < 0.6 and waited[1] >= 0.8  # a quarter after one, all after four
+    c = Consumer(streams, name, "g", "c", _nothing, batch=2, linger_s=5, **FAST)
+    for p in (b"a", b"b", b"c"):
+        await streams.publish(name, p)
+    assert await asyncio.wait_for(c.step(), 1) == 2  # full: no linger
+    started = asyncio.get_running_loop().time()
+    c.stop()
+    assert await c.step() == 1  # short, but stopped: no linger either
+    assert asyncio.get_running_loop().time() - started < 1
+
+
+async def _nothing(m: Message) -> None:
+    return None
