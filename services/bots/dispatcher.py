@@ -23,7 +23,7 @@ from infra.metrics import serve_metrics
 from infra.process import run_until_signalled
 from infra.settings import Settings
 from infra.streams import Message
-from infra.streams.consumer import Consumer
+from infra.streams.consumer import LINGER_FULL, Consumer
 from infra.streams.redis import RedisStreams
 from infra.tasks import (
     DEAD_TURN,
@@ -125,6 +125,16 @@ def task_messages(settings: Settings, turns: Sequence[BotTurn]) -> list[tuple[st
     return out
 
 
+def _weight(turns: Sequence[BotTurn]) -> int:
+    """How long the next read lingers (infra/streams/consumer.py): all of it when this read
+    held the bots of two games or more (tables busy at once: the next read will gather
+    several turns, one Celery task and one round trip of the worker for them all), a
+    quarter otherwise. One table's turns come one at a time, each the answer to the last:
+    lingering would only delay them. The step matters: weighed by turns alone, a busy
+    stream read every few ms settles at about one turn a read and a short linger."""
+    return LINGER_FULL if len({t.game_id for t in turns}) >= 2 else 1
+
+
 class Dispatcher:
     """Enqueues a bot task for every bot seat that must act at the end of a command.
 
@@ -195,9 +205,7 @@ class BatchConsumer(Consumer):
         if done:
             ids = [m.id for m in done]
             await self._through_outages(done[0], lambda: self._push_and_ack(turns, ids))
-        # weighed by its bot turns, not its entries: a command's several events are one
-        # turn, and a quiet table's next turn (often the answer to this one) waits little
-        await self._linger(len(messages), max(1, len(turns)) if messages else 0)
+        await self._linger(len(messages), _weight(turns) if messages else 0)
         return len(messages)
 
     async def _push_and_ack(self, turns: list[BotTurn], ids: list[str]) -> None:

@@ -248,10 +248,11 @@ async def test_the_dispatcher_pushes_a_batch_at_once_and_acks_only_what_it_read(
     assert await streams.claim_stale("games", "bots", "d-2", 0, 10) == []  # all acked
 
 
-async def test_the_dispatchers_linger_is_weighed_by_bot_turns_not_entries() -> None:
-    """A command's several entries with one bot turn (a quiet table, whose next turn is
-    likely this one's answer) wait a quarter of the linger; four tables' turns at once, all
-    of it."""
+async def test_the_dispatcher_lingers_long_only_after_reading_the_bots_of_two_games() -> None:
+    """One table's turns come one at a time, each perhaps the answer to the last: after a
+    read of one game's command (its several events, even two of its bots to move at once)
+    the next read waits a quarter of the linger; after the bots of two games or more, all
+    of it (busy tables: the next read gathers several turns)."""
     from infra.streams import Message
     from infra.streams.memory import MemoryStreams
     from services.bots.dispatcher import BatchConsumer
@@ -272,14 +273,15 @@ async def test_the_dispatchers_linger_is_weighed_by_bot_turns_not_entries() -> N
     waited = []
     for commands in (
         [{"batch_end": False}, {"batch_end": False}, {}],  # one command: three events, one turn
-        [{"game_id": f"g{i}"} for i in range(4)],  # four tables' bots to move
+        [{"bots": {"1": "greedy", "2": "random"}}],  # one game, two of its bots at once
+        [{"game_id": "g1"}, {"game_id": "g2"}],  # two tables' bots to move
     ):
         for kw in commands:
             await streams.publish("games", msgspec.json.encode(envelope(**kw)))
         began = loop.time()
         assert await consumer.step() == len(commands)
         waited.append(loop.time() - began)
-    assert 0.2 <= waited[0] < 0.6 and waited[1] >= 0.8
+    assert all(0.2 <= w < 0.6 for w in waited[:2]) and waited[2] >= 0.8
 
 
 def test_turns_wait_in_their_levels_queue_whoever_sends_them(redis_url: str) -> None:
