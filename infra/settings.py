@@ -106,11 +106,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # batch): an event reaches the games stream within it. No notification per append
     # (migration 010; README "Scale-out and connection budgets").
     relay_poll_s: float = 0.05
-    # After a short batch the dispatcher lets the next one gather, up to this long (a
-    # quarter of it after a batch of one: infra/streams/consumer.py): a few ms of a bot's
-    # reply buy reads of several commands' events at once (its CPU goes mostly to two
-    # round trips to Redis a read) and bigger tasks (Celery's cost and a worker's round
-    # trips paid once for several turns).
+    # After a short batch the dispatcher lets the next one gather this long if the batch
+    # held the bots of two games or more, a quarter of it otherwise (services/bots/
+    # dispatcher.py, _weight): a few ms of a bot's reply buy reads of several commands'
+    # events at once (its CPU goes mostly to two round trips to Redis a read) and bigger
+    # tasks (Celery's cost and a worker's round trips paid once for several turns).
     dispatch_linger_s: float = 0.02
     # The same for the games stream's readers off a move's path, the lobby (rooms started
     # and finished) and the notifier (webhooks): a little later, in fewer round trips.
