@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import secrets
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import asyncpg
+import redis
 
 from contracts.streams import RoomStarted, StartedSeat
 from infra.eventstore.postgres import PostgresEventStore
+from infra.settings import Settings
 from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
@@ -35,3 +39,21 @@ async def new_game(
         RoomStarted(room_id=room, game=game, seats=seats, options=options or {})
     )
     return game_id, players
+
+
+def bot_settings(database_url: str, redis_url: str, name: str, **kw: Any) -> Iterator[Settings]:
+    """A bot worker's settings on a stream prefix of its own, whose Redis keys go after (the
+    body of a fixture: `yield from bot_settings(...)`)."""
+    prefix = f"test-{name}-{uuid.uuid4().hex[:8]}:"
+    yield Settings(
+        database_url=database_url,
+        redis_url=redis_url,
+        stream_prefix=prefix,
+        secret=secrets.token_urlsafe(48),
+        **kw,
+    )
+    r = redis.Redis.from_url(redis_url)
+    keys = list(r.scan_iter(match=f"{prefix}*"))
+    if keys:
+        r.delete(*keys)
+    r.close()

@@ -5,7 +5,6 @@ at the send, or at a turn in the middle of the batch."""
 from __future__ import annotations
 
 import asyncio
-import secrets
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -22,7 +21,7 @@ from infra.settings import Settings
 from services.bots import worker
 from services.bots.observe import States, observe, observe_many
 from services.bots.worker import Bot, Turn, bot_command_id, play_many, play_turn
-from tests.integration.tables import game_service, new_game
+from tests.integration.tables import bot_settings, game_service, new_game
 
 
 class Counting:
@@ -80,18 +79,7 @@ async def test_observe_many_reads_the_cached_games_in_one_query_and_sees_what_ob
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str) -> Iterator[Settings]:
-    prefix = f"test-batch-{uuid.uuid4().hex[:8]}:"
-    yield Settings(
-        database_url=database_url,
-        redis_url=redis_url,
-        stream_prefix=prefix,
-        secret=secrets.token_urlsafe(48),
-    )
-    r = redis.Redis.from_url(redis_url)
-    keys = list(r.scan_iter(match=f"{prefix}*"))
-    if keys:
-        r.delete(*keys)
-    r.close()
+    yield from bot_settings(database_url, redis_url, "batch")
 
 
 def bot_turns(settings: Settings, tables: int) -> list[Turn]:
@@ -159,12 +147,18 @@ def _as_task(turns: list[Turn]) -> list[list[Any]]:
     return [[t.game, t.game_id, t.seat, t.level, t.version, False] for t in turns]
 
 
-def test_an_outage_at_the_send_plays_the_whole_batch_again_and_each_turn_moves_once(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _worker_bot(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Turn], Bot]:
+    """Two tables' bot turns, and the Bot the worker's tasks will play them with."""
     turns = bot_turns(settings, 2)
     b = Bot(settings)
     monkeypatch.setattr(worker, "_bot", b)
+    return turns, b
+
+
+def test_an_outage_at_the_send_plays_the_whole_batch_again_and_each_turn_moves_once(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turns, b = _worker_bot(settings, monkeypatch)
     real, calls = Bot.send_held, []
 
     def flaky(self: Bot, held: list[tuple[bytes, str | None]]) -> None:
@@ -188,9 +182,7 @@ def test_an_outage_at_the_send_plays_the_whole_batch_again_and_each_turn_moves_o
 def test_an_outage_at_a_turn_sends_the_turns_before_it_and_plays_the_rest_again(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    turns = bot_turns(settings, 2)
-    b = Bot(settings)
-    monkeypatch.setattr(worker, "_bot", b)
+    turns, b = _worker_bot(settings, monkeypatch)
     real, failed = worker.policy_for, []
 
     def away_once(game: str, level: str) -> Any:

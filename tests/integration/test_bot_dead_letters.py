@@ -4,13 +4,10 @@ crash counts as a failure; a replayed dead letter is played again, its tries cou
 from __future__ import annotations
 
 import asyncio
-import secrets
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import redis
 
 from contracts.streams import GAMES
 from infra.settings import Settings
@@ -18,24 +15,12 @@ from infra.streams.redis import RedisStreams
 from services.bots import worker
 from services.bots.dispatcher import turns_of
 from services.bots.worker import Bot, Turn, play_turn
-from tests.integration.tables import game_service, new_game
+from tests.integration.tables import bot_settings, game_service, new_game
 
 
 @pytest.fixture
 def settings(database_url: str, redis_url: str) -> Iterator[Settings]:
-    prefix = f"test-dead-{uuid.uuid4().hex[:8]}:"
-    yield Settings(
-        database_url=database_url,
-        redis_url=redis_url,
-        stream_prefix=prefix,
-        secret=secrets.token_urlsafe(48),
-        max_deliveries=3,
-    )
-    r = redis.Redis.from_url(redis_url)
-    keys = list(r.scan_iter(match=f"{prefix}*"))
-    if keys:
-        r.delete(*keys)
-    r.close()
+    yield from bot_settings(database_url, redis_url, "dead", max_deliveries=3)
 
 
 def bot_turn(settings: Settings) -> Turn:
