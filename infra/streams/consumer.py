@@ -86,6 +86,8 @@ class Consumer:
         self.streams, self.stream, self.group, self.name = streams, stream, group, name
         if prepare is not None and key is not None:
             raise ValueError("prepare sees whole batches: a consumer with a key has none")
+        if linger_s and key is not None:
+            raise ValueError("linger_s waits between batches: a consumer with a key has none")
         self.handler = handler
         self.prepare = prepare
         self.linger_s = linger_s

@@ -238,8 +238,11 @@ class Bot:
         """Read every seat of a batch of cheap turns at once (one query for the events since
         the cached states of all their games); each turn's `decide` then takes its seat's
         observation instead of reading it again. Nothing is read ahead if the read fails:
-        each turn reads for itself, and meets the outage there."""
+        each turn reads for itself, and meets the outage there. Only while holding (a
+        batch): a turn alone always reads for itself."""
         self._looked = {}
+        if self._held is None:
+            return
         cheap = [t for t in turns if t.level not in SEARCHING]
         if len(cheap) < 2:
             return
@@ -305,18 +308,15 @@ class Bot:
         pipe.delete(turn.tries_key(self.settings))
         pipe.execute()
 
-    @contextlib.contextmanager
-    def holding(self) -> Iterator[list[tuple[bytes, str | None]]]:
-        """While open, `send` keeps each command (and its tries to forget) to be sent with
-        the others of the batch by `send_held`, in one round trip; what is held when it
-        closes and was not sent is dropped (the batch's task is tried again)."""
-        held: list[tuple[bytes, str | None]] = []
+    def hold(self, held: list[tuple[bytes, str | None]]) -> None:
+        """From now on `send` keeps each command (and its tries key to forget) in `held`, to
+        be sent with the others of the batch by `send_held` in one round trip."""
         self._held = held
-        try:
-            yield held
-        finally:
-            self._held = None
-            self._looked = {}
+
+    def release(self) -> None:
+        """Back to sending each command at once; what was read ahead is forgotten."""
+        self._held = None
+        self._looked = {}
 
     def send_held(self, held: list[tuple[bytes, str | None]]) -> None:
         if not held:
@@ -578,25 +578,47 @@ def play_many(self: Any, turns: list[list[Any]]) -> list[str]:
     """Several cheap turns (the dispatcher's batch, infra/tasks.py), each played as `play`
     plays one, with its own time limit: Celery's cost per task is paid once for them all, and
     so are the round trips: every seat of the batch is read in one query (`look_ahead`) and
-    the moves decided are sent together in one pipeline at the end (`holding`).
+    the moves decided are held and sent together in one pipeline, at the end or before a
+    turn begins once the first of them has waited SEND_HELD_AFTER_S.
 
     A turn that fails on its content leaves the batch: it was counted (or dead-lettered) by
-    `play_turn`, and goes on as a `play` task of its own, retried and dead-lettered as any.
-    An outage retries the rest of the batch with backoff (the whole batch if it struck the
-    send, the turns before it then deciding the same commands again); a batch whose worker died comes
-    back whole, each turn counted as a redelivered `play` is, and a turn played already
-    finds nothing to do or sends the same command again (its id derives from the version)."""
+    `play_turn`, and goes on as a `play` task of its own, retried and dead-lettered as any;
+    the batch goes on (with a new bot, if the failure reset it). An outage at a turn sends
+    the moves held and retries the turns from it on, with backoff; an outage at the send
+    retries the held turns too (they decide the same commands again), their tries uncounted;
+    a send refused for another reason sends each of those turns on as a `play` task. A batch
+    whose worker died comes back whole, each turn counted as a redelivered `play` is, and a
+    turn played already finds nothing to do or sends the same command again (its id derives
+    from the version)."""
     redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
     traces = header(self.request, TRACES_HEADER) or {}
     BOT_TASK_TURNS.observe(len(turns))
-    b = bot()
     results: list[str] = []
-    stopped: tuple[int, Exception] | None = None  # an outage at this turn: the rest waits
-    with b.holding() as held:
-        b.look_ahead([Turn(*t[:5]) for t in turns])
+    held: list[tuple[bytes, str | None]] = []  # the moves decided, not sent yet
+    held_of: list[int] = []  # the turn (its index) of each
+    oldest = 0.0  # when the first of them was decided
+    failure: Exception | None = None
+    again: list[int] = []  # after a failure: the turns to play again (held, and not reached)
+
+    def send_held() -> None:
+        bot().send_held(held)
+        held_of.clear()
+
+    try:
+        bot().hold(held)
+        bot().look_ahead([Turn(*t[:5]) for t in turns])
         for i, (game, game_id, seat, level, version, fresh) in enumerate(turns):
+            if held and time.monotonic() - oldest > SEND_HELD_AFTER_S:
+                try:  # a slow turn does not hold back the moves decided before it
+                    send_held()
+                except Exception as exc:
+                    failure, again = exc, held_of + list(range(i, len(turns)))
+                    break
+            b = bot()  # a turn that failed resets the bot: its successor holds too
+            b.hold(held)
             turn = Turn(game, game_id, seat, level, version)
             trace = traces.get(turn_key(game_id, version, seat))
+            before = len(held)
             try:
                 with (
                     bind_carried(trace, game_id=game_id),
@@ -608,26 +630,64 @@ def play_many(self: Any, turns: list[list[Any]]) -> list[str]:
                     results.append(play_turn(b, turn, fresh, redelivered, 0))
             except Exception as exc:
                 if is_transient(exc):
-                    stopped = (i, exc)
+                    failure, again = exc, list(range(i, len(turns)))
+                    try:  # what was decided before it goes now; the rest is tried again
+                        send_held()
+                    except Exception:
+                        again = held_of + again
                     break
                 log.exception("bot turn %s failed", turn, extra={"game_id": game_id})
-                play.apply_async(
-                    (game, game_id, seat, level, version),
-                    countdown=RETRY_AFTER_S[0],
-                    retries=1,
-                    headers={TRACE_HEADER: trace} if trace else None,
-                )
+                _play_alone(turns[i], trace)
                 results.append("retried")
-        try:  # the moves decided, in one round trip
-            b.send_held(held)
-        except Exception as exc:
-            if not is_transient(exc):
-                raise
-            stopped = (0, exc)  # none sent: the whole batch again (the same commands)
-    if stopped is not None:
-        first, outage = stopped
-        if self.request.retries >= 5:
-            raise outage  # the scheduler's sweep sends the turns again later
-        countdown = 2**self.request.retries
-        raise self.retry(args=(turns[first:],), exc=outage, countdown=countdown) from outage
-    return results
+                continue
+            if len(held) > before:
+                if not held_of:
+                    oldest = time.monotonic()
+                held_of.append(i)
+        else:
+            try:
+                send_held()
+            except Exception as exc:
+                failure, again = exc, list(held_of)
+    finally:
+        bot().release()
+    if failure is None:
+        return results
+    if held:  # not sent: the tries they counted were an outage's, not theirs
+        _uncount(bot(), [tries for _, tries in held if tries is not None])
+    if not is_transient(failure):  # the send refused (not an outage): each turn goes alone
+        log.error("sending %d held moves failed: %r", len(held), failure)
+        for i in again:
+            _play_alone(turns[i], traces.get(turn_key(*_key_of(turns[i]))))
+        return results
+    if self.request.retries >= 5:
+        raise failure  # the scheduler's sweep sends the turns again later
+    countdown = 2**self.request.retries
+    retry = [turns[i] for i in again]
+    raise self.retry(args=(retry,), exc=failure, countdown=countdown) from failure
+
+
+SEND_HELD_AFTER_S = 0.02  # a batch's moves held no longer than this before a turn begins
+
+
+def _key_of(t: list[Any]) -> tuple[str, int, int]:
+    return t[1], t[4], t[2]  # game id, version, seat
+
+
+def _play_alone(t: list[Any], trace: Any) -> None:
+    """A turn of a batch goes on as a `play` task of its own, tried again after a pause."""
+    game, game_id, seat, level, version = t[:5]
+    play.apply_async(
+        (game, game_id, seat, level, version),
+        countdown=RETRY_AFTER_S[0],
+        retries=1,
+        headers={TRACE_HEADER: trace} if trace else None,
+    )
+
+
+def _uncount(b: Bot, keys: list[str]) -> None:
+    with contextlib.suppress(Exception):  # Redis is the one away: they stay counted
+        pipe = b.redis.pipeline(transaction=False)
+        for key in keys:
+            pipe.hincrby(key, "tries", -1)
+        pipe.execute()

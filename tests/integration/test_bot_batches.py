@@ -122,22 +122,28 @@ def test_a_batch_reads_its_seats_once_and_sends_its_moves_together(
     assert len(turns) == 6
     b = Bot(settings)
     try:
+        b.hold([])
         b.look_ahead(turns)  # the games' states cached
+        b.release()
 
         def alone(turn: Turn) -> Any:
             raise AssertionError(f"{turn} read alone")
 
         monkeypatch.setattr(b, "look", alone)
-        with b.holding() as held:
-            b.look_ahead(turns)
-            played = [play_turn(b, t) for t in turns]
-            assert sent(settings) == []  # held until the batch is decided
-            b.send_held(held)
+        held: list[tuple[bytes, str | None]] = []
+        b.hold(held)
+        b.look_ahead(turns)
+        played = [play_turn(b, t) for t in turns]
+        assert sent(settings) == []  # held until the batch is decided
+        b.send_held(held)
+        b.release()
         assert played == [bot_command_id(t.game_id, t.version, t.seat) for t in turns]
         assert [c.command_id for c in sent(settings)] == played
-        # closed: a turn alone reads and sends at once again
+        # released: a turn alone reads and sends at once again, and reads no batch ahead
         monkeypatch.undo()
         assert b._held is None and b._looked == {}
+        b.look_ahead(turns)
+        assert b._looked == {}
         assert play_turn(b, turns[0]) == played[0] and len(sent(settings)) == len(turns) + 1
     finally:
         b.close()
@@ -152,6 +158,8 @@ def _worker_bot(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> tuple[li
     turns = bot_turns(settings, 2)
     b = Bot(settings)
     monkeypatch.setattr(worker, "_bot", b)
+    monkeypatch.setattr(worker, "settings", settings)  # a bot made after a reset: the same
+    monkeypatch.setattr(worker, "SEND_HELD_AFTER_S", 60.0)  # sent together at the end
     return turns, b
 
 
@@ -215,3 +223,78 @@ def test_an_outage_at_a_turn_sends_the_turns_before_it_and_plays_the_rest_again(
     assert failed  # the third turn met the outage once
     assert result == ids[2:]  # the retry's: the turns from the one that met the outage
     assert [c.command_id for c in sent(settings)] == ids  # each once, the first two first
+
+
+def test_a_turn_that_fails_on_its_content_goes_alone_and_the_batch_plays_on(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its failure resets the bot (its loop and pool closed): the turns after it play with
+    the new one, their moves sent with the others'; the failed turn is a `play` task of its
+    own, and an outage at the send then does not play it again in the batch."""
+    turns, _ = _worker_bot(settings, monkeypatch)
+    real = worker.policy_for
+    alone: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(worker.play, "apply_async", lambda args, **kw: alone.append(tuple(args)))
+
+    def broken_for_second(game: str, level: str) -> Any:
+        play = real(game, level)
+
+        def maybe(obs: Any, rng: Any) -> Any:
+            if obs.seat == turns[1].seat and obs.view == views[1]:
+                raise ValueError("a broken policy")
+            return play(obs, rng)
+
+        return maybe
+
+    views = [asyncio.run(_view_of(settings, t)) for t in turns]
+    monkeypatch.setattr(worker, "policy_for", broken_for_second)
+    real_send, sends = Bot.send_held, []
+
+    def flaky(self: Bot, held: list[tuple[bytes, str | None]]) -> None:
+        sends.append(len(held))
+        if len(sends) == 1:
+            raise redis.ConnectionError("Redis is away")
+        real_send(self, held)
+
+    monkeypatch.setattr(Bot, "send_held", flaky)
+    try:
+        result = play_many.apply(args=(_as_task(turns),)).get()
+    finally:
+        worker.bot().close()
+    ids = [bot_command_id(t.game_id, t.version, t.seat) for t in turns]
+    assert alone == [tuple(_as_task([turns[1]])[0][:5])]  # once, not again by the retry
+    assert sends == [3, 3]  # the three others, held through the reset, then again
+    assert result == [ids[0], ids[2], ids[3]]
+    assert [c.command_id for c in sent(settings)] == [ids[0], ids[2], ids[3]]
+
+
+async def _view_of(settings: Settings, turn: Turn) -> Any:
+    conn = await asyncpg.connect(settings.database_url)
+    try:
+        obs = await observe(conn, turn.game, turn.game_id, turn.seat)
+        assert obs is not None
+        return obs.view
+    finally:
+        await conn.close()
+
+
+def test_moves_held_too_long_go_before_the_next_turn_begins(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slow turn does not hold back the moves decided before it: once the first held move
+    has waited SEND_HELD_AFTER_S, what is held goes before the next turn begins."""
+    turns, b = _worker_bot(settings, monkeypatch)
+    monkeypatch.setattr(worker, "SEND_HELD_AFTER_S", 0.0)
+    real_send, sends = Bot.send_held, []
+
+    def counting(self: Bot, held: list[tuple[bytes, str | None]]) -> None:
+        sends.append(len(held))
+        real_send(self, held)
+
+    monkeypatch.setattr(Bot, "send_held", counting)
+    try:
+        result = play_many.apply(args=(_as_task(turns),)).get()
+    finally:
+        b.close()
+    assert sends == [1, 1, 1, 1]
+    assert [c.command_id for c in sent(settings)] == result

@@ -266,10 +266,14 @@ async def test_a_slow_lane_does_not_hold_back_another(streams: Streams, name: st
     task = asyncio.create_task(c.run())
     await until(lambda: len(done) == 3)
     assert done == ["b:0", "b:1", "b:2"]  # while a:1 is still being applied
-    assert await pending(streams, name, "g") == {first: 1}  # only a:1 is unacked
-    late = await streams.publish(name, b"b:3")  # read and applied past the slow one too
+
+    async def only_a_pending() -> bool:  # each acked once its handler is done (a moment later)
+        return await pending(streams, name, "g") == {first: 1}
+
+    await until(only_a_pending)
+    await streams.publish(name, b"b:3")  # read and applied past the slow one too
     await until(lambda: len(done) == 4)
-    assert late not in await pending(streams, name, "g")
+    await until(only_a_pending)
     release.set()
     await until(lambda: len(done) == 5)
     c.stop()
@@ -489,19 +493,19 @@ async def test_a_lingering_consumer_takes_what_arrives_after_a_short_batch_in_on
         seen.append(m.payload)
 
     streams.ack = counting_ack  # type: ignore[method-assign]
-    c = Consumer(streams, name, "g", "c", handler, batch=8, linger_s=0.8, **FAST)
+    c = Consumer(streams, name, "g", "c", handler, batch=8, linger_s=2.0, **FAST)
     await streams.ensure_group(name, "g")
     task = asyncio.create_task(c.run())
     first = await streams.publish(name, b"a")
     await until(lambda: seen == [b"a"])  # read at once: it waited in a read
     later = []
-    for p in (b"b", b"c", b"d"):  # one after another, within the linger (0.2 s after one)
+    for p in (b"b", b"c", b"d"):  # one after another, within the linger (0.5 s after one)
         later.append(await streams.publish(name, p))
         await asyncio.sleep(0.03)
     await until(lambda: len(seen) == 4)
     assert acks == [(first,), tuple(later)]
     c.stop()
-    await asyncio.wait_for(task, 0.2)  # the stop ends the linger at once
+    await asyncio.wait_for(task, 0.4)  # the stop ends the linger at once
 
 
 async def test_the_linger_grows_with_the_batch_and_a_full_one_reads_again_at_once(
