@@ -246,8 +246,12 @@ def test_a_turn_that_fails_on_its_content_goes_alone_and_the_batch_plays_on(
 
         return maybe
 
+    async def unread(self: Bot, turns: Any) -> Any:
+        raise ConnectionResetError("nothing read ahead: each turn reads with the bot's loop")
+
     views = [asyncio.run(_view_of(settings, t)) for t in turns]
     monkeypatch.setattr(worker, "policy_for", broken_for_second)
+    monkeypatch.setattr(Bot, "_look_many", unread)
     real_send, sends = Bot.send_held, []
 
     def flaky(self: Bot, held: list[tuple[bytes, str | None]]) -> None:
