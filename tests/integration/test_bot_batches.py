@@ -153,6 +153,20 @@ def _as_task(turns: list[Turn]) -> list[list[Any]]:
     return [[t.game, t.game_id, t.seat, t.level, t.version, False] for t in turns]
 
 
+def _send_fails_once(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The first send of held moves meets an outage; the sizes of every send, in order."""
+    real, sizes = Bot.send_held, []
+
+    def flaky(self: Bot, held: list[tuple[bytes, str | None]]) -> None:
+        sizes.append(len(held))
+        if len(sizes) == 1:
+            raise redis.ConnectionError("Redis is away")
+        real(self, held)
+
+    monkeypatch.setattr(Bot, "send_held", flaky)
+    return sizes
+
+
 def _worker_bot(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Turn], Bot]:
     """Two tables' bot turns, and the Bot the worker's tasks will play them with."""
     turns = bot_turns(settings, 2)
@@ -167,15 +181,7 @@ def test_an_outage_at_the_send_plays_the_whole_batch_again_and_each_turn_moves_o
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     turns, b = _worker_bot(settings, monkeypatch)
-    real, calls = Bot.send_held, []
-
-    def flaky(self: Bot, held: list[tuple[bytes, str | None]]) -> None:
-        calls.append(len(held))
-        if len(calls) == 1:
-            raise redis.ConnectionError("Redis is away")
-        real(self, held)
-
-    monkeypatch.setattr(Bot, "send_held", flaky)
+    calls = _send_fails_once(monkeypatch)
     observed = REGISTRY.get_sample_value("turnpost_bot_task_turns_sum") or 0.0
     try:
         result = play_many.apply(args=(_as_task(turns),)).get()
@@ -252,15 +258,7 @@ def test_a_turn_that_fails_on_its_content_goes_alone_and_the_batch_plays_on(
     views = [asyncio.run(_view_of(settings, t)) for t in turns]
     monkeypatch.setattr(worker, "policy_for", broken_for_second)
     monkeypatch.setattr(Bot, "_look_many", unread)
-    real_send, sends = Bot.send_held, []
-
-    def flaky(self: Bot, held: list[tuple[bytes, str | None]]) -> None:
-        sends.append(len(held))
-        if len(sends) == 1:
-            raise redis.ConnectionError("Redis is away")
-        real_send(self, held)
-
-    monkeypatch.setattr(Bot, "send_held", flaky)
+    sends = _send_fails_once(monkeypatch)
     try:
         result = play_many.apply(args=(_as_task(turns),)).get()
     finally:
