@@ -222,8 +222,8 @@ class LeasedCounter:
     A lease holds what the key spent per lease lifetime lately (one token at first, doubling
     while leases run out early, so about a lifetime's worth of the key's pace: a client that
     comes back every second or two holds a few tokens, never much for nothing, where a fixed
-    lease would keep its bucket empty), at most lease_cap(limit): a replica never holds more than a twentieth of a
-    client's allowance. Tokens unspent when a lease expires (lease_s, at most 6 s) are lost:
+    lease would keep its bucket empty), at most lease_cap(limit): a replica never holds more
+    than a twentieth of a client's allowance. Tokens unspent when a lease expires (lease_s, at most 6 s) are lost:
     they were taken from the shared bucket, so the limit only ever errs on the strict side,
     by at most one lease per replica and lifetime. The headers' remaining is the bucket's at the lease plus the tokens still
     held here (what one token per hit would have left); it misses what other replicas took

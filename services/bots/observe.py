@@ -156,23 +156,36 @@ async def _rebuilt(
     return seen, rows
 
 
-def _folded(
+async def _settled(
+    conn: asyncpg.Connection,
     rules: Rules[Any, Any, Any, Any],
     game_id: str,
     seen: Seen | None,
     rows: list[Any],
     states: States | None,
 ) -> Seen | None:
-    """`seen` with `rows` (the events after it) folded in, kept in `states`."""
-    if seen is None and not rows:
+    """A cached state (or None) brought up to date with `rows`, the store's events from its
+    version on: folded if the store bears it out, else rebuilt from the snapshot; kept in
+    `states`. None if the game has no events."""
+    after = _still(seen, rows) if seen is not None else None
+    if seen is not None and after is not None:
+        if states is not None:
+            states.hits += 1
+    else:
+        if states is not None:
+            if seen is not None:  # not the events it was folded from: never trust it
+                states.drop(game_id)
+            states.misses += 1
+        seen, after = await _rebuilt(conn, rules, f"game-{game_id}")
+    if seen is None and not after:
         return None
     state = seen.state if seen is not None else None
     decoder = _decoder(rules)
-    for row in rows:
+    for row in after:
         if row["type"] not in TABLE_EVENT_TYPES:  # clocks and seats: nothing a policy reads
             state = rules.evolve(state, decoder.decode(row["data"]))
-    if rows:
-        seen = Seen(rows[-1]["version"], rows[-1]["event_id"], state)
+    if after:
+        seen = Seen(after[-1]["version"], after[-1]["event_id"], state)
     assert seen is not None
     if states is not None and seen.event_id is not None:
         states.put(game_id, seen)
@@ -187,24 +200,9 @@ async def game_state(
 ) -> Seen | None:
     """The game's engine state now: the cached one (if still valid) or the snapshot, plus the
     events after it; None if the game has no events."""
-    stream = f"game-{game_id}"
     seen = states.get(game_id) if states is not None else None
-    rows: list[Any] = []
-    if seen is not None:
-        after = _still(seen, await conn.fetch(_EVENTS_FROM, stream, seen.version))
-        if after is not None:
-            rows = after
-            if states is not None:
-                states.hits += 1
-        else:
-            seen = None
-            if states is not None:
-                states.drop(game_id)
-    if seen is None:
-        if states is not None:
-            states.misses += 1
-        seen, rows = await _rebuilt(conn, rules, stream)
-    return _folded(rules, game_id, seen, rows, states)
+    rows = [] if seen is None else await conn.fetch(_EVENTS_FROM, f"game-{game_id}", seen.version)
+    return await _settled(conn, rules, game_id, seen, rows, states)
 
 
 async def game_states(
@@ -215,27 +213,19 @@ async def game_states(
     """`game_state` of several games (rules, game id) at once: the events since the cached
     states of all of them in one query; a game not cached, or whose cached state the store
     no longer bears out, is rebuilt alone as `game_state` does."""
-    rules_of = dict((game_id, rules) for rules, game_id in games)
+    rules_of = {game_id: rules for rules, game_id in games}
     cached = {g: seen for g in rules_of if (seen := states.get(g)) is not None}
     rows_of: dict[str, list[Any]] = {f"game-{g}": [] for g in cached}
     if cached:
-        streams = list(rows_of)
-        since = [cached[s.removeprefix("game-")].version for s in streams]
-        for row in await conn.fetch(_EVENTS_OF_MANY, streams, since):
+        since = [seen.version for seen in cached.values()]
+        for row in await conn.fetch(_EVENTS_OF_MANY, list(rows_of), since):
             rows_of[row["stream_id"]].append(row)
-    out: dict[str, Seen | None] = {}
-    for game_id, rules in rules_of.items():
-        seen = cached.get(game_id)
-        rows = _still(seen, rows_of[f"game-{game_id}"]) if seen is not None else None
-        if seen is not None and rows is not None:
-            states.hits += 1
-        else:
-            if seen is not None:
-                states.drop(game_id)
-            states.misses += 1
-            seen, rows = await _rebuilt(conn, rules, f"game-{game_id}")
-        out[game_id] = _folded(rules, game_id, seen, rows, states)
-    return out
+    return {
+        game_id: await _settled(
+            conn, rules, game_id, cached.get(game_id), rows_of.get(f"game-{game_id}", []), states
+        )
+        for game_id, rules in rules_of.items()
+    }
 
 
 async def observe(

@@ -88,6 +88,7 @@ app.conf.update(
 
 TRIES_TTL_S = 7 * 24 * 3600  # how long a turn's count of tries (and a dead turn) is kept
 RETRY_AFTER_S = (1, 2, 4, 8, 16)  # a turn that failed on its content is tried again after
+SEND_HELD_AFTER_S = 0.02  # a batch's moves held no longer than this before a turn begins
 
 
 def _one_broker_client_per_channel() -> None:
@@ -215,23 +216,22 @@ class Bot:
         self._looked: dict[tuple[str, int], Observation | None] = {}  # a batch's, read ahead
         self._held: list[tuple[bytes, str | None]] | None = None  # a batch's commands, unsent
 
-    async def look(self, turn: Turn) -> Observation | None:
+    async def _connection_pool(self) -> asyncpg.Pool:
         if self.pool is None:
             self.pool = await create_pool(
                 self.settings.database_url, min_size=1, max_size=1, settings=self.settings
             )
-        async with self.pool.acquire() as conn:
+        return self.pool
+
+    async def look(self, turn: Turn) -> Observation | None:
+        async with (await self._connection_pool()).acquire() as conn:
             return await observe(
                 conn, turn.game, turn.game_id, turn.seat, self.states, turn.level in SEARCHING
             )
 
     async def _look_many(self, turns: Sequence[Turn]) -> list[Observation | None]:
-        if self.pool is None:
-            self.pool = await create_pool(
-                self.settings.database_url, min_size=1, max_size=1, settings=self.settings
-            )
         seats = [(t.game, t.game_id, t.seat) for t in turns]
-        async with self.pool.acquire() as conn:
+        async with (await self._connection_pool()).acquire() as conn:
             return await observe_many(conn, seats, self.states)
 
     def look_ahead(self, turns: Sequence[Turn]) -> None:
@@ -297,16 +297,11 @@ class Bot:
         """The command on the commands stream (and the turn's count of tries forgotten)."""
         command = msgspec.structs.replace(command, trace=carry())  # what began it, onward
         payload = signing.sign(self.key, msgspec.json.encode(command))
+        held = (payload, turn.tries_key(self.settings) if counted else None)
         if self._held is not None:
-            self._held.append((payload, turn.tries_key(self.settings) if counted else None))
-            return
-        if not counted:
-            self.redis.xadd(self.commands, {b"m": payload})
-            return
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.xadd(self.commands, {b"m": payload})
-        pipe.delete(turn.tries_key(self.settings))
-        pipe.execute()
+            self._held.append(held)
+        else:
+            self.send_held([held])
 
     def hold(self, held: list[tuple[bytes, str | None]]) -> None:
         """From now on `send` keeps each command (and its tries key to forget) in `held`, to
@@ -319,6 +314,7 @@ class Bot:
         self._looked = {}
 
     def send_held(self, held: list[tuple[bytes, str | None]]) -> None:
+        """The commands on the commands stream, and their tries forgotten: one round trip."""
         if not held:
             return
         pipe = self.redis.pipeline(transaction=False)
@@ -356,9 +352,12 @@ class Bot:
         tries, _, dead, _ = pipe.execute()
         return int(tries), dead is not None
 
-    def uncount(self, turn: Turn) -> None:
-        """An outage is no fault of the turn's: the try `begin` counted is taken back."""
-        self.redis.hincrby(turn.tries_key(self.settings), "tries", -1)
+    def uncount(self, *tries_keys: str) -> None:
+        """An outage is no fault of the turns': the tries `begin` counted are taken back."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key in tries_keys:
+            pipe.hincrby(key, "tries", -1)
+        pipe.execute()
 
     def forget(self, turn: Turn) -> None:
         self.redis.delete(turn.tries_key(self.settings))
@@ -484,7 +483,7 @@ def _play_turn(b: Bot, turn: Turn, fresh: bool, redelivered: bool, retries: int)
         if is_transient(exc):
             if fresh or redelivered:
                 with contextlib.suppress(Exception):  # Redis is the one away: it stays counted
-                    b.uncount(turn)
+                    b.uncount(turn.tries_key(b.settings))
             raise
         try:
             tries, dead = b.failed(turn, exc, fresh or redelivered)
@@ -637,7 +636,7 @@ def play_many(self: Any, turns: list[list[Any]]) -> list[str]:
                         again = held_of + again
                     break
                 log.exception("bot turn %s failed", turn, extra={"game_id": game_id})
-                _play_alone(turns[i], trace)
+                _play_alone(turns[i], traces)
                 results.append("retried")
                 continue
             if len(held) > before:
@@ -653,12 +652,13 @@ def play_many(self: Any, turns: list[list[Any]]) -> list[str]:
         bot().release()
     if failure is None:
         return results
-    if held:  # not sent: the tries they counted were an outage's, not theirs
-        _uncount(bot(), [tries for _, tries in held if tries is not None])
+    if counted := [tries for _, tries in held if tries is not None]:
+        with contextlib.suppress(Exception):  # not sent: an outage's tries, not theirs
+            bot().uncount(*counted)  # (Redis is the one away: they stay counted)
     if not is_transient(failure):  # the send refused (not an outage): each turn goes alone
         log.error("sending %d held moves failed: %r", len(held), failure)
         for i in again:
-            _play_alone(turns[i], traces.get(turn_key(*_key_of(turns[i]))))
+            _play_alone(turns[i], traces)
         return results
     if self.request.retries >= 5:
         raise failure  # the scheduler's sweep sends the turns again later
@@ -667,27 +667,13 @@ def play_many(self: Any, turns: list[list[Any]]) -> list[str]:
     raise self.retry(args=(retry,), exc=failure, countdown=countdown) from failure
 
 
-SEND_HELD_AFTER_S = 0.02  # a batch's moves held no longer than this before a turn begins
-
-
-def _key_of(t: list[Any]) -> tuple[str, int, int]:
-    return t[1], t[4], t[2]  # game id, version, seat
-
-
-def _play_alone(t: list[Any], trace: Any) -> None:
+def _play_alone(t: list[Any], traces: dict[str, Any]) -> None:
     """A turn of a batch goes on as a `play` task of its own, tried again after a pause."""
     game, game_id, seat, level, version = t[:5]
+    trace = traces.get(turn_key(game_id, version, seat))
     play.apply_async(
         (game, game_id, seat, level, version),
         countdown=RETRY_AFTER_S[0],
         retries=1,
         headers={TRACE_HEADER: trace} if trace else None,
     )
-
-
-def _uncount(b: Bot, keys: list[str]) -> None:
-    with contextlib.suppress(Exception):  # Redis is the one away: they stay counted
-        pipe = b.redis.pipeline(transaction=False)
-        for key in keys:
-            pipe.hincrby(key, "tries", -1)
-        pipe.execute()
