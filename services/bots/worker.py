@@ -52,7 +52,7 @@ from infra.metrics import (
     process_gone,
     serve_metrics,
 )
-from infra.process import refuse_unsafe_secrets
+from infra.process import refuse_unsafe_secrets, settle_heap
 from infra.settings import Settings, from_env
 from infra.streams.api import dead_letter_stream
 from infra.tasks import (
@@ -130,6 +130,12 @@ def _serve_metrics(**_: object) -> None:
     do for the mcts worker) they count in files there, which this port adds up."""
     prepare_multiprocess()
     serve_metrics(settings.metrics_port)
+
+
+@signals.worker_init.connect  # before a prefork pool forks: its children share the frozen pages
+@signals.worker_ready.connect  # solo and threads pools: all that startup made, tasks run here
+def _settle_heap(**_: object) -> None:
+    settle_heap()
 
 
 @signals.setup_logging.connect

@@ -39,6 +39,7 @@ from infra.errors import is_transient
 from infra.logging import configure
 from infra.metrics import WEBHOOK_ATTEMPTS, serve_metrics
 from infra.notify.ssrf import guarded_client
+from infra.process import settle_heap
 from infra.settings import Settings, from_env
 from infra.tasks import DELIVER_TASK, WEBHOOK_QUEUE, celery_app
 
@@ -239,6 +240,12 @@ def courier() -> Courier:
         if _courier is None:
             _courier = Courier(settings)
         return _courier
+
+
+@signals.worker_init.connect  # before a prefork pool forks: its children share the frozen pages
+@signals.worker_ready.connect  # solo and threads pools: all that startup made, tasks run here
+def _settle_heap(**_: object) -> None:
+    settle_heap()
 
 
 @signals.setup_logging.connect

@@ -4,7 +4,7 @@ tests/bench/run.py on another checkout's game service (the baseline) and on this
 in alternate rounds, so both meet the same machine.
 
     git worktree add /tmp/base <commit>
-    .venv/bin/python -m tests.bench.compare_actions /tmp/base [--rounds 3] [--clients 16]
+    .venv/bin/python -m tests.bench.compare_actions /tmp/base [--rounds 3] [--clients 16] [--gc]
 
 Each round starts a fresh service of each checkout (the baseline first, then this one, the
 order swapped every other round) on one database and stream prefix of its own, and plays
@@ -12,14 +12,18 @@ the level (BENCH_WARMUP_S, BENCH_MEASURE_S) with the load generator in processes
 Prints each level's figures as run.py does (`post_action_c16_base_r1_*`, `..._this_r1_*`),
 then the medians over the rounds of the game service's and Postgres' CPU per action cycle
 and of actions/s and the POST's p99, and this checkout's over the baseline's as ratios.
+--gc runs each service under tests/bench/gc_probe.py and adds the collector's pauses in the
+measured window: per generation, CPU per 1,000 actions and the longest pause.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,7 +35,21 @@ from infra.streams.redis import RedisStreams  # noqa: E402
 from tests.bench import run  # noqa: E402
 
 
-async def compare(base: Path, rounds: int, clients: int) -> None:
+def gc_figures(path: Path, window: tuple[float, float], actions: float) -> dict[str, float]:
+    """The collections of the measured window (tests/bench/gc_probe.py's rows): per
+    generation how many, CPU per 1,000 actions, the median and the longest pause."""
+    rows = [r for r in json.loads(path.read_text()) if window[0] <= r[0] <= window[1]]
+    figures: dict[str, float] = {}
+    for gen in (0, 1, 2):
+        spent = sorted(1000 * r[2] for r in rows if r[1] == gen)
+        figures[f"gc{gen}_count"] = len(spent)
+        figures[f"gc{gen}_ms_per_1000_actions"] = sum(spent) * 1000 / actions if actions else 0
+        figures[f"gc{gen}_p50_ms"] = spent[len(spent) // 2] if spent else 0.0
+        figures[f"gc{gen}_max_ms"] = spent[-1] if spent else 0.0
+    return figures
+
+
+async def compare(base: Path, rounds: int, clients: int, gc_pauses: bool = False) -> None:
     db_name, dsn = await run.create_database()
     prefix = f"bench-{run.RUN}:"
     streams = RedisStreams.from_url(run.REDIS_URL)
@@ -48,7 +66,8 @@ async def compare(base: Path, rounds: int, clients: int) -> None:
         for r in range(1, rounds + 1):
             order = [("base", base), ("this", ROOT)]
             for which, root in order if r % 2 else reversed(order):
-                svc = run.Service(dsn, prefix, root=root)
+                gc_out = Path(tempfile.gettempdir()) / f"turnpost-gc-{run.RUN}-{which}{r}.json"
+                svc = run.Service(dsn, prefix, root=root, gc_out=gc_out if gc_pauses else None)
                 try:
                     await svc.wait_healthy()
                     cpu = run.CpuMeter(svc.proc.pid, db_name)
@@ -69,9 +88,18 @@ async def compare(base: Path, rounds: int, clients: int) -> None:
                     svc.stop()
                     if svc.problems()[0]:
                         run.note(f"{which} round {r}: tracebacks in {svc.log}")
+                if gc_pauses and name in run.WINDOWS and gc_out.exists():
+                    pauses = gc_figures(gc_out, run.WINDOWS[name], rate * run.MEASURE_S)
+                    for key, value in pauses.items():
+                        run.out(f"{name}_{key}", value, "ms" if "ms" in key else "")
+                    figures[which][-1].update(pauses)
+                    gc_out.unlink()
         run.out = real_out
-        for key in ("game_service_cpu_per_action", "postgres_cpu_per_action", "actions_per_s",
-                    "post_p99_ms"):  # fmt: skip
+        keys = ["game_service_cpu_per_action", "postgres_cpu_per_action", "actions_per_s",
+                "post_p99_ms"]  # fmt: skip
+        if gc_pauses:
+            keys += [f"gc{g}_{k}" for g in (0, 1, 2) for k in ("ms_per_1000_actions", "max_ms")]
+        for key in keys:
             medians = {w: statistics.median(f[key] for f in figures[w]) for w in figures}
             run.out(f"c{clients}_{key}_base_median", medians["base"], "")
             run.out(f"c{clients}_{key}_this_median", medians["this"], "")
@@ -89,9 +117,12 @@ def main() -> None:
     parser.add_argument("base", type=Path, help="the baseline checkout (a git worktree)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument(
+        "--gc", action="store_true", help="the collector's pauses too (tests/bench/gc_probe.py)"
+    )
     args = parser.parse_args()
     began = time.monotonic()
-    asyncio.run(compare(args.base.resolve(), args.rounds, args.clients))
+    asyncio.run(compare(args.base.resolve(), args.rounds, args.clients, args.gc))
     run.out("compare_wall_s", time.monotonic() - began, "s")
 
 

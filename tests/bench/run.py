@@ -237,7 +237,15 @@ async def drop_database(name: str) -> None:
 class Service:
     """`python -m services.game` as a subprocess in its own session."""
 
-    def __init__(self, dsn: str, prefix: str, workers: int = 1, root: Path = ROOT) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        prefix: str,
+        workers: int = 1,
+        root: Path = ROOT,
+        gc_out: Path | None = None,
+    ) -> None:
+        """gc_out: run under tests/bench/gc_probe.py, its collections written there."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
@@ -257,8 +265,11 @@ class Service:
             "GAME_WORKERS": str(workers),  # uvicorn worker processes, children of this one
         }
         with open(self.log, "wb") as f:
+            probe = (
+                [str(ROOT / "tests" / "bench" / "gc_probe.py"), str(gc_out)] if gc_out else ["-m"]
+            )
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "services.game"],
+                [sys.executable, *probe, "services.game"],
                 cwd=root,  # another checkout's service (tests/bench/compare_actions.py)
                 env=env,
                 stdout=f,
@@ -381,6 +392,7 @@ CLIENT_MODE = os.environ.get("BENCH_CLIENT", "procs")
 CLIENT_PROCS = int(os.environ.get("BENCH_CLIENT_PROCS", "2"))
 WORKERS = int(os.environ.get("BENCH_GAME_WORKERS", "2"))  # the several-workers levels
 CPU_PER_ACTION: dict[str, tuple[float, float]] = {}  # level -> (game service, Postgres) ms
+WINDOWS: dict[str, tuple[float, float]] = {}  # level -> its measured window, time.monotonic()
 
 
 async def _inproc_clients(
@@ -536,6 +548,7 @@ async def run_level(
     if st.errors:
         note(f"{p} errors: {st.errors}")
     if "a" in cpu_marks and "b" in cpu_marks:
+        WINDOWS[p] = (cpu_marks["a"][0], cpu_marks["b"][0])
         used = cpu.report(p, cpu_marks["a"], cpu_marks["b"], with_server=True)
         if rate:  # CPU time per action (its GET game + GET legal-actions + POST): load-proof
             out(f"{p}_game_service_cpu_per_action", used[1] * 10 / rate, "ms (3 requests)")

@@ -1,0 +1,67 @@
+"""Every process settles its heap once started: what startup made is frozen out of the
+collector's walks and the young generation is collected by GC_THRESHOLDS. Each check runs
+in a fresh interpreter: freezing this test run's heap would keep its cycles for ever."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from infra.process import GC_THRESHOLDS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_python(code: str) -> dict[str, object]:
+    env = {**os.environ, "TURNPOST_DEV": "1", "LOG_LEVEL": "WARNING"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_an_http_service_settles_its_heap_once_its_startup_is_done() -> None:
+    seen = run_python(
+        "import gc, json\n"
+        "from infra.process import _app_of\n"
+        "app = _app_of('services.game.app:create_app')\n"
+        "before = gc.get_freeze_count()\n"
+        "app.on_startup[-1](app)  # the last hook: after the pools, consumers and feeds\n"
+        "print(json.dumps({'before': before, 'after': gc.get_freeze_count(),\n"
+        "                  'thresholds': gc.get_threshold()}))\n"
+    )
+    assert seen["before"] == 0
+    assert isinstance(seen["after"], int) and seen["after"] > 10_000  # the imports at least
+    assert tuple(seen["thresholds"]) == GC_THRESHOLDS  # type: ignore[arg-type]
+
+
+def test_a_worker_loop_settles_its_heap_before_its_work() -> None:
+    seen = run_python(
+        "import gc, json\n"
+        "from infra.process import run_until_signalled\n"
+        "async def work(settings, stop):\n"
+        "    print(json.dumps({'frozen': gc.get_freeze_count(),\n"
+        "                      'thresholds': gc.get_threshold()}))\n"
+        "run_until_signalled(work)\n"
+    )
+    assert isinstance(seen["frozen"], int) and seen["frozen"] > 10_000
+    assert tuple(seen["thresholds"]) == GC_THRESHOLDS  # type: ignore[arg-type]
+
+
+def test_the_celery_workers_settle_before_forking_and_when_ready() -> None:
+    seen = run_python(
+        "import gc, json\n"
+        "from celery import signals\n"
+        "import services.bots.worker, services.notifier.worker\n"
+        "def names(signal):  # the receivers still alive (weakly held, as connected)\n"
+        "    return [f'{r.__module__}.{r.__name__}' for r in signal._live_receivers(None)]\n"
+        "print(json.dumps({'init': names(signals.worker_init),\n"
+        "                  'ready': names(signals.worker_ready)}))\n"
+    )
+    for signal in ("init", "ready"):
+        assert "services.bots.worker._settle_heap" in seen[signal]  # type: ignore[operator]
+        assert "services.notifier.worker._settle_heap" in seen[signal]  # type: ignore[operator]
