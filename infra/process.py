@@ -73,27 +73,22 @@ def _app_of(app_factory: str) -> Any:
     return app
 
 
-GC_THRESHOLDS = (10_000, 10, 10)  # Python's own: (700, 10, 10)
-
-
 def settle_heap() -> None:
-    """Collect once, then freeze what survived, and collect the young less often.
+    """Collect once, then freeze what survived.
 
     The modules, classes, functions, pools and settings made at startup live as long as the
     process: frozen, the collector no longer walks them. Without it, each full collection of
     a game service at c16 walked some 100,000 objects of startup for 60-90 ms of CPU while
-    every request waited, about every 1.5 s. A request makes a few thousand objects that
-    die with it: counted by 10,000 rather than 700 allocations, fewer of them are alive at
-    a collection and promoted, so the older generations fill slower. Measured by
-    `python -m tests.bench.compare_actions <worktree> --gc`, three rounds: the full
-    collection's median pause 59-73 -> 8-9 ms, its CPU per 1,000 action cycles 50 -> 7 ms,
-    the POST's p99 0.70x; the thresholds then took all three generations' CPU per 1,000
-    cycles from 50 to 9 ms and left no full collection in the 15 s window.
+    every request waited, about every 1.5 s. `python -m tests.bench.compare_actions
+    <worktree> --gc`, three rounds: the full collection's median pause 59-73 -> 8-9 ms, its
+    CPU per 1,000 action cycles 50 -> 7 ms, the POST's p99 0.70x. The young generation is
+    left at Python's 700 allocations: counted by 10,000, the collector took half the CPU but
+    each young collection paused 7-10 ms instead of 0.3-1 (`--pace 480 --gc`), and the
+    POST's p99 at that load was 1.4x.
     Only for processes: a test that made an app and froze the test run's heap would keep
     its cycles for ever."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def run_until_signalled(

@@ -5,7 +5,8 @@
 
 The job (one JSON object on the first line of stdin): the game service's `url`, `redis_url`,
 stream `prefix`, token `secret`, a `tag` that keeps this process' rooms apart from the other
-processes', `clients` (this process' share), `prepared` (games made ahead) and `seed`.
+processes', `clients` (this process' share), `prepared` (games made ahead), `seed`, and
+`pace` (each client's cycles a second; 0 or absent: as fast as the service answers).
 The process makes its games (RoomStarted on the lobby stream, as run.py's Games does), prints
 `ready`, then reads one more line from stdin, `warm_end end` (time.monotonic(), the same
 clock in every process on the machine), plays until `end` as run.py's in-process clients do
@@ -21,6 +22,7 @@ server's CPU per action with the clients in the same process or apart.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import random
@@ -177,8 +179,15 @@ async def play(
     end: float,
     alive: Callable[[], None] = lambda: None,
     note: Callable[[str], None] = lambda text: None,
+    pace: float = 0.0,
 ) -> None:
-    """One client: its own connection, one game at a time, until `end`."""
+    """One client: its own connection, one game at a time, until `end`.
+
+    pace: this client's cycles a second (0: each as soon as the last is answered). Paced,
+    the client begins a cycle (GET game, GET legal-actions, POST) every 1/pace seconds from
+    a start spread over one interval by its number, or at once when it is late: the latency
+    at a given load, not at the service's saturation, where a closed loop's latency is only
+    the clients' number over the throughput (Little's law)."""
     # One connection per client: httpx's shared pool costs the client much CPU at c64.
     async with _client(url) as http:
         rng = random.Random(i)
@@ -189,8 +198,14 @@ async def play(
         def inside(t_done: float) -> bool:
             return warm_end <= t_done <= end
 
+        interval = 1 / pace if pace > 0 else 0.0
+        due = time.monotonic() + interval * ((i * 0.618034) % 1)  # starts spread, not in step
         while (now := time.monotonic()) < end:
             alive()
+            if interval:
+                if due > now:
+                    await asyncio.sleep(due - now)
+                due = max(due + interval, time.monotonic())  # when late: the next at once, no burst
             if game is None:
                 try:
                     game = ready.get_nowait()
@@ -293,6 +308,12 @@ async def _main() -> None:
             warm_end, end = (float(v) for v in line.split())
             st = LevelStats()
             refiller = asyncio.create_task(refill(games, http, clients, end))
+            # The clients time each request around its await: a pause of their own collector
+            # (a full one walked this process' imports for tens of ms) would count as the
+            # service's latency. No collection until the window is over.
+            gc.collect()
+            gc.freeze()
+            gc.disable()
             try:
                 await asyncio.gather(
                     *(
@@ -304,11 +325,13 @@ async def _main() -> None:
                             warm_end,
                             end,
                             note=note,
+                            pace=float(job.get("pace", 0)),
                         )
                         for i in range(clients)
                     )
                 )
             finally:
+                gc.enable()
                 refiller.cancel()
                 await asyncio.gather(refiller, return_exceptions=True)
             st.created = games.count - before

@@ -5,6 +5,7 @@ in alternate rounds, so both meet the same machine.
 
     git worktree add /tmp/base <commit>
     .venv/bin/python -m tests.bench.compare_actions /tmp/base [--rounds 3] [--clients 16] [--gc]
+        [--pace 480]
 
 Each round starts a fresh service of each checkout (the baseline first, then this one, the
 order swapped every other round) on one database and stream prefix of its own, and plays
@@ -13,7 +14,12 @@ Prints each level's figures as run.py does (`post_action_c16_base_r1_*`, `..._th
 then the medians over the rounds of the game service's and Postgres' CPU per action cycle
 and of actions/s and the POST's p99, and this checkout's over the baseline's as ratios.
 --gc runs each service under tests/bench/gc_probe.py and adds the collector's pauses in the
-measured window: per generation, CPU per 1,000 actions and the longest pause.
+measured window: per generation, CPU per 1,000 actions and the longest pause. --pace N: the
+clients begin N cycles a second together (each its share, late ones at once), so both
+services answer the same load and the latencies compare at it; without it each client
+begins a cycle as soon as the last is answered, and at the service's saturation the
+latency is the clients' number over the throughput (Little's law): a faster service gets
+more cycles, not shorter ones.
 """
 
 from __future__ import annotations
@@ -49,7 +55,9 @@ def gc_figures(path: Path, window: tuple[float, float], actions: float) -> dict[
     return figures
 
 
-async def compare(base: Path, rounds: int, clients: int, gc_pauses: bool = False) -> None:
+async def compare(
+    base: Path, rounds: int, clients: int, gc_pauses: bool = False, pace: float = 0.0
+) -> None:
     db_name, dsn = await run.create_database()
     prefix = f"bench-{run.RUN}:"
     streams = RedisStreams.from_url(run.REDIS_URL)
@@ -74,7 +82,9 @@ async def compare(base: Path, rounds: int, clients: int, gc_pauses: bool = False
                     games = run.Games(streams, prefix, svc.url, tag=f"{which}{r}-")
                     name = f"post_action_c{clients}_{which}_r{r}"
                     lines.clear()
-                    rate = await run.run_level(svc, games, clients, 4 * clients, cpu, name=name)
+                    rate = await run.run_level(
+                        svc, games, clients, 4 * clients, cpu, name=name, pace=pace
+                    )
                     service_cpu, postgres_cpu = run.CPU_PER_ACTION.get(name, (0.0, 0.0))
                     figures[which].append(
                         {
@@ -120,9 +130,15 @@ def main() -> None:
     parser.add_argument(
         "--gc", action="store_true", help="the collector's pauses too (tests/bench/gc_probe.py)"
     )
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        help="action cycles a second, the clients together (default: as fast as answered)",
+    )
     args = parser.parse_args()
     began = time.monotonic()
-    asyncio.run(compare(args.base.resolve(), args.rounds, args.clients, args.gc))
+    asyncio.run(compare(args.base.resolve(), args.rounds, args.clients, args.gc, args.pace))
     run.out("compare_wall_s", time.monotonic() - began, "s")
 
 

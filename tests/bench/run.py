@@ -396,7 +396,13 @@ WINDOWS: dict[str, tuple[float, float]] = {}  # level -> its measured window, ti
 
 
 async def _inproc_clients(
-    svc: Service, games: Games, clients: int, prepared: int, st: LevelStats, cpu: CpuMeter
+    svc: Service,
+    games: Games,
+    clients: int,
+    prepared: int,
+    st: LevelStats,
+    cpu: CpuMeter,
+    pace: float = 0.0,
 ) -> tuple[float, float, dict[str, tuple[float, ...]]]:
     async with httpx.AsyncClient(base_url=svc.url, timeout=60) as http:
         t = time.monotonic()
@@ -416,7 +422,7 @@ async def _inproc_clients(
         try:
             await asyncio.gather(
                 *(
-                    play(i, svc.url, games.ready, st, warm_end, end, alive, note)
+                    play(i, svc.url, games.ready, st, warm_end, end, alive, note, pace / clients)
                     for i in range(clients)
                 )
             )
@@ -438,7 +444,13 @@ async def _meter(
 
 
 async def _process_clients(
-    svc: Service, prefix: str, clients: int, prepared: int, st: LevelStats, cpu: CpuMeter
+    svc: Service,
+    prefix: str,
+    clients: int,
+    prepared: int,
+    st: LevelStats,
+    cpu: CpuMeter,
+    pace: float = 0.0,
 ) -> dict[str, tuple[float, ...]]:
     n = max(1, min(CLIENT_PROCS, clients))
     shares = [clients // n + (1 if k < clients % n else 0) for k in range(n)]
@@ -466,6 +478,7 @@ async def _process_clients(
                 "clients": share,
                 "prepared": max(share, prepared * share // clients),
                 "seed": 1000 * k,
+                "pace": pace / clients,  # each client's share of the cycles a second
             }
             assert proc.stdin is not None
             proc.stdin.write(_json.encode(job) + b"\n")
@@ -512,18 +525,21 @@ async def run_level(
     cpu: CpuMeter,
     mode: str = "",
     name: str = "",
+    pace: float = 0.0,
 ) -> float:
     """One action level: `clients` clients playing for MEASURE_S after WARMUP_S.
 
     mode: "procs" (the load generator in processes of its own) or "inproc"; default
-    BENCH_CLIENT. name: the figures' prefix (default post_action_c<clients>)."""
+    BENCH_CLIENT. name: the figures' prefix (default post_action_c<clients>). pace: the
+    clients' cycles a second together, each its share (0: each cycle as soon as the last
+    is answered, the service's saturation; tests/bench/actions_load.play)."""
     mode = mode or CLIENT_MODE
     st = LevelStats()
     if mode == "inproc":
-        _, _, cpu_marks = await _inproc_clients(svc, games, clients, prepared, st, cpu)
+        _, _, cpu_marks = await _inproc_clients(svc, games, clients, prepared, st, cpu, pace)
     else:
         prefix = games.stream[: -len(LOBBY)]
-        cpu_marks = await _process_clients(svc, prefix, clients, prepared, st, cpu)
+        cpu_marks = await _process_clients(svc, prefix, clients, prepared, st, cpu, pace)
         games.creation_s += st.creation_s
 
     p = name or f"post_action_c{clients}"
