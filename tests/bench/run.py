@@ -547,7 +547,9 @@ async def run_level(
     rate = len(st.post_ms) / MEASURE_S
     out(f"{p}_actions_per_s", rate, "actions/s")
     out(f"{p}_p50_ms", pct(st.post_ms, 0.50), "ms")
+    out(f"{p}_p90_ms", pct(st.post_ms, 0.90), "ms")
     out(f"{p}_p99_ms", pct(st.post_ms, 0.99), "ms")
+    out(f"{p}_p999_ms", pct(st.post_ms, 0.999), "ms")
     out(f"{p}_max_ms", max(st.post_ms, default=float("nan")), "ms")
     out(f"get_game_{c}_p50_ms", pct(st.get_game_ms, 0.50), "ms")
     out(f"get_game_{c}_p99_ms", pct(st.get_game_ms, 0.99), "ms")
