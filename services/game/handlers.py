@@ -223,13 +223,14 @@ class GameService:
         )
         if state is None:
             version, state, table = await self._from_snapshot(record, rules)
+        asked = self.clock()  # what the read says was the latest when it was asked
         stored = await self.store.read(stream_id(game_id), after=version)
         if state is None and not stored:
             raise ProblemError(404, "unknown_game", f"game {game_id} is still being set up")
         passed: list[tuple[int, Any]] = []
         state, table = self._fold(rules, stored, state, table or self.initial_table(record), passed)
         version = stored[-1].version if stored else version
-        self._remember(game_id, version, state, table, passed, stored)
+        self._remember(game_id, version, state, table, passed, stored, confirmed=asked)
         return Loaded(record=record, rules=rules, state=state, table=table, version=version)
 
     async def _from_snapshot(
@@ -542,11 +543,18 @@ class GameService:
             overdue=tables.overdue(table) if status == "active" else [],
         )
         with bind(game_id=record.id, command_id=str(command_id)):
+            asked = self.clock()
             try:
                 result = await self.store.append(stream_id(record.id), new, version, turn)
             except ConcurrencyError:
                 APPEND_CONFLICTS.labels(record.game).inc()
                 log.debug("append at v%d lost a race", version)
+                raise
+            except BaseException:
+                # Timed out, cancelled, cut off: the append may have committed all the same.
+                # The game's latest version is unknown here until the store or the games
+                # stream says, so no read is answered from memory meanwhile.
+                self.waiters.notify(record.id)
                 raise
             log.debug(
                 "appended %s at v%d (%s)",
@@ -556,12 +564,16 @@ class GameService:
             )
         if not result.duplicate:
             APPENDS.labels(record.game).inc()
-            self._remember(record.id, result.version, state, table, events=result.events)
-            if result.version // self.snapshot_every > version // self.snapshot_every:
-                await self._snapshot(record, rules, result.version, state, table)
+            self._remember(
+                record.id, result.version, state, table, events=result.events, confirmed=asked
+            )
+            # told before the snapshot's round trip: the move is news now (a long-poll, a
+            # live feed, the relay's doorbell), and a snapshot cut short tells nobody
             self.waiters.notify(record.id, result.version)
             if self.appended is not None:
                 self.appended()
+            if result.version // self.snapshot_every > version // self.snapshot_every:
+                await self._snapshot(record, rules, result.version, state, table)
         return result
 
     async def _snapshot(
@@ -739,9 +751,13 @@ class GameService:
         table: TableState,
         passed: Sequence[tuple[int, Any]] = (),
         events: Sequence[StoredEvent] = (),
+        *,
+        confirmed: float,
     ) -> None:
         """The game at `version`; `events`: the stored events that led there from the cached
-        version (kept while they join on to those kept before)."""
+        version (kept while they join on to those kept before); `confirmed`: when the store
+        was asked what said `version` was the latest (before the read or the append went
+        out: a move committed while it was on the way is younger than that)."""
         cached = self._cache.get(game_id)
         if cached is not None and cached.version > version:
             return
@@ -764,7 +780,7 @@ class GameService:
             table=table,
             recent=recent,
             events=kept,
-            confirmed=self.clock(),
+            confirmed=confirmed,
         )
         self._cache.move_to_end(game_id)
         while len(self._cache) > self._cache_size:

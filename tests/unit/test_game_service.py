@@ -525,6 +525,95 @@ async def test_memory_answers_a_read_only_within_its_trusted_time_and_never_beyo
     assert err.value.problem().current_version == moved and reads.count == 2
 
 
+async def test_an_append_that_may_have_committed_sends_reads_to_the_store() -> None:
+    """An append timed out, cancelled or cut off may have committed: until the store or the
+    games stream says what the latest is, memory answers no read (it holds the version
+    before)."""
+    svc = service()
+    gid = await new_game(svc, seats=3)
+    start = await svc.load(gid)
+    assert not svc.read_needed(gid, start.version)
+    real = svc.store.append
+
+    async def committed_then_lost(*args: Any, **kwargs: Any) -> Any:
+        await real(*args, **kwargs)
+        raise TimeoutError  # the answer never came
+
+    svc.store.append = committed_then_lost  # type: ignore[method-assign]
+    action = msgspec.to_builtins(start.rules.legal_actions(start.state, 0)[0])
+    with pytest.raises(TimeoutError):
+        await svc.submit(gid, 0, action, start.version, uuid.uuid4())
+    assert (await svc.store.read(stream_id(gid)))[-1].version > start.version  # committed
+    assert svc.read_needed(gid, start.version)  # memory's version is no longer trusted
+    loaded = await svc.load(gid, read=svc.read_needed(gid, start.version))
+    assert loaded.version > start.version
+
+
+async def test_a_move_is_news_before_its_snapshot_is_saved() -> None:
+    """Long-polls, live feeds and the relay's doorbell learn of a move at once, not after the
+    snapshot's round trip (nor never, when the snapshot is cut short)."""
+    store = MemoryEventStore()
+    rang: list[int] = []
+    svc = GameService(
+        store, MemoryGamesRepository(store), Waiters(), snapshot_every=1,
+        appended=lambda: rang.append(1),
+    )  # fmt: skip
+    gid = await new_game(svc, seats=3)
+    start = await svc.load(gid)
+    saving, release = asyncio.Event(), asyncio.Event()
+    real = svc.store.save_snapshot
+
+    async def slow_save(snapshot: Any) -> None:
+        saving.set()
+        await release.wait()
+        await real(snapshot)
+
+    svc.store.save_snapshot = slow_save  # type: ignore[method-assign]
+    rang.clear()
+    action = msgspec.to_builtins(start.rules.legal_actions(start.state, 0)[0])
+    moving = asyncio.create_task(svc.submit(gid, 0, action, start.version, uuid.uuid4()))
+    await asyncio.wait_for(saving.wait(), 1)
+    latest = (await svc.store.read(stream_id(gid)))[-1].version
+    assert svc.waiters.known(gid) == latest and rang == [1]  # told while the snapshot saves
+    release.set()
+    assert (await moving).version == latest
+
+
+async def test_memory_is_trusted_from_when_the_store_was_asked_not_answered() -> None:
+    """A move another replica committed while a read or an append was on its way is younger
+    than the answer's arrival: the trusted time counts from the asking."""
+    now = [100.0]
+    store = MemoryEventStore()
+    svc = GameService(store, MemoryGamesRepository(store), Waiters(), clock=lambda: now[0])
+    gid = await new_game(svc, seats=3)
+    start = await svc.load(gid)
+    slow = 1.5  # each of the store's answers takes this long
+    read, append = svc.store.read, svc.store.append
+
+    async def slow_read(*args: Any, **kwargs: Any) -> Any:
+        now[0] += slow
+        return await read(*args, **kwargs)
+
+    async def slow_append(*args: Any, **kwargs: Any) -> Any:
+        now[0] += slow
+        return await append(*args, **kwargs)
+
+    svc.store.read = slow_read  # type: ignore[method-assign]
+    svc.store.append = slow_append  # type: ignore[method-assign]
+    action = msgspec.to_builtins(start.rules.legal_actions(start.state, 0)[0])
+    asked = now[0]
+    moved = (await svc.submit(gid, 0, action, start.version, uuid.uuid4())).version
+    now[0] = asked + MEMORY_TRUSTED_S + 0.01
+    assert svc.read_needed(gid, moved)  # counted from before the append went out
+    asked = now[0]
+    await svc.load(gid)
+    assert now[0] == asked + slow
+    now[0] = asked + MEMORY_TRUSTED_S - 0.01
+    assert not svc.read_needed(gid, moved)
+    now[0] = asked + MEMORY_TRUSTED_S + 0.01
+    assert svc.read_needed(gid, moved)  # counted from before the read went out
+
+
 async def test_a_long_poll_from_memory_still_answers_with_another_replica_s_move() -> None:
     """A long-poll answered from memory at first: another replica's move made just before,
     unheard, comes with the games stream's news (the wake reads it); and memory the store has
