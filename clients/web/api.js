@@ -23,6 +23,11 @@ export function uuid() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How long a request may take before it is given up as a network failure (a read retried,
+ * a move sent again with its key): 20 s, or `?read_timeout=<seconds>` in the page's address.
+ * Long-polls and the stream carry their own signal and are not cut. */
+const TIMEOUT_MS = Number(new URLSearchParams(location.search).get("read_timeout")) * 1000 || 20_000;
+
 export class Api {
   constructor(config, token = null) {
     this.lobby = config.lobby_url || location.origin;
@@ -31,6 +36,8 @@ export class Api {
   }
 
   async request(base, method, path, { body, headers = {}, signal, raw = false } = {}) {
+    const timed = !signal; // a request that nobody else can stop: it stops itself
+    signal = signal || AbortSignal.timeout(TIMEOUT_MS);
     const sent = { ...headers };
     if (this.token) sent.authorization = `Bearer ${this.token}`;
     if (body !== undefined) sent["content-type"] = "application/json";
@@ -44,8 +51,9 @@ export class Api {
         cache: "no-store",
       });
     } catch (err) {
-      if (err.name === "AbortError") throw err;
-      throw new ApiError(0, { code: "network", detail: `cannot reach ${base}: ${err.message}` });
+      if (err.name === "AbortError" && !timed) throw err;
+      const why = timed && signal.aborted ? `no answer in ${TIMEOUT_MS / 1000} s` : err.message;
+      throw new ApiError(0, { code: "network", detail: `cannot reach ${base}: ${why}` });
     }
     if (!resp.ok) {
       let problem = {};

@@ -133,13 +133,21 @@ export class GameScreen {
       return this.refreshing;
     }
     this.refreshing = (async () => {
+      let tries = 0;
       do {
         this.stale = false;
         try {
           await this.load();
           this.draw();
         } catch (err) {
-          if (!this.stopped) this.fail(err);
+          if (this.stopped) break;
+          if (lasting(err) || ++tries > 3) {
+            this.fail(err);
+          } else {
+            // a read lost, timed out or refused for now: read again, a moment later
+            this.stale = true;
+            await sleep(500 * tries);
+          }
         }
       } while (this.stale && !this.stopped);
       this.refreshing = null;

@@ -507,6 +507,35 @@ def test_a_move_whose_answer_is_lost_is_sent_again_with_its_key(tab: Tab) -> Non
     tab.no_errors()
 
 
+def test_a_read_that_never_answers_does_not_stop_the_page(tab: Tab) -> None:
+    """A read held without an answer (a proxy, a half-open connection) is given up after the
+    read timeout (`?read_timeout=2` here; 20 s by default) and asked again: the page draws
+    the next turn and the person moves on. Before, the page waited for it for ever, every
+    later news only marking the view stale, the move buttons disabled."""
+    tab.expected = (NETWORK_FAILED,)
+    held: list[str] = []
+    tab.register("Ada", "?read_timeout=2")
+    tab.create_room("itty-bitty", 2, {1: "greedy"})
+    tab.start()
+    page = tab.page
+    page.wait_for_selector("button.action:not([disabled])")
+    # the next read of the legal actions (after this move) is held: never answered
+    page.route(
+        "**/v1/games/*/legal-actions*", lambda route: held.append(route.request.url), times=1
+    )
+    tab.post()
+    deadline = time.monotonic() + 60
+    moved = 0
+    while moved < 2:  # two more moves: the page came through the held read
+        assert time.monotonic() < deadline, f"the page stopped after a held read ({held})"
+        if tab.play():
+            moved += 1
+        else:
+            page.wait_for_timeout(150)
+    assert len(held) == 1, held
+    tab.no_errors()
+
+
 @pytest.mark.parametrize("how", ["refused", "empty"])
 def test_a_failing_stream_falls_back_to_long_poll(tab: Tab, how: str) -> None:
     """The stream failing three times in a row (refused; or answered and closed at once, never
