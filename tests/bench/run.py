@@ -392,6 +392,9 @@ CLIENT_MODE = os.environ.get("BENCH_CLIENT", "procs")
 CLIENT_PROCS = int(os.environ.get("BENCH_CLIENT_PROCS", "2"))
 WORKERS = int(os.environ.get("BENCH_GAME_WORKERS", "2"))  # the several-workers levels
 CPU_PER_ACTION: dict[str, tuple[float, float]] = {}  # level -> (game service, Postgres) ms
+# action cycles a second of the paced c16 level (the 480: the service's saturation
+# when the action path was first measured); 0 skips the level
+PACE = float(os.environ.get("BENCH_PACE", "480"))
 WINDOWS: dict[str, tuple[float, float]] = {}  # level -> its measured window, time.monotonic()
 
 
@@ -854,6 +857,12 @@ async def action_levels(dsn: str, prefix: str, streams: RedisStreams) -> dict[in
         # generator apart changes in the service's CPU per action
         await run_level(svc, games, 16, 64, cpu, mode="inproc", name="post_action_c16_inproc")
         _ratio("post_action_c16_inproc", "post_action_c16", "inproc_vs_procs")
+        # c16 at a given load instead of at saturation (where the latency is just the
+        # clients over the throughput): the latency a person meets while the service copes
+        if PACE:
+            await run_level(
+                svc, games, 16, 64, cpu, name=f"post_action_c16_paced{PACE:g}", pace=PACE
+            )
         if games.creation_s:
             out(
                 "game_creation_ready_p50_s",
