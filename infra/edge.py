@@ -9,7 +9,8 @@ Litestar's routing and its handler, in this order:
 3. the rate limits (infra/ratelimit.py): 429 `rate_limited` over the limit, RateLimit-*
    headers always; not for the probes, the metrics or the web client's files;
 4. the bounds on the body (infra/guards.py): 413 `payload_too_large`, 400 `too_deep`;
-5. OPTIONS: `Allow` with every method of the path (infra/http.py).
+5. OPTIONS: `Allow` with every method of the path (infra/http.py);
+6. the route's fast path when it has one (infra/fastpath.py), else the route.
 
 They were five Litestar middlewares, each a layer with its own checks and its own wrapper of
 `send`. As one, with the rate limiter's subject remembered per token and per address, they
@@ -29,6 +30,7 @@ from opentelemetry.trace import Span, SpanKind
 
 from contracts.problems import ProblemError
 from infra import context, tracing
+from infra.fastpath import FastRoute
 from infra.guards import DEFAULTS, guard_body, send_problem
 from infra.http import allow_of
 from infra.metrics import observe_request
@@ -130,7 +132,13 @@ class Edge:
             if method == "OPTIONS" and (allow := allow_of(scope)):
                 replaced = _REPLACED_ON_OPTIONS
                 added.append((b"allow", allow.encode()))
-            await self.app(scope, guarded, respond)
+            fast: FastRoute | None = None
+            if settings.fast_routes and (handler := scope.get("route_handler")) is not None:
+                fast = handler.opt.get("fast")
+            if fast is not None:
+                await fast(scope, guarded, respond, self.app)  # infra/fastpath.py
+            else:
+                await self.app(scope, guarded, respond)
         except BaseException:
             if not observed:
                 observed = True

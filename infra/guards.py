@@ -53,6 +53,22 @@ async def send_problem(scope: Scope, send: Send, error: ProblemError) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands `body` on whole once, then asks `receive` (a disconnect, when it
+    comes)."""
+    replayed = False
+
+    async def replay() -> ReceiveMessage:
+        nonlocal replayed
+        if replayed:
+            return await receive()
+        replayed = True
+        event: HTTPRequestEvent = {"type": "http.request", "body": body, "more_body": False}
+        return event
+
+    return replay
+
+
 def _too_large(limit: int) -> ProblemError:
     return ProblemError(413, "payload_too_large", f"the body is over {limit} bytes")
 
@@ -92,14 +108,4 @@ async def guard_body(
             400, "too_deep", f"JSON nested deeper than {settings.max_json_depth} levels"
         )
 
-    replayed = False
-
-    async def replay() -> ReceiveMessage:
-        nonlocal replayed
-        if replayed:
-            return await receive()  # after the body: a disconnect, when it comes
-        replayed = True
-        event: HTTPRequestEvent = {"type": "http.request", "body": whole, "more_body": False}
-        return event
-
-    return replay
+    return replaying(whole, receive)

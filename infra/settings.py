@@ -27,6 +27,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # runs its own consumers (their groups share the work) and live-feed readers, and shows
     # its own /metrics (a scrape sees one worker's)
     game_workers: int = 1
+    # the move cycle's routes without Litestar's request machinery (infra/fastpath.py)
+    fast_routes: bool = True
     stream_prefix: str = ""  # isolates test runs sharing one Redis
     snapshot_every: int = 100
     max_deliveries: int = 5
@@ -192,6 +194,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         rate_limit_write=e.get("RATE_LIMIT_WRITE", defaults.rate_limit_write),
         rate_limit_read=e.get("RATE_LIMIT_READ", defaults.rate_limit_read),
         trusted_proxies=e.get("TRUSTED_PROXIES", defaults.trusted_proxies),
+        fast_routes=_flag(e.get("FAST_ROUTES", "1")),
         max_body_bytes=int(e.get("MAX_BODY_BYTES", defaults.max_body_bytes)),
         max_json_depth=int(e.get("MAX_JSON_DEPTH", defaults.max_json_depth)),
         sse_heartbeat_s=float(e.get("SSE_HEARTBEAT_S", defaults.sse_heartbeat_s)),

@@ -12,6 +12,7 @@ from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import CacheControlHeader
 from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath, FromQuery, HeaderParameter, QueryParameter
+from litestar.types import ASGIApp, Receive, Scope, Send
 
 import contracts.game
 import contracts.notifications
@@ -38,6 +39,7 @@ from games.table import TableState
 from infra.auth import Principal
 from infra.edge import Edge
 from infra.eventstore.api import command_uuid
+from infra.fastpath import Slow, admit, answer, header, json_body, json_content, query_int
 from infra.http import (
     EXCEPTION_HANDLERS,
     authenticate,
@@ -61,6 +63,7 @@ from services.game.webhooks import webhook_store
 
 MAX_WAIT_SECONDS = 30.0
 MAX_VERSION = 2**62  # fits Postgres bigint
+MAX_IDEMPOTENCY_KEY = 200  # characters
 # A read's `min_version`: the newest version the client has seen (a move's answer, a view, a
 # feed's event). The answer is at least that recent (when the game is), and this process
 # may give it from memory instead of asking the store (GameService.read_needed).
@@ -80,6 +83,62 @@ UNKNOWN_GAME = {404: ["unknown_game"], 503: ["game_unavailable"]}
 SEATED = {403: ["not_seated"], **UNKNOWN_GAME}  # routes for the game's players only
 
 
+# -- the move cycle's routes without Litestar's request machinery (infra/fastpath.py) ---------
+
+
+async def _fast_get_game(scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
+    try:
+        min_version = query_int(scope, b"min_version", MAX_VERSION)
+        authorization = header(scope, b"authorization")
+    except Slow:
+        await slow(scope, receive, send)
+        return
+    svc: GameService = scope["litestar_app"].state.service
+    game_id: str = scope["path_params"]["game_id"]
+
+    async def view() -> GameView:
+        return await game_view(svc, await admit(scope, authorization), game_id, min_version)
+
+    await answer(scope, receive, send, view)
+
+
+async def _fast_legal_actions(scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
+    try:
+        min_version = query_int(scope, b"min_version", MAX_VERSION)
+        authorization = header(scope, b"authorization")
+    except Slow:
+        await slow(scope, receive, send)
+        return
+    svc: GameService = scope["litestar_app"].state.service
+    game_id: str = scope["path_params"]["game_id"]
+
+    async def listed() -> LegalActions:
+        who = await admit(scope, authorization)
+        return await legal_actions_of(svc, who, game_id, min_version)
+
+    await answer(scope, receive, send, listed)
+
+
+async def _fast_post_action(scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
+    try:
+        json_content(scope)
+        authorization = header(scope, b"authorization")
+        key = header(scope, b"idempotency-key")
+        if key is not None and len(key) > MAX_IDEMPOTENCY_KEY:
+            raise Slow
+        data, receive = await json_body(receive, PostAction)
+    except Slow as slowly:
+        await slow(scope, slowly.args[0] if slowly.args else receive, send)
+        return
+    svc: GameService = scope["litestar_app"].state.service
+    game_id: str = scope["path_params"]["game_id"]
+
+    async def accepted() -> ActionAccepted:
+        return await act(svc, await admit(scope, authorization), game_id, data, key)
+
+    await answer(scope, receive, send, accepted)
+
+
 def _svc(request: Request[Any, Any, Any]) -> GameService:
     svc: GameService = request.app.state.service
     return svc
@@ -92,6 +151,7 @@ async def _who(request: Request[Any, Any, Any]) -> Principal:
 @get(
     "/v1/games/{game_id:str}",
     operation_id="getGame",
+    opt={"fast": _fast_get_game},
     summary="The caller's view of a game (a spectator's when not seated)",
     security=SECURITY,
     responses=problems(400, 401, 404, 503, codes={**UNKNOWN_GAME, 400: SEEN_CODES}),
@@ -99,8 +159,13 @@ async def _who(request: Request[Any, Any, Any]) -> Principal:
 async def get_game(
     game_id: FromPath[str], request: Request[Any, Any, Any], min_version: MinVersion = None
 ) -> GameView:
-    who = await _who(request)
-    svc = _svc(request)
+    return await game_view(_svc(request), await _who(request), game_id, min_version)
+
+
+async def game_view(
+    svc: GameService, who: Principal, game_id: str, min_version: int | None
+) -> GameView:
+    """GET /v1/games/{game_id}, behind its parameters (here and in services/game/fast.py)."""
     record = await svc.record(game_id)
     loaded = await svc.load_seen(record, min_version)
     rules, state = loaded.rules, loaded.state
@@ -152,6 +217,7 @@ def _clock(table: TableState) -> Clock | None:
 @get(
     "/v1/games/{game_id:str}/legal-actions",
     operation_id="getLegalActions",
+    opt={"fast": _fast_legal_actions},
     summary="Every action the caller may post now, and the answers refused it now with why",
     security=SECURITY,
     responses=problems(400, 401, 403, 404, 503, codes={**SEATED, 400: SEEN_CODES}),
@@ -159,8 +225,13 @@ def _clock(table: TableState) -> Clock | None:
 async def legal_actions(
     game_id: FromPath[str], request: Request[Any, Any, Any], min_version: MinVersion = None
 ) -> LegalActions:
-    who = await _who(request)
-    svc = _svc(request)
+    return await legal_actions_of(_svc(request), await _who(request), game_id, min_version)
+
+
+async def legal_actions_of(
+    svc: GameService, who: Principal, game_id: str, min_version: int | None
+) -> LegalActions:
+    """GET /v1/games/{game_id}/legal-actions, behind its parameters (and services/game/fast.py)."""
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
     loaded = await svc.load_seen(record, min_version)
@@ -185,6 +256,7 @@ def _described(rules: Any, actions: Sequence[Any], names: Sequence[str]) -> list
 @post(
     "/v1/games/{game_id:str}/actions",
     operation_id="postAction",
+    opt={"fast": _fast_post_action},
     summary="Play an action against expected_version",
     status_code=200,
     security=SECURITY,
@@ -224,12 +296,23 @@ async def post_action(
     ],
     request: Request[Any, Any, Any],
     idempotency_key: Annotated[
-        str | None, HeaderParameter(name="Idempotency-Key", max_length=200, required=False)
+        str | None,
+        HeaderParameter(name="Idempotency-Key", max_length=MAX_IDEMPOTENCY_KEY, required=False),
     ] = None,
 ) -> ActionAccepted:
     who = await _who(request)
     data = await strictly(request, data)
-    svc = _svc(request)
+    return await act(_svc(request), who, game_id, data, idempotency_key)
+
+
+async def act(
+    svc: GameService,
+    who: Principal,
+    game_id: str,
+    data: PostAction,
+    idempotency_key: str | None,
+) -> ActionAccepted:
+    """POST /v1/games/{game_id}/actions, behind its parameters (and services/game/fast.py)."""
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
     command_id = (

@@ -1,0 +1,132 @@
+"""Hot routes served without Litestar's per-request machinery, Litestar's handler the reference.
+
+A move cycle (GET the game, GET its legal actions, POST the action) is most of what a game
+service does. Litestar spends about as much CPU on each of those requests as the handler
+itself: a Request, the kwargs model, the signature model's validation, the return value's
+encoding through the response classes. A route handler may name, in its `opt`, a fast route
+(`opt={"fast": f}`): infra/edge.py then calls `f(scope, receive, send, slow)` instead of the
+route, after its ids, metrics, rate limit and body bounds as for any request.
+
+The contract, checked by tests/integration/test_fast_routes.py for every case it lists (the
+same requests to the service with fast routes on and off, the answers compared byte for
+byte): a fast route takes only the plain shape of its request (the parameters it reads
+spelled one way, the body JSON's own types) and hands anything else, before it has done
+anything, to `slow`, Litestar's route with the same scope. So every refusal of a strange
+request stays Litestar's, word for word. What it takes it answers with what the handler
+would have: the same function behind both (services/game/app.py), its errors rendered by
+Litestar's own exception middleware with the app's handlers (infra/http.py), its answer
+encoded by msgspec as Litestar encodes it. `FAST_ROUTES=0` turns them off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import msgspec
+from litestar._asgi.utils import wrap_in_exception_handler
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+from contracts.problems import ProblemError
+from infra.auth import InvalidToken, Principal
+from infra.guards import replaying
+from infra.http import decode_body
+from infra.tokens import Tokens
+
+_JOB = "turnpost.fast_job"
+_JSON_HEADERS = (b"content-type", b"application/json")
+_ENCODE = msgspec.json.Encoder().encode
+
+
+class FastRoute(Protocol):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
+        """Answer the request, or hand it to `slow` before doing anything."""
+
+
+class Slow(Exception):
+    """Not an error: this request is not of the plain shape a fast route takes, it is
+    Litestar's to answer. A body already read rides in args[0] (the receive to replay)."""
+
+
+async def _run_job(scope: Scope, receive: Receive, send: Send) -> None:
+    job: Callable[[], Awaitable[Any]] = scope.pop(_JOB)  # type: ignore[misc]
+    body = _ENCODE(await job())
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [_JSON_HEADERS, (b"content-length", b"%d" % len(body))],
+        }
+    )
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+# As Litestar wraps every route (litestar/_asgi/routing_trie/mapping.py): an exception is
+# rendered by the handlers the router put in the scope for this route.
+_ANSWER = wrap_in_exception_handler(app=_run_job)
+
+
+async def answer(
+    scope: Scope, receive: Receive, send: Send, job: Callable[[], Awaitable[Any]]
+) -> None:
+    """200 with the JSON of what `job` returns, or the problem its exception renders to."""
+    scope[_JOB] = job  # type: ignore[literal-required]
+    await _ANSWER(scope, receive, send)
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    """The request's one `name` header (lower case), None without one; Slow with several."""
+    found: bytes | None = None
+    for key, value in scope["headers"]:
+        if key == name:
+            if found is not None:
+                raise Slow
+            found = value
+    return None if found is None else found.decode("latin-1")
+
+
+def query_int(scope: Scope, name: bytes, maximum: int) -> int | None:
+    """`?name=<digits>` (at most `maximum`) or no query at all; Slow for anything else."""
+    query: bytes = scope["query_string"]
+    if not query:
+        return None
+    key, sep, digits = query.partition(b"=")
+    if key != name or not sep or not digits.isdigit() or len(digits) > 19:
+        raise Slow
+    if digits[0] == 0x30 and len(digits) > 1:
+        raise Slow  # Litestar reads no leading zero
+    value = int(digits)
+    if value > maximum:
+        raise Slow
+    return value
+
+
+async def json_body(receive: Receive, type_: Any) -> tuple[Any, Receive]:
+    """The body (infra/guards.py has read it whole) decoded as infra.http.strictly decodes it,
+    and a receive that hands it on again; Slow(receive) for a body that does not decode that
+    way: Litestar's answer says why, in its words."""
+    message = await receive()
+    if message["type"] != "http.request" or message.get("more_body", False):
+        raise RuntimeError("fast routes need the whole body read first (infra/guards.py)")
+    again = replaying(message.get("body", b""), receive)
+    try:
+        return decode_body(message.get("body", b""), type_), again
+    except ProblemError:
+        raise Slow(again) from None
+
+
+def json_content(scope: Scope) -> None:
+    """Slow unless the body is declared JSON (or not declared: Litestar reads it as JSON)."""
+    content_type = header(scope, b"content-type")
+    if content_type is not None and content_type.split(";", 1)[0].strip() != "application/json":
+        raise Slow
+
+
+async def admit(scope: Scope, authorization: str | None) -> Principal:
+    """The bearer of the token (`header(scope, b"authorization")`), as
+    infra.http.authenticate admits it: 401 with the token's fault otherwise."""
+    tokens: Tokens = scope["litestar_app"].state.tokens
+    try:
+        return await tokens.admit(authorization)
+    except InvalidToken as exc:
+        raise ProblemError(401, exc.code, str(exc)) from exc
