@@ -20,6 +20,7 @@ from infra.logging import configure
 from infra.settings import Settings, from_env
 
 _FACTORY_ENV = "TURNPOST_APP_FACTORY"
+HTTP_PROTOCOL = "infra.wire:CoalescingHttpTools"  # httptools, a response in one send
 
 
 def serve(
@@ -48,6 +49,7 @@ def serve(
         log_config=None,  # uvicorn's lines through the root logger: one format, with the ids
         timeout_graceful_shutdown=5,
         proxy_headers=False,  # X-Forwarded-For counts only from TRUSTED_PROXIES (infra/ratelimit)
+        http=HTTP_PROTOCOL,
     )
 
 

@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 import uvicorn
 
+from infra.process import HTTP_PROTOCOL
+
 
 @contextlib.asynccontextmanager
 async def serving(app: Any) -> AsyncIterator[httpx.AsyncClient]:
@@ -18,7 +20,14 @@ async def serving(app: Any) -> AsyncIterator[httpx.AsyncClient]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+        uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            http=HTTP_PROTOCOL,  # as the services run
+        )
     )
     task = asyncio.create_task(server.serve())
     while not server.started:
