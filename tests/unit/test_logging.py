@@ -97,3 +97,25 @@ def test_a_request_binds_its_id_and_game_and_returns_the_id(lines: io.StringIO) 
         "client-id-1",
         made.headers["x-request-id"],
     ]
+
+
+def test_new_request_ids_are_32_hex_digits_and_do_not_repeat_across_processes() -> None:
+    import multiprocessing
+    import re
+
+    from infra.context import new_request_id
+
+    ids = {new_request_id() for _ in range(10_000)}
+    assert len(ids) == 10_000
+    assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids)
+    # a forked worker reseeds: its ids are not the ones its parent draws next
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        child = pool.apply(_ids, (100,))
+    parent = _ids(100)
+    assert len(set(child) | set(parent) | ids) == 10_200
+
+
+def _ids(n: int) -> list[str]:
+    from infra.context import new_request_id
+
+    return [new_request_id() for _ in range(n)]
