@@ -7,6 +7,8 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+import msgspec
+
 from infra.eventstore.api import (
     AppendResult,
     ConcurrencyError,
@@ -53,7 +55,8 @@ class MemoryEventStore:
                     event_id=e.event_id,
                     type=e.type,
                     data=e.data,
-                    metadata=dict(e.metadata),
+                    # as Postgres keeps it: JSON's own types (a UUID as its string)
+                    metadata=msgspec.json.decode(msgspec.json.encode(e.metadata)),
                     global_position=self.position,
                     recorded_at=now,
                 )

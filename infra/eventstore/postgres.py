@@ -23,14 +23,16 @@ from infra.eventstore.api import (
 _COLUMNS = "stream_id, version, event_id, type, data::text AS data, metadata::text AS metadata, global_position, recorded_at"
 
 # One statement, so one round trip and no explicit transaction: the expected version must
-# exist (or be 0); the primary key rejects a version someone else already took.
-_INSERT = f"""
+# exist (or be 0); the primary key rejects a version someone else already took. It returns
+# only what the server adds: the events themselves are the caller's (sending their jsonb
+# back as text was Postgres' work and ours for nothing).
+_INSERT = """
 INSERT INTO events (stream_id, version, event_id, type, data, metadata)
 SELECT $1, $2 + n, e.event_id, e.type, e.data::jsonb, e.metadata::jsonb
 FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[])
      WITH ORDINALITY AS e(event_id, type, data, metadata, n)
 WHERE $2 = 0 OR EXISTS (SELECT 1 FROM events WHERE stream_id = $1 AND version = $2)
-RETURNING {_COLUMNS}
+RETURNING version, global_position, recorded_at
 """
 
 # The same insert, and the game's `turns` row replaced in the same statement: both or neither.
@@ -107,13 +109,14 @@ class PostgresEventStore:
     ) -> AppendResult:
         if not events:
             raise ValueError("append needs at least one event")
+        metadata = [msgspec.json.encode(e.metadata).decode() for e in events]
         args: list[Any] = [
             stream_id,
             expected_version,
             [e.event_id for e in events],
             [e.type for e in events],
             [e.data.decode() for e in events],
-            [msgspec.json.encode(e.metadata).decode() for e in events],
+            metadata,
         ]
         statement = _INSERT
         if turn is not None:
@@ -145,7 +148,25 @@ class PostgresEventStore:
                     raise
                 actual = await self._version(conn, stream_id)
                 raise ConcurrencyError(stream_id, expected_version, actual) from exc
-        out = [stored_event(r) for r in rows]
+        added = {r["version"]: r for r in rows}
+        out = [
+            StoredEvent(
+                stream_id=stream_id,
+                version=version,
+                event_id=e.event_id,
+                type=e.type,
+                data=e.data,
+                metadata=_metadata.decode(meta),  # as a read gives it: JSON's own types
+                global_position=added[version]["global_position"],
+                recorded_at=added[version]["recorded_at"],
+            )
+            for version, e, meta in zip(
+                range(expected_version + 1, expected_version + 1 + len(events)),
+                events,
+                metadata,
+                strict=True,
+            )
+        ]
         return AppendResult(version=out[-1].version, events=out, duplicate=False)
 
     async def read(

@@ -188,6 +188,9 @@ class GameService:
     # -- loading -----------------------------------------------------------------------------
 
     async def record(self, game_id: str) -> GameRecord:
+        known = self._records.get(game_id)  # the id as the service spells it: no parsing
+        if known is not None:
+            return known
         try:
             game_id = str(uuid.UUID(game_id))  # one spelling: "ABC…", "{abc…}" and "abc…" alike
         except ValueError:

@@ -6,6 +6,7 @@ import asyncio
 import uuid
 
 import asyncpg
+import msgspec
 import pytest
 
 from infra.eventstore import ConcurrencyError, EventStore, NewEvent, Snapshot
@@ -47,6 +48,25 @@ async def test_append_then_read_in_order(store: EventStore) -> None:
     assert [e.version for e in await store.read(s, after=1, limit=2)] == [2, 3]
     assert await store.version(s) == 5
     assert await store.version(stream()) == 0
+
+
+async def test_an_append_returns_the_events_as_a_read_gives_them(store: EventStore) -> None:
+    s = stream()
+    await store.append(s, batch(s + "a"), 0)
+    appended = (await store.append(s, batch(s + "b", 3), 2)).events
+    read = await store.read(s, after=2)
+    assert [e.version for e in appended] == [3, 4, 5]
+    for mine, stored in zip(appended, read, strict=True):
+        assert msgspec.json.decode(mine.data) == msgspec.json.decode(stored.data)
+        assert msgspec.structs.replace(mine, data=b"") == msgspec.structs.replace(stored, data=b"")
+    # metadata as JSON has it, whatever the caller handed in
+    odd = [NewEvent(event_id=uuid.uuid4(), type="t", data=b"{}", metadata={"id": uuid.UUID(int=7)})]
+    (given,) = (await store.append(s, odd, 5)).events
+    assert (
+        given.metadata
+        == {"id": str(uuid.UUID(int=7))}
+        == (await store.read(s, after=5))[0].metadata
+    )
 
 
 async def test_stale_expected_version_is_a_conflict(store: EventStore) -> None:
