@@ -39,7 +39,16 @@ from games.table import TableState
 from infra.auth import Principal
 from infra.edge import Edge
 from infra.eventstore.api import command_uuid
-from infra.fastpath import Slow, admit, answer, header, json_body, json_content, query_int
+from infra.fastpath import (
+    FastLitestar,
+    Slow,
+    admit,
+    answer,
+    header,
+    json_body,
+    json_content,
+    query_int,
+)
 from infra.http import (
     EXCEPTION_HANDLERS,
     authenticate,
@@ -559,7 +568,7 @@ def _components() -> dict[str, Any]:
 
 
 def create_app(settings: Settings | None = None, embedded: bool = False) -> Litestar:
-    app = Litestar(
+    app = FastLitestar(  # the move cycle's routes past Litestar's outer layers: infra/fastpath.py
         route_handlers=[
             get_game,
             legal_actions,

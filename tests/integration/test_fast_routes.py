@@ -118,6 +118,7 @@ async def twins(
         "redis_url": redis_url,
         "secret": SECRET,
         "stream_prefix": stream_prefix,
+        "cors_allow_origins": WEB,
     }
     answer = game_app.answer
     box: list[Twins] = []
@@ -140,6 +141,7 @@ def service(pool: Any) -> GameService:
     return game_service(pool)
 
 
+WEB = "https://web.example"
 VIEW = "/v1/games/{game}"
 LEGAL = "/v1/games/{game}/legal-actions"
 ACT = "/v1/games/{game}/actions"
@@ -168,6 +170,13 @@ async def test_reads_answer_as_litestar_does(twins: Twins) -> None:
     await both("GET", VIEW, fast=False, headers=two)
     for path in (f"/v1/games/{uuid.uuid4()}", "/v1/games/not-a-game"):
         assert (await both("GET", path, fast=True, headers=seat(0))).status_code == 404
+    # a browser's (CORS: Litestar's outer layers add their headers) and a path with a slash
+    # more, which the router reads as without it
+    browser = {**seat(0), "origin": WEB}
+    cors = await both("GET", VIEW, fast=True, headers=browser)
+    assert cors.headers["access-control-allow-origin"] == WEB
+    await both("GET", VIEW + "/", fast=True, headers=seat(0))
+    await both("GET", LEGAL, fast=True, headers={**seat(1), "origin": "https://elsewhere"})
     upper = await twins.fast.get(VIEW.format(game=twins.ids[0].upper()), headers=seat(0))
     assert upper.status_code == 200 and upper.json()["id"] == twins.ids[0]
 
@@ -218,6 +227,11 @@ async def test_moves_and_their_refusals_answer_as_litestar_does(twins: Twins) ->
     nonsense = {"action": {"type": "nonsense"}, "expected_version": 11}
     bad = await both("POST", ACT, fast=True, headers=seat(0), json=nonsense)
     assert bad.status_code == 400, bad.text
+
+    from_browser = {**seat(0), "origin": WEB}
+    assert (
+        await both("POST", ACT, fast=True, headers=from_browser, json=nonsense)
+    ).status_code == 400
 
     # moves: Litestar reads a body declared as text; a whole-number float; the words a client
     # echoes back from legal-actions; an Idempotency-Key and its replay

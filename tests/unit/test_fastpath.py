@@ -1,0 +1,105 @@
+"""infra/fastpath.py's FastFront: which requests skip Litestar's outer layers, and that the
+route's own stack (Edge, the fast path, its errors) answers them as it would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from litestar import get
+from litestar.params import FromPath
+from litestar.testing import AsyncTestClient
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+from infra.edge import Edge
+from infra.fastpath import FastFront, FastLitestar, answer
+from infra.http import EXCEPTION_HANDLERS
+from infra.settings import Settings
+
+
+async def fast(scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
+    async def job() -> dict[str, Any]:
+        if scope["query_string"] == b"fail":
+            raise RuntimeError("boom")
+        return {"by": "fast", "path": scope["path"], "params": scope["path_params"]}
+
+    await answer(scope, receive, send, job)
+
+
+@get("/things/{thing:str}", opt={"fast": fast})
+async def thing(thing: FromPath[str]) -> dict[str, str]:
+    return {"by": "litestar"}
+
+
+@get("/plain")
+async def plain() -> dict[str, str]:
+    return {"by": "litestar"}
+
+
+def app_with(settings: Settings | None) -> tuple[FastLitestar, list[str]]:
+    app = FastLitestar(
+        [thing, plain],
+        middleware=[Edge],
+        exception_handlers=EXCEPTION_HANDLERS,
+        logging_config=None,
+    )
+    app.state.settings = settings
+    front = app.asgi_handler
+    assert isinstance(front, FastFront)
+    passed: list[str] = []
+    default = front.default
+
+    async def spy(scope: Scope, receive: Receive, send: Send) -> None:
+        passed.append(scope["path"])
+        await default(scope, receive, send)
+
+    front.default = spy
+    return app, passed
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "status", "by", "through_litestar"),
+    [
+        ("GET", "/things/a", {}, 200, "fast", False),
+        ("GET", "/things/a/", {}, 200, "fast", False),  # normalised, as the router does
+        ("GET", "/things/a", {"origin": "https://x.example"}, 200, "fast", True),
+        ("GET", "/plain", {}, 200, "litestar", True),
+        ("GET", "/missing", {}, 404, None, True),
+        ("POST", "/things/a", {}, 405, None, True),
+    ],
+)
+async def test_which_requests_skip_the_outer_layers(
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    status: int,
+    by: str | None,
+    through_litestar: bool,
+) -> None:
+    app, passed = app_with(Settings())
+    async with AsyncTestClient(app) as client:
+        response = await client.request(method, path, headers=headers)
+    assert response.status_code == status, response.text
+    if by is not None:
+        assert response.json()["by"] == by
+    if by == "fast":
+        assert response.json()["path"] == "/things/a"
+        assert response.json()["params"] == {"thing": "a"}
+        assert response.headers["x-request-id"]  # Edge ran
+    assert bool(passed) is through_litestar
+
+
+async def test_with_fast_routes_off_everything_is_litestar_s() -> None:
+    app, passed = app_with(Settings(fast_routes=False))
+    async with AsyncTestClient(app) as client:
+        response = await client.get("/things/a")
+    assert response.json() == {"by": "litestar"} and passed == ["/things/a"]
+
+
+async def test_an_error_past_the_front_is_rendered_as_litestar_renders_it() -> None:
+    app, passed = app_with(Settings())
+    async with AsyncTestClient(app) as client:
+        response = await client.get("/things/a?fail")
+    assert response.status_code == 500 and not passed
+    assert response.json()["code"] == "internal_error"
+    assert response.headers["content-type"].startswith("application/problem+json")
