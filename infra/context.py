@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Mapping
+from contextvars import ContextVar, Token
 from random import getrandbits
 
 from infra.tracing import inject
@@ -30,14 +30,23 @@ def current() -> dict[str, str]:
     return {f: v for f, var in _VARS.items() if (v := var.get()) is not None}
 
 
-@contextlib.contextmanager
-def bind(**fields: str | None) -> Iterator[None]:
-    """Set the given fields (None leaves one as it is) for the block."""
-    tokens = [(_VARS[f], _VARS[f].set(v)) for f, v in fields.items() if v is not None]
-    try:
-        yield
-    finally:
-        for var, token in reversed(tokens):
+class bind:  # lower case: used as the function it was, `with bind(request_id=...):`
+    """Set the given fields (None leaves one as it is) for the block. A class, not a
+    generator: it runs for every request and every command (a third of the cost)."""
+
+    __slots__ = ("_fields", "_tokens")
+
+    def __init__(self, **fields: str | None) -> None:
+        self._fields = fields
+        self._tokens: list[tuple[ContextVar[str | None], Token[str | None]]] = []
+
+    def __enter__(self) -> None:
+        self._tokens = [
+            (_VARS[f], _VARS[f].set(v)) for f, v in self._fields.items() if v is not None
+        ]
+
+    def __exit__(self, *exc: object) -> None:
+        for var, token in reversed(self._tokens):
             var.reset(token)
 
 

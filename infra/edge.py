@@ -64,20 +64,21 @@ class Edge:
         game_id = (scope.get("path_params") or {}).get("game_id")
         method = str(scope.get("method", "GET"))
         route = scope.get("path_template") or "unmatched"
-        with (
-            context.bind(request_id=request_id, game_id=str(game_id) if game_id else None),
-            tracing.span(
+        with context.bind(request_id=request_id, game_id=str(game_id) if game_id else None):
+            if not tracing.enabled():  # no span to open: not even the context manager
+                await self._serve(scope, receive, send, start, request_id, method, route, None)
+                return
+            with tracing.span(
                 f"{method} {route}",
                 parent,
                 SpanKind.SERVER,
                 request_id=request_id,
                 game_id=game_id,
-            ) as server,
-        ):
-            if server is not None:
-                server.set_attribute("http.request.method", method)
-                server.set_attribute("http.route", route)
-            await self._serve(scope, receive, send, start, request_id, method, route, server)
+            ) as server:
+                if server is not None:
+                    server.set_attribute("http.request.method", method)
+                    server.set_attribute("http.route", route)
+                await self._serve(scope, receive, send, start, request_id, method, route, server)
 
     async def _serve(
         self,
