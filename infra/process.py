@@ -50,6 +50,7 @@ def serve(
         timeout_graceful_shutdown=5,
         proxy_headers=False,  # X-Forwarded-For counts only from TRUSTED_PROXIES (infra/ratelimit)
         http=HTTP_PROTOCOL,
+        server_header=False,  # no `server: uvicorn`: nothing to tell a stranger, one header less
     )
 
 
