@@ -57,8 +57,9 @@ class BudgetedPool(Pool):  # type: ignore[misc]
         it without suspending (in `async with pool.acquire()` nothing runs between this
         check and the queue's get), so no timer is armed and cancelled for it, nor one on
         its release (3 % of the game service's profile samples under the move-cycle load).
-        A holder without its connection makes one within db_connect_timeout_s: still
-        bounded."""
+        A holder without its connection makes one within db_connect_timeout_s (so that,
+        not db_acquire_timeout_s, bounds such an acquire), and the release's wait for a
+        cancelled query is bounded by db_command_timeout_s: still bounded, if longer."""
         queue = getattr(self, "_queue", None)  # asyncpg's; without it, always the timer
         return queue is not None and queue.qsize() > 0
 

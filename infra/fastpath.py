@@ -27,6 +27,7 @@ import msgspec
 from litestar import Litestar
 from litestar._asgi.utils import is_valid_host, wrap_in_exception_handler
 from litestar.enums import ScopeType
+from litestar.exceptions import ImproperlyConfiguredException
 from litestar.types import ASGIApp, Receive, Scope, Send
 from litestar.utils import normalize_path
 from litestar.utils.scope.state import ScopeState
@@ -34,7 +35,6 @@ from litestar.utils.scope.state import ScopeState
 from contracts.problems import ProblemError
 from infra.auth import InvalidToken, Principal
 from infra.guards import replaying
-from infra.http import decode_body
 from infra.tokens import Tokens
 
 _JOB = "turnpost.fast_job"
@@ -107,17 +107,33 @@ def query_int(scope: Scope, name: bytes, maximum: int) -> int | None:
 
 
 async def json_body(receive: Receive, type_: Any) -> tuple[Any, Receive]:
-    """The body (infra/guards.py has read it whole) decoded as infra.http.strictly decodes it,
-    and a receive that hands it on again; Slow(receive) for a body that does not decode that
-    way: Litestar's answer says why, in its words."""
+    """The body (infra/guards.py has read it whole) decoded strictly as `type_`, and a receive
+    that hands it on again; Slow(receive) for any other body: one that does not decode
+    strictly, or holds a number with a fraction part or exponent anywhere (Litestar's lax
+    reading and infra.http.strictly's turn some of those into integers, each by its own
+    rule), or a client gone before it was read. Litestar answers those, in its words."""
     message = await receive()
     if message["type"] != "http.request" or message.get("more_body", False):
-        raise RuntimeError("fast routes need the whole body read first (infra/guards.py)")
-    again = replaying(message.get("body", b""), receive)
+        raise Slow(receive)  # a disconnect: Litestar meets it as it would have
+    raw: bytes = message.get("body", b"")
+    again = replaying(raw, receive)
     try:
-        return decode_body(message.get("body", b""), type_), again
-    except ProblemError:
+        decoded = msgspec.json.decode(raw, type=type_, strict=True)
+    except (msgspec.ValidationError, msgspec.DecodeError):
         raise Slow(again) from None
+    if _has_float(msgspec.to_builtins(decoded)):
+        raise Slow(again)
+    return decoded, again
+
+
+def _has_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_float(v) for v in value)
+    return False
 
 
 def json_content(scope: Scope) -> None:
@@ -193,7 +209,40 @@ def _fast_on(app: Any) -> bool:
 
 
 class FastLitestar(Litestar):
-    """Litestar with a FastFront before its stack (services/game/app.py)."""
+    """Litestar with a FastFront before its stack (services/game/app.py). It refuses to be
+    made when a route with a fast path has what only Litestar's route would apply (a guard,
+    a hook, response headers or cookies, encoders, a DTO, a dependency): the fast path would
+    skip it without a word."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for route in self.routes:
+            for handler in getattr(route, "route_handlers", ()):
+                if handler.opt.get("fast") is not None:
+                    _check_nothing_skipped(handler)
 
     def _create_asgi_handler(self) -> ASGIApp:
         return FastFront(self, super()._create_asgi_handler())
+
+
+def _check_nothing_skipped(handler: Any) -> None:
+    skipped = [
+        name
+        for name, there in (
+            ("guards", handler.resolve_guards()),
+            ("before_request", handler.resolve_before_request()),
+            ("after_request", getattr(handler, "after_request", None)),
+            ("after_response", handler.resolve_after_response()),
+            ("response_headers", handler.resolve_response_headers()),
+            ("response_cookies", handler.resolve_response_cookies()),
+            ("type_encoders", handler.resolve_type_encoders()),
+            ("return_dto", handler.resolve_return_dto()),
+            ("dependencies", handler.resolve_dependencies()),
+        )
+        if there
+    ]
+    if skipped:
+        raise ImproperlyConfiguredException(
+            f"{handler.handler_name} has a fast path (infra/fastpath.py), which would skip its "
+            f"{', '.join(skipped)}: apply them in the fast path and Edge, or drop the fast path"
+        )

@@ -9,7 +9,11 @@ tests/bench/profile_actions.py). Here the transport is wrapped so that writes ma
 the loop next looks for work are joined and sent once, at the end of that turn
 (`loop.call_soon`): a response whose body follows its headers at once, as every response
 that is not a stream does, leaves in one send. Nothing waits longer than the turn: a
-stream's chunk goes out as soon as the code that wrote it yields.
+stream's chunk goes out as soon as the code that wrote it yields. A client that closes its
+side gets what waits before the transport closes (`eof_received`). What the wrapper holds
+is not in the transport's buffer yet, so `pause_writing` comes at the flush, not at the
+write: code that writes without ever yielding could hold much here (no sender of ours does:
+every stream awaits between its chunks).
 
 `http="infra.wire:CoalescingHttpTools"` in uvicorn's config (infra/process.py,
 tests/bench/run.py); tests/unit/test_wire.py pins what it must keep of a transport.
@@ -77,3 +81,9 @@ class CoalescingHttpTools(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(CoalescingTransport(transport, self.loop))  # type: ignore[arg-type]
+
+    def eof_received(self) -> None:
+        """The client closed its side (`nc -N`, some probes): asyncio closes the transport
+        when this returns, so what waits for the end of the turn goes out first."""
+        self.transport.flush()  # type: ignore[attr-defined]
+        super().eof_received()

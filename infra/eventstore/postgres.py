@@ -25,7 +25,9 @@ _COLUMNS = "stream_id, version, event_id, type, data::text AS data, metadata::te
 # One statement, so one round trip and no explicit transaction: the expected version must
 # exist (or be 0); the primary key rejects a version someone else already took. It returns
 # only what the server adds: the events themselves are the caller's (sending their jsonb
-# back as text was Postgres' work and ours for nothing).
+# back as text was Postgres' work and ours for nothing). So an append's `data` is the bytes
+# the caller gave, a read's jsonb's text: the same JSON, not the same bytes (key order,
+# spaces, 1e16 read back as an integer); readers decode it with their event types.
 _INSERT = """
 INSERT INTO events (stream_id, version, event_id, type, data, metadata)
 SELECT $1, $2 + n, e.event_id, e.type, e.data::jsonb, e.metadata::jsonb

@@ -174,7 +174,7 @@ async def get_game(
 async def game_view(
     svc: GameService, who: Principal, game_id: str, min_version: int | None
 ) -> GameView:
-    """GET /v1/games/{game_id}, behind its parameters (here and in services/game/fast.py)."""
+    """GET /v1/games/{game_id}, behind its parameters (here and in its fast path, infra/fastpath.py)."""
     record = await svc.record(game_id)
     loaded = await svc.load_seen(record, min_version)
     rules, state = loaded.rules, loaded.state
@@ -240,7 +240,7 @@ async def legal_actions(
 async def legal_actions_of(
     svc: GameService, who: Principal, game_id: str, min_version: int | None
 ) -> LegalActions:
-    """GET /v1/games/{game_id}/legal-actions, behind its parameters (and services/game/fast.py)."""
+    """GET /v1/games/{game_id}/legal-actions, behind its parameters (and its fast path)."""
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
     loaded = await svc.load_seen(record, min_version)
@@ -321,7 +321,7 @@ async def act(
     data: PostAction,
     idempotency_key: str | None,
 ) -> ActionAccepted:
-    """POST /v1/games/{game_id}/actions, behind its parameters (and services/game/fast.py)."""
+    """POST /v1/games/{game_id}/actions, behind its parameters (and its fast path)."""
     record = await svc.record(game_id)
     seat = _seat(record.seat_of(who.player_id))
     command_id = (

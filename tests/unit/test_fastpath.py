@@ -7,12 +7,14 @@ from typing import Any
 
 import pytest
 from litestar import get
+from litestar.exceptions import ImproperlyConfiguredException
 from litestar.params import FromPath
 from litestar.testing import AsyncTestClient
 from litestar.types import ASGIApp, Receive, Scope, Send
 
+from contracts.game import PostAction
 from infra.edge import Edge
-from infra.fastpath import FastFront, FastLitestar, answer
+from infra.fastpath import FastFront, FastLitestar, Slow, answer, json_body
 from infra.http import EXCEPTION_HANDLERS
 from infra.settings import Settings
 
@@ -103,3 +105,60 @@ async def test_an_error_past_the_front_is_rendered_as_litestar_renders_it() -> N
     assert response.status_code == 500 and not passed
     assert response.json()["code"] == "internal_error"
     assert response.headers["content-type"].startswith("application/problem+json")
+
+
+async def deny(connection: Any, handler: Any) -> None:
+    raise RuntimeError("a guard that the fast path would skip")
+
+
+@pytest.mark.parametrize(
+    "layer",
+    [
+        {"guards": [deny]},
+        {"response_headers": {"x-extra": "1"}},
+        {"before_request": lambda request: None},
+        {"type_encoders": {complex: str}},
+    ],
+)
+def test_a_fast_path_may_not_skip_what_litestar_would_apply(layer: dict[str, Any]) -> None:
+    with pytest.raises(ImproperlyConfiguredException, match="thing has a fast path"):
+        FastLitestar([thing, plain], middleware=[Edge], logging_config=None, **layer)
+
+
+def body(raw: bytes) -> Receive:
+    async def receive() -> Any:
+        return {"type": "http.request", "body": raw, "more_body": False}
+
+    return receive
+
+
+async def test_a_body_is_the_fast_path_s_only_when_it_decodes_strictly_without_a_float() -> None:
+    plain = b'{"action": {"type": "take", "n": 2, "cards": ["a"]}, "expected_version": 9}'
+    decoded, again = await json_body(body(plain), PostAction)
+    assert decoded == PostAction(
+        action={"type": "take", "n": 2, "cards": ["a"]}, expected_version=9
+    )
+    assert (await again())["body"] == plain  # handed on whole, for Litestar
+    for raw in (
+        b'{"action": {"type": "take"}, "expected_version": 9.0}',  # Litestar: 9
+        b'{"action": {"type": "take"}, "expected_version": 1e16}',  # Litestar: 400
+        b'{"action": {"type": "take", "n": 2.0}, "expected_version": 9}',  # strictly: 2
+        b'{"action": {"type": "take", "n": [0.5]}, "expected_version": 9}',
+        b'{"action": {"type": "take"}, "expected_version": "9"}',
+        b'{"action": {"type": "take"}, "expected_version": 9, "more": 1}',
+        b'{"action": {"type": "take"}}',
+        b"",
+        b"nonsense",
+    ):
+        with pytest.raises(Slow) as slow:
+            await json_body(body(raw), PostAction)
+        assert (await slow.value.args[0]())["body"] == raw, raw
+
+
+async def test_a_client_gone_before_its_body_is_read_is_litestar_s() -> None:
+    async def gone() -> Any:
+        return {"type": "http.disconnect"}
+
+    with pytest.raises(Slow) as slow:
+        await json_body(gone, PostAction)
+    assert slow.value.args[0] is gone

@@ -151,3 +151,13 @@ async def test_a_streamed_body_leaves_chunk_by_chunk(port: int) -> None:
     rest = await asyncio.wait_for(reader.readuntil(b"0\r\n\r\n"), 5)
     assert b"end" in rest
     writer.close()
+
+
+async def test_a_client_that_closes_its_side_still_gets_its_answer(port: int) -> None:
+    for _ in range(20):  # the answer and the client's EOF meet in one turn, most times
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /half HTTP/1.1\r\nhost: x\r\n\r\n")
+        writer.write_eof()
+        raw = await read_all(reader)
+        writer.close()
+        assert raw.startswith(b"HTTP/1.1 200 OK\r\n") and raw.endswith(b"/half"), raw
