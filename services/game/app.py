@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -41,6 +41,7 @@ from infra.edge import Edge
 from infra.eventstore.api import command_uuid
 from infra.fastpath import (
     FastLitestar,
+    FastRoute,
     Slow,
     admit,
     answer,
@@ -92,40 +93,78 @@ UNKNOWN_GAME = {404: ["unknown_game"], 503: ["game_unavailable"]}
 SEATED = {403: ["not_seated"], **UNKNOWN_GAME}  # routes for the game's players only
 
 
+# -- the move cycle's reads, behind their parameters (each handler and its fast path) ---------
+
+
+async def game_view(
+    svc: GameService, who: Principal, game_id: str, min_version: int | None
+) -> GameView:
+    """GET /v1/games/{game_id}, behind its parameters (here and in its fast path, infra/fastpath.py)."""
+    record = await svc.record(game_id)
+    loaded = await svc.load_seen(record, min_version)
+    rules, state = loaded.rules, loaded.state
+    seat = record.seat_of(who.player_id)
+    return GameView(
+        id=record.id,
+        game=record.game,
+        version=loaded.version,
+        status=status_of(rules, state),
+        seats=record.seats,
+        to_act=sorted(rules.to_act(state)),
+        your_seat=seat,
+        view=msgspec.to_builtins(rules.view(state, seat)),
+        outcome=_outcome(loaded),
+        standings=[
+            SeatStanding(seat=i, standing=s.standing, bot=s.bot)
+            for i, s in enumerate(loaded.table.seats)
+        ],
+        clock=_clock(loaded.table),
+    )
+
+
+async def legal_actions_of(
+    svc: GameService, who: Principal, game_id: str, min_version: int | None
+) -> LegalActions:
+    """GET /v1/games/{game_id}/legal-actions, behind its parameters (and its fast path)."""
+    record = await svc.record(game_id)
+    seat = _seat(record.seat_of(who.player_id))
+    loaded = await svc.load_seen(record, min_version)
+    rules, state = loaded.rules, loaded.state
+    return LegalActions(
+        version=loaded.version,
+        seat=seat,
+        actions=_described(rules, rules.legal_actions(state, seat), record.names),
+        unavailable=[
+            Unavailable(type=u.type, code=u.code, message=u.message)
+            for u in rules.unavailable(state, seat)
+        ],
+    )
+
+
 # -- the move cycle's routes without Litestar's request machinery (infra/fastpath.py) ---------
 
 
-async def _fast_get_game(scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
-    try:
-        min_version = query_int(scope, b"min_version", MAX_VERSION)
-        authorization = header(scope, b"authorization")
-    except Slow:
-        await slow(scope, receive, send)
-        return
-    svc: GameService = scope["litestar_app"].state.service
-    game_id: str = scope["path_params"]["game_id"]
+def _fast_read(
+    core: Callable[[GameService, Principal, str, int | None], Awaitable[Any]],
+) -> FastRoute:
+    """A read's fast path: no query but `min_version=<digits>`, at most one Authorization."""
 
-    async def view() -> GameView:
-        return await game_view(svc, await admit(scope, authorization), game_id, min_version)
+    async def fast(scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
+        try:
+            min_version = query_int(scope, b"min_version", MAX_VERSION)
+            authorization = header(scope, b"authorization")
+        except Slow:
+            await slow(scope, receive, send)
+            return
+        svc: GameService = scope["litestar_app"].state.service
+        game_id: str = scope["path_params"]["game_id"]
 
-    await answer(scope, receive, send, view)
+        async def read() -> Any:
+            return await core(svc, await admit(scope, authorization), game_id, min_version)
 
+        await answer(scope, receive, send, read)
 
-async def _fast_legal_actions(scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
-    try:
-        min_version = query_int(scope, b"min_version", MAX_VERSION)
-        authorization = header(scope, b"authorization")
-    except Slow:
-        await slow(scope, receive, send)
-        return
-    svc: GameService = scope["litestar_app"].state.service
-    game_id: str = scope["path_params"]["game_id"]
-
-    async def listed() -> LegalActions:
-        who = await admit(scope, authorization)
-        return await legal_actions_of(svc, who, game_id, min_version)
-
-    await answer(scope, receive, send, listed)
+    return fast
 
 
 async def _fast_post_action(scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
@@ -160,7 +199,7 @@ async def _who(request: Request[Any, Any, Any]) -> Principal:
 @get(
     "/v1/games/{game_id:str}",
     operation_id="getGame",
-    opt={"fast": _fast_get_game},
+    opt={"fast": _fast_read(game_view)},
     summary="The caller's view of a game (a spectator's when not seated)",
     security=SECURITY,
     responses=problems(400, 401, 404, 503, codes={**UNKNOWN_GAME, 400: SEEN_CODES}),
@@ -169,32 +208,6 @@ async def get_game(
     game_id: FromPath[str], request: Request[Any, Any, Any], min_version: MinVersion = None
 ) -> GameView:
     return await game_view(_svc(request), await _who(request), game_id, min_version)
-
-
-async def game_view(
-    svc: GameService, who: Principal, game_id: str, min_version: int | None
-) -> GameView:
-    """GET /v1/games/{game_id}, behind its parameters (here and in its fast path, infra/fastpath.py)."""
-    record = await svc.record(game_id)
-    loaded = await svc.load_seen(record, min_version)
-    rules, state = loaded.rules, loaded.state
-    seat = record.seat_of(who.player_id)
-    return GameView(
-        id=record.id,
-        game=record.game,
-        version=loaded.version,
-        status=status_of(rules, state),
-        seats=record.seats,
-        to_act=sorted(rules.to_act(state)),
-        your_seat=seat,
-        view=msgspec.to_builtins(rules.view(state, seat)),
-        outcome=_outcome(loaded),
-        standings=[
-            SeatStanding(seat=i, standing=s.standing, bot=s.bot)
-            for i, s in enumerate(loaded.table.seats)
-        ],
-        clock=_clock(loaded.table),
-    )
 
 
 def _outcome(loaded: Loaded) -> dict[str, Any] | None:
@@ -226,7 +239,7 @@ def _clock(table: TableState) -> Clock | None:
 @get(
     "/v1/games/{game_id:str}/legal-actions",
     operation_id="getLegalActions",
-    opt={"fast": _fast_legal_actions},
+    opt={"fast": _fast_read(legal_actions_of)},
     summary="Every action the caller may post now, and the answers refused it now with why",
     security=SECURITY,
     responses=problems(400, 401, 403, 404, 503, codes={**SEATED, 400: SEEN_CODES}),
@@ -235,25 +248,6 @@ async def legal_actions(
     game_id: FromPath[str], request: Request[Any, Any, Any], min_version: MinVersion = None
 ) -> LegalActions:
     return await legal_actions_of(_svc(request), await _who(request), game_id, min_version)
-
-
-async def legal_actions_of(
-    svc: GameService, who: Principal, game_id: str, min_version: int | None
-) -> LegalActions:
-    """GET /v1/games/{game_id}/legal-actions, behind its parameters (and its fast path)."""
-    record = await svc.record(game_id)
-    seat = _seat(record.seat_of(who.player_id))
-    loaded = await svc.load_seen(record, min_version)
-    rules, state = loaded.rules, loaded.state
-    return LegalActions(
-        version=loaded.version,
-        seat=seat,
-        actions=_described(rules, rules.legal_actions(state, seat), record.names),
-        unavailable=[
-            Unavailable(type=u.type, code=u.code, message=u.message)
-            for u in rules.unavailable(state, seat)
-        ],
-    )
 
 
 def _described(rules: Any, actions: Sequence[Any], names: Sequence[str]) -> list[Any]:
