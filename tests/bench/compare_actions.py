@@ -5,7 +5,7 @@ in alternate rounds, so both meet the same machine.
 
     git worktree add /tmp/base <commit>
     .venv/bin/python -m tests.bench.compare_actions /tmp/base [--rounds 3] [--clients 16] [--gc]
-        [--pace 480]
+        [--pace 480] [--base-env NAME=VALUE ...]
 
 Each round starts a fresh service of each checkout (the baseline first, then this one, the
 order swapped every other round) on one database and stream prefix of its own, and plays
@@ -19,7 +19,9 @@ clients begin N cycles a second together (each its share, late ones at once), so
 services answer the same load and the latencies compare at it; without it each client
 begins a cycle as soon as the last is answered, and at the service's saturation the
 latency is the clients' number over the throughput (Little's law): a faster service gets
-more cycles, not shorter ones.
+more cycles, not shorter ones. --base-env NAME=VALUE gives the baseline's service a setting
+of its own: with base `.` it compares this checkout with itself, e.g. without its fast routes
+(`--base-env FAST_ROUTES=0`).
 """
 
 from __future__ import annotations
@@ -56,7 +58,12 @@ def gc_figures(path: Path, window: tuple[float, float], actions: float) -> dict[
 
 
 async def compare(
-    base: Path, rounds: int, clients: int, gc_pauses: bool = False, pace: float = 0.0
+    base: Path,
+    rounds: int,
+    clients: int,
+    gc_pauses: bool = False,
+    pace: float = 0.0,
+    base_env: dict[str, str] | None = None,
 ) -> None:
     db_name, dsn = await run.create_database()
     prefix = f"bench-{run.RUN}:"
@@ -75,7 +82,13 @@ async def compare(
             order = [("base", base), ("this", ROOT)]
             for which, root in order if r % 2 else reversed(order):
                 gc_out = Path(tempfile.gettempdir()) / f"turnpost-gc-{run.RUN}-{which}{r}.json"
-                svc = run.Service(dsn, prefix, root=root, gc_out=gc_out if gc_pauses else None)
+                svc = run.Service(
+                    dsn,
+                    prefix,
+                    root=root,
+                    gc_out=gc_out if gc_pauses else None,
+                    env=base_env if which == "base" else None,
+                )
                 try:
                     await svc.wait_healthy()
                     cpu = run.CpuMeter(svc.proc.pid, db_name)
@@ -136,9 +149,19 @@ def main() -> None:
         default=0.0,
         help="action cycles a second, the clients together (default: as fast as answered)",
     )
+    parser.add_argument(
+        "--base-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting of the baseline's service only (e.g. FAST_ROUTES=0 with base '.')",
+    )
     args = parser.parse_args()
+    base_env = dict(pair.split("=", 1) for pair in args.base_env)
     began = time.monotonic()
-    asyncio.run(compare(args.base.resolve(), args.rounds, args.clients, args.gc, args.pace))
+    asyncio.run(
+        compare(args.base.resolve(), args.rounds, args.clients, args.gc, args.pace, base_env)
+    )
     run.out("compare_wall_s", time.monotonic() - began, "s")
 
 

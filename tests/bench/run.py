@@ -244,12 +244,15 @@ class Service:
         workers: int = 1,
         root: Path = ROOT,
         gc_out: Path | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
-        """gc_out: run under tests/bench/gc_probe.py, its collections written there."""
+        """gc_out: run under tests/bench/gc_probe.py, its collections written there; env:
+        settings of its own (tests/bench/compare_actions.py --base-env)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
         self.log = Path(tempfile.gettempdir()) / f"turnpost-bench-{RUN}-game-w{workers}.log"
+        extra = env or {}
         env = {
             **os.environ,
             "DATABASE_URL": dsn,
@@ -263,6 +266,7 @@ class Service:
             "RATE_LIMIT_ACTION": "1000000/minute",
             "RATE_LIMIT_READ": "1000000/minute",
             "GAME_WORKERS": str(workers),  # uvicorn worker processes, children of this one
+            **extra,
         }
         with open(self.log, "wb") as f:
             probe = (
