@@ -32,10 +32,9 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from litestar.utils import normalize_path
 from litestar.utils.scope.state import ScopeState
 
-from contracts.problems import ProblemError
-from infra.auth import InvalidToken, Principal
+from infra.auth import Principal
 from infra.guards import replaying
-from infra.tokens import Tokens
+from infra.http import admitted
 
 _JOB = "turnpost.fast_job"
 _ROUTE = "turnpost.fast_route"
@@ -146,11 +145,7 @@ def json_content(scope: Scope) -> None:
 async def admit(scope: Scope, authorization: str | None) -> Principal:
     """The bearer of the token (`header(scope, b"authorization")`), as
     infra.http.authenticate admits it: 401 with the token's fault otherwise."""
-    tokens: Tokens = scope["litestar_app"].state.tokens
-    try:
-        return await tokens.admit(authorization)
-    except InvalidToken as exc:
-        raise ProblemError(401, exc.code, str(exc)) from exc
+    return await admitted(scope["litestar_app"].state.tokens, authorization)
 
 
 class FastFront:

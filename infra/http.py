@@ -86,9 +86,13 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
 
 async def authenticate(request: Request[Any, Any, Any]) -> Principal:
     """The caller, admitted by the app's `Tokens`: signed by a key held here, not ended."""
-    tokens: Tokens = request.app.state.tokens
+    return await admitted(request.app.state.tokens, request.headers.get("authorization"))
+
+
+async def admitted(tokens: Tokens, authorization: str | None) -> Principal:
+    """The bearer of an Authorization header's token, or 401 with the token's fault."""
     try:
-        return await tokens.admit(request.headers.get("authorization"))
+        return await tokens.admit(authorization)
     except InvalidToken as exc:
         raise ProblemError(401, exc.code, str(exc)) from exc
 

@@ -4,7 +4,7 @@ the writes of one turn of the event loop sent as one.
 uvicorn writes a response's status line and headers, then its body, each with its own
 `transport.write`: two `send` system calls and two TCP segments for every small JSON answer
 (the client's kernel wakes its reader twice). The socket's send was the largest single
-item of the game service's CPU profile under the move-cycle load (13 % of its samples,
+item of the game service's CPU profile under the move-cycle load (14 % of its samples,
 tests/bench/profile_actions.py). Here the transport is wrapped so that writes made before
 the loop next looks for work are joined and sent once, at the end of that turn
 (`loop.call_soon`): a response whose body follows its headers at once, as every response
@@ -15,8 +15,9 @@ is not in the transport's buffer yet, so `pause_writing` comes at the flush, not
 write: code that writes without ever yielding could hold much here (no sender of ours does:
 every stream awaits between its chunks).
 
-`http="infra.wire:CoalescingHttpTools"` in uvicorn's config (infra/process.py,
-tests/bench/run.py); tests/unit/test_wire.py pins what it must keep of a transport.
+`http="infra.wire:CoalescingHttpTools"` in uvicorn's config (infra/process.HTTP_PROTOCOL,
+also tests/integration/serve.py); tests/unit/test_wire.py pins what it must keep of a
+transport.
 """
 
 from __future__ import annotations

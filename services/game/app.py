@@ -99,7 +99,7 @@ SEATED = {403: ["not_seated"], **UNKNOWN_GAME}  # routes for the game's players 
 async def game_view(
     svc: GameService, who: Principal, game_id: str, min_version: int | None
 ) -> GameView:
-    """GET /v1/games/{game_id}, behind its parameters (here and in its fast path, infra/fastpath.py)."""
+    """GET /v1/games/{game_id}, behind its parameters (and its fast path)."""
     record = await svc.record(game_id)
     loaded = await svc.load_seen(record, min_version)
     rules, state = loaded.rules, loaded.state

@@ -252,7 +252,6 @@ class Service:
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
         self.log = Path(tempfile.gettempdir()) / f"turnpost-bench-{RUN}-game-w{workers}.log"
-        extra = env or {}
         env = {
             **os.environ,
             "DATABASE_URL": dsn,
@@ -266,7 +265,7 @@ class Service:
             "RATE_LIMIT_ACTION": "1000000/minute",
             "RATE_LIMIT_READ": "1000000/minute",
             "GAME_WORKERS": str(workers),  # uvicorn worker processes, children of this one
-            **extra,
+            **(env or {}),
         }
         with open(self.log, "wb") as f:
             probe = (
