@@ -77,3 +77,34 @@ async def test_a_ring_with_redis_away_is_dropped_quietly() -> None:
     assert bell._task is not None
     await bell._task  # no exception: the relay's poll finds the append anyway
     await r.aclose()
+
+
+async def test_the_rings_of_one_moment_are_one_publish(redis_url: str) -> None:
+    """Appends that follow a ring within its linger ride on its one PUBLISH (and so cost the
+    relay one read of the outbox); a ring after it is published is published again."""
+    r = aioredis.Redis.from_url(redis_url)
+    channel = f"bell-{uuid.uuid4().hex}"
+    heard: list[bytes] = []
+    async with r.pubsub() as ps:
+        await ps.subscribe(channel)
+        bell = Doorbell(r, channel, linger_s=0.2)
+
+        async def drain(seconds: float) -> None:
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                message = await ps.get_message(ignore_subscribe_messages=True, timeout=0.05)
+                if message is not None:
+                    heard.append(message["data"])
+
+        for _ in range(20):
+            bell.ring()
+            await asyncio.sleep(0)
+        assert bell._task is not None
+        await bell._task
+        await drain(0.3)
+        assert heard == [b"1"]
+        bell.ring()
+        await bell._task
+        await drain(0.3)
+        assert heard == [b"1", b"1"]
+    await r.aclose()
