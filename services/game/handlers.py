@@ -35,6 +35,7 @@ from infra.eventstore import (
 )
 from infra.eventstore.api import Turn, command_uuid, event_ids
 from infra.metrics import APPEND_CONFLICTS, APPENDS
+from infra.tracing import enabled as tracing_enabled
 from infra.tracing import span
 from services.game.live import Waiters
 from services.game.repository import GameRecord, GamesRepository, new_seed, stream_id
@@ -493,6 +494,10 @@ class GameService:
     ) -> AppendResult:
         """Append a command's events, in a span of its own when tracing: its context is what
         the events carry on (their metadata's trace)."""
+        if not tracing_enabled():  # no span to open: not even the context manager
+            return await self._append_events(
+                record, rules, state, table, version, events, command_id, seat, request
+            )
         with span("append", game_id=record.id, command_id=str(command_id), game=record.game):
             return await self._append_events(
                 record, rules, state, table, version, events, command_id, seat, request
@@ -514,13 +519,14 @@ class GameService:
         to_act = sorted(rules.to_act(state)) if status == "active" else []
         bots = tables.bots_now(table)
         ids = event_ids(command_id, len(events))
+        command = str(command_id)
         new = [
             NewEvent(
                 event_id=ids[i],
                 type=type(e).__struct_config__.tag,
                 data=msgspec.json.encode(e),
                 metadata={
-                    "command_id": str(command_id),
+                    "command_id": command,
                     "request": request,
                     "seat": seat,
                     "batch": len(events),
@@ -545,7 +551,7 @@ class GameService:
             deadlines={str(k): d for k, d in tables.deadlines(table).items() if status == "active"},
             overdue=tables.overdue(table) if status == "active" else [],
         )
-        with bind(game_id=record.id, command_id=str(command_id)):
+        with bind(game_id=record.id, command_id=command):
             asked = self.clock()
             try:
                 result = await self.store.append(stream_id(record.id), new, version, turn)
