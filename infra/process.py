@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib
+import logging
 import os
 import signal
 import sys
@@ -47,6 +48,9 @@ def serve(
         port=port_of(settings),
         log_level=settings.log_level.lower(),
         log_config=None,  # uvicorn's lines through the root logger: one format, with the ids
+        # A line per request only where INFO is logged: otherwise uvicorn still made each
+        # line's arguments (the client's address, the path quoted) to have them dropped.
+        access_log=logging.getLogger("uvicorn.access").isEnabledFor(logging.INFO),
         timeout_graceful_shutdown=5,
         proxy_headers=False,  # X-Forwarded-For counts only from TRUSTED_PROXIES (infra/ratelimit)
         http=HTTP_PROTOCOL,

@@ -59,3 +59,23 @@ def test_the_celery_workers_settle_before_forking_and_when_ready() -> None:
     for signal in ("init", "ready"):
         assert "services.bots.worker._settle_heap" in seen[signal]  # type: ignore[operator]
         assert "services.notifier.worker._settle_heap" in seen[signal]  # type: ignore[operator]
+
+
+def test_uvicorn_writes_access_lines_only_where_info_is_logged() -> None:
+    """Below INFO uvicorn is told not to: it made every line's arguments to drop them."""
+    code = (
+        "import json\n"
+        "import uvicorn\n"
+        "from infra import process\n"
+        "seen = {}\n"
+        "uvicorn.run = lambda *a, **kw: seen.update(access_log=kw['access_log'])\n"
+        "process.serve('services.game.app:create_app', lambda s: 0)\n"
+        "print(json.dumps(seen))\n"
+    )
+    assert run_python(code) == {"access_log": False}  # run_python's LOG_LEVEL=WARNING
+    env = {**os.environ, "TURNPOST_DEV": "1", "LOG_LEVEL": "INFO"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"access_log": True}
