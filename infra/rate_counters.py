@@ -158,6 +158,12 @@ class MemoryCounter:
 
 
 MAX_LEASE = 64  # tokens, whatever the limit
+# How much larger a key's next lease may be than what it spent of its last. The leases stay
+# bounded by lease_cap (a twentieth of the allowance), so the factor only says how soon a
+# busy key gets there. A call to Redis costs the game service more CPU than a whole request
+# served from a lease (redis-py's own machinery): with 2, a game's new player in the move
+# cycle benchmark cost 17 calls a game, 0.2 a move cycle and 3-4 % of the service's CPU.
+GROWTH = 16
 # The longest a lease's tokens are held. Long enough that a person's client, a request or
 # two a second on a key, renews a lease every few requests rather than at each one (with
 # leases of 1 s, every request of such a client cost a script call: the lease was gone by
@@ -202,14 +208,14 @@ def _ms(until: float, now: float) -> int:
 
 
 def _want(lease: _Lease | None, now: float, waiting: int, limit: Limit) -> int:
-    """The next lease for a key: what it spent per lease lifetime lately (at most four times
-    the last lease), or as many hits as wait for it now."""
+    """The next lease for a key: what it spent per lease lifetime lately (at most GROWTH
+    times the last lease), or as many hits as wait for it now."""
     cap, lifetime = lease_cap(limit), lease_s(limit)
     if lease is None or lease.refused or now >= lease.expires + lifetime:
         pace = 1  # new, refused or idle: one at a time, as if unleased
     else:
         spent, elapsed = lease.taken - lease.tokens, min(now, lease.expires) - lease.taken_at
-        pace = 4 * spent  # growing at most fourfold: two hits in a row are no pace yet
+        pace = GROWTH * spent  # at most GROWTH-fold: two hits in a row are no pace yet
         if elapsed > 0:
             pace = min(pace, math.ceil(spent * lifetime / elapsed))
     return max(1, min(cap, max(pace, waiting)))
@@ -219,19 +225,22 @@ class LeasedCounter:
     """Shared by every replica, spent locally: per key, a lease of tokens taken from the
     bucket in one call and spent here; the bucket is asked again when it is spent or expired.
 
-    A lease holds what the key spent per lease lifetime lately (one token at first, four times
-    as many while leases run out early: a fast client of a new key, a game's new player,
-    asks 1, 4, 16, 64 rather than 1, 2, 4... 64, three calls fewer; so about a lifetime's worth of the key's pace: a client that
-    comes back every second or two holds a few tokens, never much for nothing, where a fixed
-    lease would keep its bucket empty), at most lease_cap(limit): a replica never holds more
-    than a twentieth of a client's allowance. Tokens unspent when a lease expires (lease_s, at most 6 s) are lost:
-    they were taken from the shared bucket, so the limit only ever errs on the strict side,
-    by at most one lease per replica and lifetime. The headers' remaining is the bucket's at the lease plus the tokens still
-    held here (what one token per hit would have left); it misses what other replicas took
-    and the bucket regained since, for at most a lease's lifetime. A refusal is kept until
-    its retry time (nothing gives tokens back sooner), so a client over its limit costs no
-    call either. Hits of a key while its lease is asked for wait for that lease instead of
-    each asking, and size the next one.
+    A lease holds what the key spent per lease lifetime lately: one token at first, up to
+    GROWTH times as many while leases run out early (a fast client of a new key, a game's
+    new player, asks 1, 16, 64 rather than 1, 2, 4... 64: four calls fewer), so about a
+    lifetime's worth of the key's pace. A client that comes back every second or two holds
+    a few tokens, never much for nothing, where a fixed lease would keep its bucket empty.
+    A lease is at most lease_cap(limit): a replica never holds more than a twentieth of a
+    client's allowance.
+
+    Tokens unspent when a lease expires (lease_s, at most 6 s) are lost: they were taken
+    from the shared bucket, so the limit only ever errs on the strict side, by at most one
+    lease per replica and lifetime. The headers' remaining is the bucket's at the lease plus
+    the tokens still held here (what one token per hit would have left); it misses what
+    other replicas took and the bucket regained since, for at most a lease's lifetime. A
+    refusal is kept until its retry time (nothing gives tokens back sooner), so a client
+    over its limit costs no call either. Hits of a key while its lease is asked for wait
+    for that lease instead of each asking, and size the next one.
     """
 
     def __init__(self, bucket: Bucket, clock: Callable[[], float] = time.monotonic) -> None:

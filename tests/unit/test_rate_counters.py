@@ -49,7 +49,7 @@ async def test_a_busy_key_costs_a_few_calls_and_counts_down_one_per_hit() -> Non
     counts = [await counter.hit("k", BUSY) for _ in range(100)]
     assert all(c.allowed and c.retry_ms == 0 for c in counts)
     assert [c.remaining for c in counts] == list(range(599, 499, -1))  # as one per call
-    assert bucket.wants == [1, 4, 16, 30, 30, 30]  # fourfold up to amount // 20
+    assert bucket.wants == [1, 16, 30, 30, 30]  # growing up to amount // 20
 
 
 async def test_a_slow_client_costs_a_call_every_few_requests_and_holds_little() -> None:
@@ -80,11 +80,11 @@ async def test_held_tokens_are_lost_when_the_lease_expires() -> None:
     clock = Clock()
     counter, bucket = leased(clock)
     assert (await counter.hit("k", DAILY)).remaining == 599
-    assert (await counter.hit("k", DAILY)).remaining == 598  # a lease of 4: three held here
+    assert (await counter.hit("k", DAILY)).remaining == 598  # a lease of 16: fifteen held here
     clock.now += rate_counters.lease_s(DAILY) + 0.01
     after = await counter.hit("k", DAILY)
-    assert after.allowed and after.remaining == 594  # the held tokens are gone: strict side
-    assert bucket.wants == [1, 4, 1]  # and the next lease is sized by what was spent
+    assert after.allowed and after.remaining == 582  # the held tokens are gone: strict side
+    assert bucket.wants == [1, 16, 1]  # and the next lease is sized by what was spent
 
 
 async def test_a_refusal_holds_until_its_retry_time_without_asking_again() -> None:
