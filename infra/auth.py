@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from functools import lru_cache
+from typing import Any
 
 import jwt
 import msgspec
@@ -55,6 +56,24 @@ def verify(keyring: Keyring, header: str | None) -> Principal:
     principal, expires = _admit(keyring, token)
     if expires <= time.time():
         raise InvalidToken("this token has expired", "token_expired")
+    return principal
+
+
+# The request's scope remembers the token it verified, under which keys: the rate limiter
+# verifies it to count by player (infra/ratelimit.py), the handler to admit its bearer.
+VERIFIED = "turnpost.verified"
+
+
+def verify_in(scope: Any, keyring: Keyring, header: str | None) -> Principal:
+    """`verify`, remembered in a request's scope: asked again for the same header under the
+    same keyring (the same object), it answers what it found, without verifying again. A
+    refusal is not remembered: it is raised again."""
+    seen = scope.get(VERIFIED)
+    if seen is not None and seen[0] is keyring and seen[1] == header:
+        principal: Principal = seen[2]
+        return principal
+    principal = verify(keyring, header)
+    scope[VERIFIED] = (keyring, header, principal)
     return principal
 
 

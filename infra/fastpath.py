@@ -145,7 +145,7 @@ def json_content(scope: Scope) -> None:
 async def admit(scope: Scope, authorization: str | None) -> Principal:
     """The bearer of the token (`header(scope, b"authorization")`), as
     infra.http.authenticate admits it: 401 with the token's fault otherwise."""
-    return await admitted(scope["litestar_app"].state.tokens, authorization)
+    return await admitted(scope["litestar_app"].state.tokens, authorization, scope)
 
 
 class FastFront:

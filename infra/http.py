@@ -86,13 +86,16 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
 
 async def authenticate(request: Request[Any, Any, Any]) -> Principal:
     """The caller, admitted by the app's `Tokens`: signed by a key held here, not ended."""
-    return await admitted(request.app.state.tokens, request.headers.get("authorization"))
+    return await admitted(
+        request.app.state.tokens, request.headers.get("authorization"), request.scope
+    )
 
 
-async def admitted(tokens: Tokens, authorization: str | None) -> Principal:
-    """The bearer of an Authorization header's token, or 401 with the token's fault."""
+async def admitted(tokens: Tokens, authorization: str | None, scope: Any = None) -> Principal:
+    """The bearer of an Authorization header's token, or 401 with the token's fault;
+    `scope`: the request's, where the rate limiter may have verified the token already."""
     try:
-        return await tokens.admit(authorization)
+        return await tokens.admit(authorization, scope)
     except InvalidToken as exc:
         raise ProblemError(401, exc.code, str(exc)) from exc
 

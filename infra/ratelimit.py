@@ -24,7 +24,7 @@ from litestar.types import Scope
 from redis.exceptions import RedisError
 
 from contracts.problems import ProblemError
-from infra.auth import InvalidToken, verify
+from infra.auth import InvalidToken, verify_in
 from infra.rate_counters import (
     Counter,
     LeasedCounter,
@@ -154,7 +154,8 @@ class RateLimiter:
             for name, value in scope["headers"]:
                 if name == b"authorization":
                     try:  # remembered by infra/auth.py; an invalid token counts by address
-                        who = verify(self.settings.keyring(), value.decode("latin-1"))
+                        keyring, header = self.settings.keyring(), value.decode("latin-1")
+                        who = verify_in(scope, keyring, header)  # kept for the handler
                     except InvalidToken:
                         break
                     return f"player:{who.player_id}"

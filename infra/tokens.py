@@ -9,12 +9,12 @@ row on every request; the game service (same database) remembers it for a few se
 from __future__ import annotations
 
 import time
-from typing import Protocol
+from typing import Any, Protocol
 
 import asyncpg
 import msgspec
 
-from infra.auth import InvalidToken, Principal, issue, verify
+from infra.auth import InvalidToken, Principal, issue, verify, verify_in
 from infra.keys import Keyring
 
 
@@ -138,8 +138,14 @@ class Tokens:
     def issue(self, player_id: str, name: str, serial: int = 0) -> str:
         return issue(self.keyring.signing, player_id, name, serial)
 
-    async def admit(self, header: str | None) -> Principal:
-        who = verify(self.keyring, header)
+    async def admit(self, header: str | None, scope: Any = None) -> Principal:
+        """The token's bearer; `scope`: the request's, where the token may have been
+        verified already (infra.auth.verify_in), and is remembered."""
+        who = (
+            verify(self.keyring, header)
+            if scope is None
+            else verify_in(scope, self.keyring, header)
+        )
         state = await self.ledger.state(who.player_id)
         if state is None and self.require_player:
             raise InvalidToken("this token names no player of this lobby", "unknown_player")

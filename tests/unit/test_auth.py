@@ -101,3 +101,34 @@ def test_an_expired_token_is_refused_even_after_it_was_accepted_once() -> None:
 def test_a_token_with_bad_claims_is_refused(claims: dict[str, object]) -> None:
     token = jwt.encode(claims, KEY.secret, algorithm="HS256", headers={"kid": KEY.kid})
     assert code_of(RING, token) == "unauthorized"
+
+
+def test_a_token_verified_in_a_request_is_not_verified_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """infra.auth.verify_in: the rate limiter and the handler verify the same token of a
+    request once; another header or another keyring verifies again; a refusal is not kept."""
+    from infra import auth
+
+    key = SigningKey.from_secret(secrets.token_urlsafe(32))
+    ring, other_ring = Keyring((key,)), Keyring((key,))
+    header = f"Bearer {issue(key, 'p1', 'Ada')}"
+    calls: list[str | None] = []
+
+    def counted(keyring: Keyring, given: str | None) -> auth.Principal:
+        calls.append(given)
+        return verify(keyring, given)
+
+    monkeypatch.setattr(auth, "verify", counted)
+    scope: dict[str, object] = {}
+    first = auth.verify_in(scope, ring, header)
+    assert auth.verify_in(scope, ring, header) is first and len(calls) == 1
+    assert first.player_id == "p1"
+    assert auth.verify_in(scope, other_ring, header) == first and len(calls) == 2
+    second = f"Bearer {issue(key, 'p2', 'Bob')}"
+    assert auth.verify_in(scope, ring, second).player_id == "p2" and len(calls) == 3
+    for _ in range(2):
+        with pytest.raises(InvalidToken):
+            auth.verify_in(scope, ring, "Bearer nonsense")
+    assert len(calls) == 5  # each refusal verified again
+    assert auth.verify_in(scope, ring, second).player_id == "p2"  # kept what it verified
