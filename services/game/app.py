@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
@@ -37,7 +38,7 @@ from games.schemas import openapi_components
 from games.table import TableState
 from infra.auth import Principal
 from infra.edge import Edge
-from infra.eventstore.api import command_uuid, random_command_id
+from infra.eventstore.api import command_uuid
 from infra.fastpath import (
     FastLitestar,
     FastRoute,
@@ -251,12 +252,9 @@ async def legal_actions(
 
 # An action as the wire has it, with its text, by (game, action, seat names): a game's
 # actions come back turn after turn (take this card, pass), and their words depend on
-# nothing else. Kept as JSON (msgspec.Raw, the key the action's JSON): bytes and tuples of
-# strings, which the garbage collector does not walk (dicts and structs, kept by the ten
-# thousand, made each full collection of the game service several times slower).
-_WIRE_ACTIONS: dict[tuple[str, bytes, tuple[str, ...]], msgspec.Raw] = {}
-MAX_WIRE_ACTIONS = 20_000  # emptied when full: refilled by the next answers
-_ENCODE = msgspec.json.Encoder().encode
+# nothing else. Read only: the same dict goes into every answer that lists the action.
+_WIRE_ACTIONS: dict[tuple[str, Any, tuple[str, ...]], dict[str, Any]] = {}
+MAX_WIRE_ACTIONS = 50_000  # emptied when full: refilled by the next answers
 
 
 def _described(rules: Any, actions: Sequence[Any], names: Sequence[str]) -> list[Any]:
@@ -265,13 +263,19 @@ def _described(rules: Any, actions: Sequence[Any], names: Sequence[str]) -> list
     seats = tuple(names)
     out: list[Any] = []
     for a in actions:
-        key = (rules.key, _ENCODE(a), seats)
-        wire = _WIRE_ACTIONS.get(key)
+        key = (rules.key, a, seats)
+        try:
+            wire = _WIRE_ACTIONS.get(key)
+        except TypeError:  # an action holding a list: not a key, its words made each time
+            out.append({**msgspec.to_builtins(a), "text": words.describe(a, names)})
+            continue
         if wire is None:
             if len(_WIRE_ACTIONS) >= MAX_WIRE_ACTIONS:
                 _WIRE_ACTIONS.clear()
-            described = {**msgspec.to_builtins(a), "text": words.describe(a, names)}
-            wire = _WIRE_ACTIONS[key] = msgspec.Raw(_ENCODE(described))
+            wire = _WIRE_ACTIONS[key] = {
+                **msgspec.to_builtins(a),
+                "text": words.describe(a, names),
+            }
         out.append(wire)
     return out
 
@@ -341,7 +345,7 @@ async def act(
     command_id = (
         command_uuid("http", game_id, who.player_id, idempotency_key)
         if idempotency_key
-        else random_command_id()
+        else uuid.uuid4()
     )
     action = {k: v for k, v in data.action.items() if k != "text"}  # words, not the move
     accepted = await svc.submit(
