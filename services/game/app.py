@@ -250,34 +250,10 @@ async def legal_actions(
     return await legal_actions_of(_svc(request), await _who(request), game_id, min_version)
 
 
-# An action as the wire has it, with its text, by (game, action, seat names): a game's
-# actions come back turn after turn (take this card, pass), and their words depend on
-# nothing else. Read only: the same dict goes into every answer that lists the action.
-_WIRE_ACTIONS: dict[tuple[str, Any, tuple[str, ...]], dict[str, Any]] = {}
-MAX_WIRE_ACTIONS = 50_000  # emptied when full: refilled by the next answers
-
-
 def _described(rules: Any, actions: Sequence[Any], names: Sequence[str]) -> list[Any]:
     """The actions as the wire has them, each with its `text` (games/<game>/text.py)."""
     words = narrator(rules.key)
-    seats = tuple(names)
-    out: list[Any] = []
-    for a in actions:
-        key = (rules.key, a, seats)
-        try:
-            wire = _WIRE_ACTIONS.get(key)
-        except TypeError:  # an action holding a list: not a key, its words made each time
-            out.append({**msgspec.to_builtins(a), "text": words.describe(a, names)})
-            continue
-        if wire is None:
-            if len(_WIRE_ACTIONS) >= MAX_WIRE_ACTIONS:
-                _WIRE_ACTIONS.clear()
-            wire = _WIRE_ACTIONS[key] = {
-                **msgspec.to_builtins(a),
-                "text": words.describe(a, names),
-            }
-        out.append(wire)
-    return out
+    return [{**msgspec.to_builtins(a), "text": words.describe(a, names)} for a in actions]
 
 
 @post(
