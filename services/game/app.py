@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
@@ -38,7 +37,7 @@ from games.schemas import openapi_components
 from games.table import TableState
 from infra.auth import Principal
 from infra.edge import Edge
-from infra.eventstore.api import command_uuid
+from infra.eventstore.api import command_uuid, random_command_id
 from infra.fastpath import (
     FastLitestar,
     FastRoute,
@@ -321,7 +320,7 @@ async def act(
     command_id = (
         command_uuid("http", game_id, who.player_id, idempotency_key)
         if idempotency_key
-        else uuid.uuid4()
+        else random_command_id()
     )
     action = {k: v for k, v in data.action.items() if k != "text"}  # words, not the move
     accepted = await svc.submit(
