@@ -46,6 +46,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     keyring = check_secrets(settings)  # refuses forgeable keys before anything starts
     waiters = Waiters()
     pool: asyncpg.Pool | None = None
+    doorbell: Doorbell | None = None
     streams: Any
     if app.state.embedded:
         store = MemoryEventStore()
@@ -111,6 +112,8 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        if doorbell is not None:
+            await doorbell.close()
         await streams.close()
         if pool is not None:
             await pool.close()

@@ -170,20 +170,20 @@ def doorbell_channel(settings: Settings) -> str:
     return f"{settings.stream(GAMES)}:appended"
 
 
-# How long a ring waits for the appends that follow it before it is published: one
-# PUBLISH (and one read of the outbox by the relay, one checkpoint) for the appends of
-# these milliseconds, not one for each. At c16 a publish per append cost the game service
-# a round trip to Redis per move and the relay a batch per move.
+# How long after a PUBLISH the doorbell waits before it rings again for the appends made
+# meanwhile: one PUBLISH (and one read of the outbox by the relay, one checkpoint) for the
+# appends of these milliseconds, not one for each. A ring on a quiet service goes out at
+# once. At c16 a publish per append cost the game service a round trip to Redis per move
+# and the relay a batch per move.
 DOORBELL_LINGER_S = 0.005
 
 
 class Doorbell:
     """Tells the active relay that an append committed, so it reads the outbox now rather
-    than at its next poll (RELAY_POLL_S): one Redis PUBLISH for the rings of `linger_s`,
-    at most one in flight, appends made meanwhile ring once more after it. Lossy by design
-    (no subscriber, Redis away): the relay's poll still finds everything, only later. A
-    NOTIFY from the append's transaction did this before and serialised every commit
-    (migration 010)."""
+    than at its next poll (RELAY_POLL_S): one Redis PUBLISH at once, then, for the rings
+    made during it and the `linger_s` after it, one more. Lossy by design (no subscriber,
+    Redis away): the relay's poll still finds everything, only later. A NOTIFY from the
+    append's transaction did this before and serialised every commit (migration 010)."""
 
     def __init__(
         self, r: aioredis.Redis, channel: str, linger_s: float = DOORBELL_LINGER_S
@@ -200,15 +200,22 @@ class Doorbell:
 
     async def _publish(self) -> None:
         while True:
-            await asyncio.sleep(self.linger_s)  # the rings of the next moment ride on this one
             self._again = False
             try:
                 await self.r.publish(self.channel, b"1")
             except Exception as exc:  # the relay's poll finds it anyway
                 log.debug("doorbell not rung: %r", exc)
                 return
+            await asyncio.sleep(self.linger_s)  # the rings of the next moment: one more
             if not self._again:
                 return
+
+    async def close(self) -> None:
+        """Stop ringing (at shutdown, before the Redis client closes): a ring that waits
+        is dropped, the relay's poll finds its append."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
 
 
 async def _listen(r: aioredis.Redis, channel: str, wake: asyncio.Event) -> None:

@@ -80,31 +80,45 @@ async def test_a_ring_with_redis_away_is_dropped_quietly() -> None:
 
 
 async def test_the_rings_of_one_moment_are_one_publish(redis_url: str) -> None:
-    """Appends that follow a ring within its linger ride on its one PUBLISH (and so cost the
-    relay one read of the outbox); a ring after it is published is published again."""
+    """A ring on a quiet service is published at once; the rings made while it is published
+    and for `linger_s` after it are one PUBLISH more (and so cost the relay one read of the
+    outbox), not one each; once that is done, a ring is published at once again."""
     r = aioredis.Redis.from_url(redis_url)
     channel = f"bell-{uuid.uuid4().hex}"
-    heard: list[bytes] = []
+    heard: list[float] = []
     async with r.pubsub() as ps:
         await ps.subscribe(channel)
-        bell = Doorbell(r, channel, linger_s=0.2)
+        bell = Doorbell(r, channel, linger_s=0.5)
 
-        async def drain(seconds: float) -> None:
+        async def hear(seconds: float) -> None:
             deadline = time.monotonic() + seconds
             while time.monotonic() < deadline:
-                message = await ps.get_message(ignore_subscribe_messages=True, timeout=0.05)
+                message = await ps.get_message(ignore_subscribe_messages=True, timeout=0.02)
                 if message is not None:
-                    heard.append(message["data"])
+                    heard.append(time.monotonic())
 
-        for _ in range(20):
+        began = time.monotonic()
+        bell.ring()
+        await hear(0.2)
+        assert len(heard) == 1 and heard[0] - began < 0.2  # at once, not after the linger
+        for _ in range(20):  # within the linger after the first
             bell.ring()
             await asyncio.sleep(0)
         assert bell._task is not None
         await bell._task
-        await drain(0.3)
-        assert heard == [b"1"]
+        await hear(0.2)
+        assert len(heard) == 2 and heard[1] - heard[0] >= 0.45  # one more, after the linger
+        again = time.monotonic()
         bell.ring()
-        await bell._task
-        await drain(0.3)
-        assert heard == [b"1", b"1"]
+        await hear(0.2)
+        assert len(heard) == 3 and heard[2] - again < 0.2
+        await bell._task  # its linger over, with no ring in it: nothing more
+        await hear(0.05)
+        assert len(heard) == 3
+        bell.ring()  # published at once; its linger is cut short by close
+        await hear(0.1)
+        waiting = bell._task
+        assert len(heard) == 4 and not waiting.done()
+        await bell.close()
+        assert waiting.cancelled()
     await r.aclose()
