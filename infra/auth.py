@@ -47,13 +47,21 @@ def issue(key: SigningKey, player_id: str, name: str, serial: int = 0, ttl_days:
 
 
 def verify(keyring: Keyring, header: str | None) -> Principal:
+    return _unexpired(*_verified(keyring, header))
+
+
+def _verified(keyring: Keyring, header: str | None) -> tuple[Principal, float]:
+    """The header's token's player and expiry, its signature verified."""
     if not header:
         raise InvalidToken("missing Authorization: Bearer <token>")
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         raise InvalidToken("the Authorization header must be 'Bearer <token>'")
-    principal, expires = _admit(keyring, token)
+    return _admit(keyring, token)
+
+
+def _unexpired(principal: Principal, expires: float) -> Principal:
     if expires <= time.time():
         raise InvalidToken("this token has expired", "token_expired")
     return principal
@@ -66,14 +74,14 @@ VERIFIED = "turnpost.verified"
 
 def verify_in(scope: Any, keyring: Keyring, header: str | None) -> Principal:
     """`verify`, remembered in a request's scope: asked again for the same header under the
-    same keyring (the same object), it answers what it found, without verifying again. A
-    refusal is not remembered: it is raised again."""
+    same keyring (the same object), it answers what it found without verifying the signature
+    again, its expiry checked again. A refusal is not remembered: it is raised again."""
     seen = scope.get(VERIFIED)
     if seen is not None and seen[0] is keyring and seen[1] == header:
-        principal: Principal = seen[2]
-        return principal
-    principal = verify(keyring, header)
-    scope[VERIFIED] = (keyring, header, principal)
+        return _unexpired(seen[2], seen[3])
+    principal, expires = _verified(keyring, header)
+    _unexpired(principal, expires)
+    scope[VERIFIED] = (keyring, header, principal, expires)
     return principal
 
 

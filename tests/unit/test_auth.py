@@ -107,19 +107,21 @@ def test_a_token_verified_in_a_request_is_not_verified_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """infra.auth.verify_in: the rate limiter and the handler verify the same token of a
-    request once; another header or another keyring verifies again; a refusal is not kept."""
+    request once; another header or another keyring verifies again; a refusal is not kept;
+    the expiry of what was kept is checked again."""
     from infra import auth
 
     key = SigningKey.from_secret(secrets.token_urlsafe(32))
     ring, other_ring = Keyring((key,)), Keyring((key,))
     header = f"Bearer {issue(key, 'p1', 'Ada')}"
     calls: list[str | None] = []
+    verified = auth._verified
 
-    def counted(keyring: Keyring, given: str | None) -> auth.Principal:
+    def counted(keyring: Keyring, given: str | None) -> tuple[auth.Principal, float]:
         calls.append(given)
-        return verify(keyring, given)
+        return verified(keyring, given)
 
-    monkeypatch.setattr(auth, "verify", counted)
+    monkeypatch.setattr(auth, "_verified", counted)
     scope: dict[str, object] = {}
     first = auth.verify_in(scope, ring, header)
     assert auth.verify_in(scope, ring, header) is first and len(calls) == 1
@@ -132,3 +134,49 @@ def test_a_token_verified_in_a_request_is_not_verified_again(
             auth.verify_in(scope, ring, "Bearer nonsense")
     assert len(calls) == 5  # each refusal verified again
     assert auth.verify_in(scope, ring, second).player_id == "p2"  # kept what it verified
+    later = time.time() + 400 * 86400  # past the token's year
+    monkeypatch.setattr(auth.time, "time", lambda: later)
+    with pytest.raises(InvalidToken) as expired:
+        auth.verify_in(scope, ring, second)
+    assert expired.value.code == "token_expired" and len(calls) == 5  # from what was kept
+
+
+@pytest.mark.parametrize("fast_routes", [True, False])
+def test_a_request_s_token_is_verified_once_by_the_rate_limiter_and_the_handler(
+    monkeypatch: pytest.MonkeyPatch, fast_routes: bool
+) -> None:
+    """The game service counts a request by its player and admits its bearer: one
+    verification of the token's signature, on a fast route and on Litestar's alike."""
+    import uuid
+
+    from litestar.testing import TestClient
+
+    from infra import auth
+    from infra.settings import Settings
+    from services.game.app import create_app
+
+    settings = Settings(secret="s" * 48, dev=True, fast_routes=fast_routes)
+    token = issue(settings.keyring().signing, "p-1", "Ada")
+    calls: list[str | None] = []
+    verified = auth._verified
+
+    def counted(keyring: Keyring, given: str | None) -> tuple[auth.Principal, float]:
+        calls.append(given)
+        return verified(keyring, given)
+
+    monkeypatch.setattr(auth, "_verified", counted)
+    auth._admit.cache_clear()
+    with TestClient(create_app(settings, embedded=True)) as client:
+        game = uuid.uuid4()
+        for method, path, body in (
+            ("GET", f"/v1/games/{game}", None),
+            ("GET", f"/v1/games/{game}/legal-actions", None),
+            ("POST", f"/v1/games/{game}/actions", {"action": {}, "expected_version": 0}),
+        ):
+            calls.clear()
+            r = client.request(
+                method, path, json=body, headers={"Authorization": f"Bearer {token}"}
+            )
+            assert r.status_code == 404 and r.json()["code"] == "unknown_game"  # admitted
+            assert r.headers["ratelimit-limit"]  # counted by player
+            assert len(calls) == 1, (method, path)
