@@ -215,7 +215,7 @@ def _want(lease: _Lease | None, now: float, waiting: int, limit: Limit) -> int:
         pace = 1  # new, refused or idle: one at a time, as if unleased
     else:
         spent, elapsed = lease.taken - lease.tokens, min(now, lease.expires) - lease.taken_at
-        pace = GROWTH * spent  # at most GROWTH-fold: two hits in a row are no pace yet
+        pace = GROWTH * spent  # at most GROWTH-fold: a burst's pace is not known yet
         if elapsed > 0:
             pace = min(pace, math.ceil(spent * lifetime / elapsed))
     return max(1, min(cap, max(pace, waiting)))
@@ -226,9 +226,11 @@ class LeasedCounter:
     bucket in one call and spent here; the bucket is asked again when it is spent or expired.
 
     A lease holds what the key spent per lease lifetime lately: one token at first, up to
-    GROWTH times as many while leases run out early (a fast client of a new key, a game's
-    new player, asks 1, 16, 64 rather than 1, 2, 4... 64: four calls fewer), so about a
-    lifetime's worth of the key's pace. A client that comes back every second or two holds
+    GROWTH times as many while leases run out early, so about a lifetime's worth of the
+    key's pace (a fast client of a new key, a game's new player, asks 1, 16, 30 under the
+    default read limit rather than 1, 2, 4, 8, 16, 30; 1, 16, 64 under the benchmark's).
+    Two quick hits of a new key take 16 tokens (or its cap): a lease that expires unspent
+    loses them, and its RateLimit-Remaining drops by as many at once. A client that comes back every second or two holds
     a few tokens, never much for nothing, where a fixed lease would keep its bucket empty.
     A lease is at most lease_cap(limit): a replica never holds more than a twentieth of a
     client's allowance.

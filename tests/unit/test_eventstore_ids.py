@@ -32,14 +32,20 @@ def test_command_ids_are_random_version_4_uuids() -> None:
 
 def test_command_ids_differ_after_a_fork() -> None:
     """random reseeds in a forked child: a worker does not repeat its parent's ids."""
-    random.seed(1)
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child
-        os.write(write, random_command_id().bytes)
-        os._exit(0)
-    os.close(write)
-    child = uuid.UUID(bytes=os.read(read, 16))
-    os.waitpid(pid, 0)
-    os.close(read)
-    assert child != random_command_id()
+    state = random.getstate()
+    try:
+        random.seed(1)
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never back into the test run
+            try:
+                os.write(write, random_command_id().bytes)
+            finally:
+                os._exit(0)
+        os.close(write)
+        child = uuid.UUID(bytes=os.read(read, 16))
+        os.waitpid(pid, 0)
+        os.close(read)
+        assert child != random_command_id()
+    finally:
+        random.setstate(state)  # the run's own ids stay unpredictable
