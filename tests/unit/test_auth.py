@@ -114,14 +114,7 @@ def test_a_token_verified_in_a_request_is_not_verified_again(
     key = SigningKey.from_secret(secrets.token_urlsafe(32))
     ring, other_ring = Keyring((key,)), Keyring((key,))
     header = f"Bearer {issue(key, 'p1', 'Ada')}"
-    calls: list[str | None] = []
-    verified = auth._verified
-
-    def counted(keyring: Keyring, given: str | None) -> tuple[auth.Principal, float]:
-        calls.append(given)
-        return verified(keyring, given)
-
-    monkeypatch.setattr(auth, "_verified", counted)
+    calls = counted_verifications(monkeypatch)
     scope: dict[str, object] = {}
     first = auth.verify_in(scope, ring, header)
     assert auth.verify_in(scope, ring, header) is first and len(calls) == 1
@@ -157,14 +150,7 @@ def test_a_request_s_token_is_verified_once_by_the_rate_limiter_and_the_handler(
 
     settings = Settings(secret="s" * 48, dev=True, fast_routes=fast_routes)
     token = issue(settings.keyring().signing, "p-1", "Ada")
-    calls: list[str | None] = []
-    verified = auth._verified
-
-    def counted(keyring: Keyring, given: str | None) -> tuple[auth.Principal, float]:
-        calls.append(given)
-        return verified(keyring, given)
-
-    monkeypatch.setattr(auth, "_verified", counted)
+    calls = counted_verifications(monkeypatch)
     auth._admit.cache_clear()
     with TestClient(create_app(settings, embedded=True)) as client:
         game = uuid.uuid4()
@@ -180,3 +166,18 @@ def test_a_request_s_token_is_verified_once_by_the_rate_limiter_and_the_handler(
             assert r.status_code == 404 and r.json()["code"] == "unknown_game"  # admitted
             assert r.headers["ratelimit-limit"]  # counted by player
             assert len(calls) == 1, (method, path)
+
+
+def counted_verifications(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """The headers whose token's signature infra.auth verifies from now on, in order."""
+    from infra import auth
+
+    calls: list[str | None] = []
+    verified = auth._verified
+
+    def counted(keyring: Keyring, given: str | None) -> tuple[auth.Principal, float]:
+        calls.append(given)
+        return verified(keyring, given)
+
+    monkeypatch.setattr(auth, "_verified", counted)
+    return calls
