@@ -230,8 +230,9 @@ class LeasedCounter:
     key's pace (a fast client of a new key, a game's new player, asks 1, 16, 30 under the
     default read limit rather than 1, 2, 4, 8, 16, 30; 1, 16, 64 under the benchmark's).
     Two quick hits of a new key take 16 tokens (or its cap): a lease that expires unspent
-    loses them, and its RateLimit-Remaining drops by as many at once. A client that comes back every second or two holds
-    a few tokens, never much for nothing, where a fixed lease would keep its bucket empty.
+    loses them, and its RateLimit-Remaining drops by as many at once. A client that comes
+    back every second or two holds a few tokens, never much for nothing, where a fixed
+    lease would keep its bucket empty.
     A lease is at most lease_cap(limit): a replica never holds more than a twentieth of a
     client's allowance.
 
