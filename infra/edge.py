@@ -26,6 +26,7 @@ import time
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.utils.scope.state import ScopeState
 from opentelemetry.trace import Span, SpanKind
 
 from contracts.problems import ProblemError
@@ -99,6 +100,9 @@ class Edge:
             nonlocal observed
             if message["type"] == "http.response.start":
                 status = message["status"]
+                # what Litestar's exception middleware reads, which FastFront does not wrap
+                # `send` in: an exception after this is not answered with a second response
+                ScopeState.from_scope(scope).response_started = True
                 if not observed:
                     observed = True
                     observe_request(method, route, status, time.perf_counter() - start)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from litestar import get
-from litestar.exceptions import ImproperlyConfiguredException
+from litestar.exceptions import ImproperlyConfiguredException, LitestarException
 from litestar.params import FromPath
 from litestar.testing import AsyncTestClient
 from litestar.types import ASGIApp, Receive, Scope, Send
@@ -20,6 +20,12 @@ from infra.settings import Settings
 
 
 async def fast(scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
+    if scope["query_string"] == b"early":  # out of the fast path itself, before its answer
+        raise LookupError("before the answer")
+    if scope["query_string"] == b"late":  # after the response started
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        raise LookupError("after the start")
+
     async def job() -> dict[str, Any]:
         if scope["query_string"] == b"fail":
             raise RuntimeError("boom")
@@ -105,6 +111,44 @@ async def test_an_error_past_the_front_is_rendered_as_litestar_renders_it() -> N
     assert response.status_code == 500 and not passed
     assert response.json()["code"] == "internal_error"
     assert response.headers["content-type"].startswith("application/problem+json")
+
+
+async def test_an_error_out_of_the_fast_path_is_rendered_by_the_front() -> None:
+    app, passed = app_with(Settings())
+    async with AsyncTestClient(app) as client:
+        response = await client.get("/things/a?early")
+    assert response.status_code == 500 and not passed
+    assert response.json()["code"] == "internal_error"
+
+
+async def test_an_error_after_the_response_started_is_not_answered_again() -> None:
+    app, _ = app_with(Settings())
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": "/things/a",
+        "raw_path": b"/things/a",
+        "root_path": "",
+        "query_string": b"late",
+        "headers": [(b"host", b"testserver")],
+        "client": ("127.0.0.1", 1),
+        "server": ("testserver", 80),
+        "state": {},
+    }
+    with pytest.raises(LitestarException, match="after response started"):
+        await app(scope, receive, send)  # type: ignore[arg-type]
+    assert [m["type"] for m in sent] == ["http.response.start"]
 
 
 async def deny(connection: Any, handler: Any) -> None:
