@@ -96,20 +96,24 @@ def payments(
     not each choice of cards.
     """
     grails = collector.grails
+    # A card that fits no grail is in no payment: the searches below need only the others
+    # (with a large hand, most of the work of listing was sorting cards that never fit).
+    wanted = {grail.trait for grail in grails}
+    fitting = [c for c in hand if not wanted.isdisjoint(traits(c))]
     # a grail with too few fitting cards on its own is in no payable set: skip those sets
     alone = [
         g
         for g, grail in enumerate(grails)
-        if sum(grail.trait in traits(c) for c in hand) >= grail.qty
+        if sum(grail.trait in traits(c) for c in fitting) >= grail.qty
     ]
     subsets = [s for size in range(len(alone), 0, -1) for s in combinations(alone, size)]
-    canonical = [p for s in subsets if (p := find_payment(collector, s, hand, traits))]
+    canonical = [p for s in subsets if (p := find_payment(collector, s, fitting, traits))]
     if not every:
         return canonical[:limit]
     others = (
         payment
         for first in canonical
-        for payment in every_payment(collector, [p.grail for p in first], hand, traits)
+        for payment in every_payment(collector, [p.grail for p in first], fitting, traits)
     )
     found: dict[tuple[frozenset[CardId], int], tuple[Payment, ...]] = {}
     for payment in chain(canonical, others):
@@ -133,4 +137,4 @@ def coins_for(collector: Collector, payments: Sequence[Payment]) -> int:
 
 
 def _result(collector: Collector, payment: Sequence[Payment]) -> tuple[frozenset[CardId], int]:
-    return frozenset(paid_ittybits(payment)), coins_for(collector, payment)
+    return frozenset([c for p in payment for c in p.ittybits]), coins_for(collector, payment)
