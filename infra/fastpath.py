@@ -174,6 +174,8 @@ class FastFront:
     def __init__(self, app: Any, default: ASGIApp) -> None:
         self.app = app
         self.default = default
+        # each route's exception handlers, which Litestar resolves again on every call
+        self._handlers: dict[int, Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP or scope.get("root_path") or not _fast_on(self.app):
@@ -197,7 +199,10 @@ class FastFront:
             return
         scope["path"], scope["path_params"] = path, params
         scope["route_handler"], scope["path_template"] = handler, template
-        ScopeState.from_scope(scope).exception_handlers = handler.resolve_exception_handlers()
+        handlers = self._handlers.get(id(handler))
+        if handlers is None:
+            handlers = self._handlers[id(handler)] = handler.resolve_exception_handlers()
+        ScopeState.from_scope(scope).exception_handlers = handlers
         try:
             await asgi_app(scope, receive, send)
         except Exception as exc:  # rendered as Litestar's exception middleware renders it

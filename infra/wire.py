@@ -70,6 +70,16 @@ class CoalescingTransport:
         self._pending = []
         self._transport.abort()
 
+    # What uvicorn calls on every request, defined here rather than found by __getattr__
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+    def pause_reading(self) -> None:
+        self._transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        self._transport.resume_reading()
+
     def get_write_buffer_size(self) -> int:
         return self._transport.get_write_buffer_size() + sum(map(len, self._pending))
 

@@ -6,6 +6,7 @@ import json
 import secrets
 import uuid
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Protocol
 
 import asyncpg
@@ -15,7 +16,7 @@ from contracts.game import SeatInfo
 from infra.eventstore.memory import MemoryEventStore
 
 
-class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
+class GameRecord(msgspec.Struct, frozen=True, kw_only=True, dict=True):  # dict: cached names
     id: str
     room_id: str | None
     game: str
@@ -28,13 +29,14 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
     def seat_of(self, player_id: str) -> int | None:
         return next((s.seat for s in self.seats if s.player_id == player_id), None)
 
-    @property
-    def names(self) -> list[str]:
-        """Who sits in each seat, for the texts of the feed and the legal actions."""
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        """Who sits in each seat, for the texts of the feed and the legal actions: made once
+        per record (a record is replaced, never changed, when its seats change)."""
         names = [f"Seat {i}" for i in range(max((s.seat for s in self.seats), default=-1) + 1)]
         for s in self.seats:
             names[s.seat] = s.name or (f"{s.bot} bot" if s.bot else names[s.seat])
-        return names
+        return tuple(names)
 
     @property
     def bots(self) -> dict[str, str]:

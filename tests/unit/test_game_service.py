@@ -251,7 +251,16 @@ async def test_feed_texts_are_made_from_each_caller_s_copy() -> None:
     names = loaded.record.names
     mine = {f.version: f for f in svc.feed(loaded.rules, stored, 0, ["Ada", "Bob"])}
     theirs = {f.version: f for f in svc.feed(loaded.rules, stored, 1, ["Ada", "Bob"])}
-    assert names == ["Seat 0", "Seat 1"]  # no names in this room: the seats' own
+    assert names == ("Seat 0", "Seat 1")  # no names in this room: the seats' own
+    assert loaded.record.names is names  # made once per record
+    named = msgspec.structs.replace(
+        loaded.record,
+        seats=[
+            msgspec.structs.replace(loaded.record.seats[0], name="Ada"),
+            msgspec.structs.replace(loaded.record.seats[1], name=None, bot="greedy"),
+        ],
+    )
+    assert named.names == ("Ada", "greedy bot")  # a new record: its own names
     assert all(f.text for f in [*mine.values(), *theirs.values()])
     dealt = next(f for f in mine.values() if f.type == "ittybits_dealt" and f.data["seat"] == 0)
     hand = loaded.state.hands[0].ittybits
