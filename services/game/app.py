@@ -252,7 +252,10 @@ async def legal_actions(
 def _described(rules: Any, actions: Sequence[Any], names: Sequence[str]) -> list[Any]:
     """The actions as the wire has them, each with its `text` (games/<game>/text.py)."""
     words = narrator(rules.key)
-    return [{**msgspec.to_builtins(a), "text": words.describe(a, names)} for a in actions]
+    wire: list[Any] = msgspec.to_builtins(actions)  # one call for all: fresh dicts to add to
+    for action, out in zip(actions, wire, strict=True):
+        out["text"] = words.describe(action, names)
+    return wire
 
 
 @post(
