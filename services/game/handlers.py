@@ -520,6 +520,7 @@ class GameService:
         bots = tables.bots_now(table)
         ids = event_ids(command_id, len(events))
         command = str(command_id)
+        trace = carry()  # the request that began it, on to the streams (the same for each)
         new = [
             NewEvent(
                 event_id=ids[i],
@@ -536,7 +537,7 @@ class GameService:
                     "bots": bots,
                     "room_id": record.room_id,
                     "game": record.game,
-                    "trace": carry(),  # the request that began it, on to the streams
+                    "trace": trace,
                 },
             )
             for i, e in enumerate(events)

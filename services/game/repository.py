@@ -27,7 +27,15 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True, dict=True):  # dict:
     fill_level: str = "greedy"  # the level of the bots that take over seats
 
     def seat_of(self, player_id: str) -> int | None:
-        return next((s.seat for s in self.seats if s.player_id == player_id), None)
+        return self._seat_by_player.get(player_id)
+
+    @cached_property
+    def _seat_by_player(self) -> dict[str, int]:
+        """Each player's first seat (made once per record: every request asks)."""
+        seats: dict[str, int] = {}
+        for s in self.seats:
+            seats.setdefault(s.player_id, s.seat)
+        return seats
 
     @cached_property
     def names(self) -> tuple[str, ...]:

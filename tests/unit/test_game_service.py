@@ -261,6 +261,11 @@ async def test_feed_texts_are_made_from_each_caller_s_copy() -> None:
         ],
     )
     assert named.names == ("Ada", "greedy bot")  # a new record: its own names
+    assert [named.seat_of(p) for p in ("p0", "p1", "p2")] == [0, 1, None]
+    twice = msgspec.structs.replace(
+        named, seats=[named.seats[0], msgspec.structs.replace(named.seats[1], player_id="p0")]
+    )
+    assert twice.seat_of("p0") == 0 and twice.seat_of("p1") is None  # a player's first seat
     assert all(f.text for f in [*mine.values(), *theirs.values()])
     dealt = next(f for f in mine.values() if f.type == "ittybits_dealt" and f.data["seat"] == 0)
     hand = loaded.state.hands[0].ittybits
