@@ -176,20 +176,21 @@ class FastFront:
         self.default = default
         # each route's exception handlers, which Litestar resolves again on every call
         self._handlers: dict[int, Any] = {}
+        self._hosts: set[bytes] = set()  # Host values found valid
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP or scope.get("root_path") or not _fast_on(self.app):
             await self.default(scope, receive, send)
             return
         for name, value in scope["headers"]:
-            if name == b"origin" or (name == b"host" and not is_valid_host(value)):
+            if name == b"origin" or (name == b"host" and not self._valid_host(value)):
                 await self.default(scope, receive, send)
                 return
+        path = scope["path"]
+        if path.endswith("/") or "//" in path or not path.startswith("/"):
+            path = normalize_path(path)  # what it leaves alone needs no regular expression
         try:
-            routed = self.app.asgi_router.handle_routing(
-                path=normalize_path(scope["path"]),
-                method=scope["method"],
-            )
+            routed = self.app.asgi_router.handle_routing(path=path, method=scope["method"])
         except Exception:  # not found, method not allowed...: Litestar says so
             await self.default(scope, receive, send)
             return
@@ -208,6 +209,17 @@ class FastFront:
         except Exception as exc:  # rendered as Litestar's exception middleware renders it
             scope[_FAULT] = exc  # type: ignore[literal-required]
             await _RENDER(scope, receive, send)
+
+    def _valid_host(self, host: bytes) -> bool:
+        """Litestar's check of the Host header, its answer kept for the few hosts a service
+        is reached by (a regular expression on every request otherwise)."""
+        if host in self._hosts:
+            return True
+        if not is_valid_host(host):
+            return False
+        if len(self._hosts) < 64:
+            self._hosts.add(host)
+        return True
 
 
 def _fast_on(app: Any) -> bool:

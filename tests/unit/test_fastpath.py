@@ -70,6 +70,8 @@ def app_with(settings: Settings | None) -> tuple[FastLitestar, list[str]]:
     [
         ("GET", "/things/a", {}, 200, "fast", False),
         ("GET", "/things/a/", {}, 200, "fast", False),  # normalised, as the router does
+        ("GET", "/things//a", {}, 200, "fast", False),
+        ("GET", "/things/a", {"host": "a b"}, 400, None, True),  # Litestar refuses the host
         ("GET", "/things/a", {"origin": "https://x.example"}, 200, "fast", True),
         ("GET", "/plain", {}, 200, "litestar", True),
         ("GET", "/missing", {}, 404, None, True),
@@ -95,6 +97,18 @@ async def test_which_requests_skip_the_outer_layers(
         assert response.json()["params"] == {"thing": "a"}
         assert response.headers["x-request-id"]  # Edge ran
     assert bool(passed) is through_litestar
+
+
+def test_the_front_keeps_only_valid_hosts_as_valid() -> None:
+    app, _ = app_with(Settings())
+    front = app.asgi_handler
+    assert isinstance(front, FastFront)
+    assert front._valid_host(b"game.example:8000") and front._hosts == {b"game.example:8000"}
+    assert not front._valid_host(b"a b") and not front._valid_host(b"a b")
+    assert front._hosts == {b"game.example:8000"}
+    for n in range(100):
+        front._valid_host(b"h%d" % n)
+    assert len(front._hosts) == 64 and front._valid_host(b"h99")  # bounded, still answered
 
 
 async def test_with_fast_routes_off_everything_is_litestar_s() -> None:
