@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: install services migrate run test test-unit bench tournament lint types check clean
+.PHONY: install services migrate run test test-unit bench tournament mutate lint types check clean
 
 install: $(VENV)/.installed
 
@@ -45,6 +45,11 @@ bench: install
 
 tournament: install
 	$(PY) -m tests.bench.tournament
+
+# mutation testing of an engine module by its unit tests (tests/mutate.py), e.g.
+# make mutate MODULE=games/itty_bitty/payments.py TESTS=tests/unit/itty_bitty
+mutate: install
+	$(PY) -m tests.mutate $(MODULE) --tests $(TESTS)
 
 lint: install
 	$(VENV)/bin/ruff check .
