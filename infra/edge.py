@@ -100,9 +100,6 @@ class Edge:
             nonlocal observed
             if message["type"] == "http.response.start":
                 status = message["status"]
-                # what Litestar's exception middleware reads, which FastFront does not wrap
-                # `send` in: an exception after this is not answered with a second response
-                ScopeState.from_scope(scope).response_started = True
                 if not observed:
                     observed = True
                     observe_request(method, route, status, time.perf_counter() - start)
@@ -114,6 +111,9 @@ class Edge:
                 headers += added
                 headers.append((b"x-request-id", request_id.encode()))
                 message = {**message, "headers": headers}
+                # what Litestar's exception middleware reads, which FastFront does not wrap
+                # `send` in: an exception after this is not answered with a second response
+                ScopeState.from_scope(scope).response_started = True
             await send(message)
 
         try:

@@ -222,6 +222,12 @@ class FastFront:
         return True
 
 
+def _is_edge(middleware: Any) -> bool:
+    from infra.edge import Edge  # infra/edge.py imports this module
+
+    return middleware is Edge or getattr(middleware, "middleware", None) is Edge
+
+
 def _fast_on(app: Any) -> bool:
     settings = app.state.get("settings")
     return settings is None or bool(settings.fast_routes)
@@ -230,24 +236,36 @@ def _fast_on(app: Any) -> bool:
 class FastLitestar(Litestar):
     """Litestar with a FastFront before its stack (services/game/app.py). It refuses to be
     made when a route with a fast path has what only Litestar's route would apply (a guard,
-    a hook, response headers or cookies, encoders, a DTO, a dependency): the fast path would
-    skip it without a word."""
+    a hook, response headers or cookies, encoders, a DTO, a dependency, the app's allowed
+    hosts, CSRF or compression, a response cache): the fast path would skip it without a
+    word. Nor without Edge among the route's middleware: Edge calls the fast path."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for route in self.routes:
             for handler in getattr(route, "route_handlers", ()):
                 if handler.opt.get("fast") is not None:
-                    _check_nothing_skipped(handler)
+                    _check_nothing_skipped(self, handler)
 
     def _create_asgi_handler(self) -> ASGIApp:
         return FastFront(self, super()._create_asgi_handler())
 
 
-def _check_nothing_skipped(handler: Any) -> None:
+def _check_nothing_skipped(app: Litestar, handler: Any) -> None:
+    if not any(_is_edge(m) for m in handler.resolve_middleware()):
+        raise ImproperlyConfiguredException(
+            f"{handler.handler_name} has a fast path (infra/fastpath.py) but no Edge among its "
+            "middleware: its ids, limits and body bounds, and the mark of a response started "
+            "that FastFront's error rendering reads, are Edge's"
+        )
     skipped = [
         name
         for name, there in (
+            # what Litestar puts inside the route's middleware, so inside Edge, for every route
+            ("allowed_hosts", app.allowed_hosts),
+            ("csrf_config", app.csrf_config),
+            ("compression_config", app.compression_config),
+            ("cache", handler.cache),
             ("guards", handler.resolve_guards()),
             ("before_request", handler.resolve_before_request()),
             ("after_request", getattr(handler, "after_request", None)),

@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from litestar import get
+from litestar import Response, get
+from litestar.config.compression import CompressionConfig
+from litestar.config.csrf import CSRFConfig
 from litestar.exceptions import ImproperlyConfiguredException, LitestarException
+from litestar.middleware import DefineMiddleware
 from litestar.params import FromPath
 from litestar.testing import AsyncTestClient
 from litestar.types import ASGIApp, Receive, Scope, Send
@@ -176,11 +179,44 @@ async def deny(connection: Any, handler: Any) -> None:
         {"response_headers": {"x-extra": "1"}},
         {"before_request": lambda request: None},
         {"type_encoders": {complex: str}},
+        {"allowed_hosts": ["game.example"]},
+        {"csrf_config": CSRFConfig(secret="x" * 32)},
+        {"compression_config": CompressionConfig(backend="gzip")},
     ],
 )
 def test_a_fast_path_may_not_skip_what_litestar_would_apply(layer: dict[str, Any]) -> None:
     with pytest.raises(ImproperlyConfiguredException, match="thing has a fast path"):
         FastLitestar([thing, plain], middleware=[Edge], logging_config=None, **layer)
+
+
+def test_a_fast_path_may_not_skip_a_response_cache_nor_be_without_edge() -> None:
+    cached = get("/cached/{thing:str}", opt={"fast": fast}, cache=True)(thing.fn)
+    with pytest.raises(ImproperlyConfiguredException, match="its cache"):
+        FastLitestar([cached], middleware=[Edge], logging_config=None)
+    with pytest.raises(ImproperlyConfiguredException, match="no Edge among its middleware"):
+        FastLitestar([thing, plain], logging_config=None)
+    FastLitestar([thing, plain], middleware=[DefineMiddleware(Edge)], logging_config=None)
+
+
+async def test_each_fast_route_s_errors_are_rendered_by_its_own_handlers() -> None:
+    def teapot(request: Any, exc: Exception) -> Response[dict[str, str]]:
+        return Response({"by": "teapot"}, status_code=418)
+
+    other = get(
+        "/others/{thing:str}", opt={"fast": fast}, exception_handlers={RuntimeError: teapot}
+    )(thing.fn)
+    app = FastLitestar(
+        [thing, other],
+        middleware=[Edge],
+        exception_handlers=EXCEPTION_HANDLERS,
+        logging_config=None,
+    )
+    app.state.settings = Settings()
+    async with AsyncTestClient(app) as client:
+        for _ in range(2):  # the second time from what the front keeps of each route
+            assert (await client.get("/things/a?fail")).status_code == 500
+            teapots = await client.get("/others/a?fail")
+            assert teapots.status_code == 418 and teapots.json() == {"by": "teapot"}
 
 
 def body(raw: bytes) -> Receive:
