@@ -47,9 +47,9 @@ tournament: install
 	$(PY) -m tests.bench.tournament
 
 # mutation testing of an engine module by its unit tests (tests/mutate.py), e.g.
-# make mutate MODULE=games/itty_bitty/payments.py TESTS=tests/unit/itty_bitty
+# make mutate MODULE=games/itty_bitty/payments.py TESTS=tests/unit/itty_bitty (TESTS: one or more)
 mutate: install
-	$(PY) -m tests.mutate $(MODULE) --tests $(TESTS)
+	$(PY) -m tests.mutate $(MODULE) $(addprefix --tests ,$(TESTS))
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -31,8 +31,8 @@ def settings(modules: list[str], tests: list[str]) -> str:
 
     return (
         "\n[tool.mutmut]\n"
-        f"paths_to_mutate = [{quoted(modules)}]\n"
-        f"tests_dir = [{quoted(tests)}]\n"
+        f"source_paths = [{quoted(modules)}]\n"
+        f"pytest_add_cli_args_test_selection = [{quoted(tests)}]\n"
         'also_copy = ["games", "contracts", "infra", "services", "tests", "clients"]\n'
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]\n'
     )
