@@ -14,7 +14,7 @@ from prometheus_client import REGISTRY
 from infra.edge import Edge
 from infra.http import EXCEPTION_HANDLERS
 from infra.rate_counters import MemoryCounter
-from infra.ratelimit import RateLimiter
+from infra.ratelimit import RateLimiter, exempt
 from infra.settings import Settings
 
 
@@ -121,3 +121,22 @@ def test_options_says_every_method_of_the_path_beside_the_limits() -> None:
     assert answer.headers["allow"] == "OPTIONS, POST"
     assert answer.headers["ratelimit-limit"] == "100"
     assert answer.headers.get_list("allow") == ["OPTIONS, POST"]  # replaced, not added
+
+
+@pytest.mark.parametrize(
+    ("path", "counted"),
+    [
+        ("/health", False),
+        ("/ready", False),
+        ("/metrics", False),
+        ("/play", False),
+        ("/play/app.js", False),
+        ("/healthz", True),
+        ("/metrics/x", True),
+        ("/player", True),
+        ("/v1/games/x/actions", True),
+        ("/v1/health", True),
+    ],
+)
+def test_only_the_probes_metrics_and_web_client_go_uncounted(path: str, counted: bool) -> None:
+    assert exempt(path) is not counted
