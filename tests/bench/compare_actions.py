@@ -12,7 +12,9 @@ order swapped every other round) on one database and stream prefix of its own, a
 the level (BENCH_WARMUP_S, BENCH_MEASURE_S) with the load generator in processes of its own.
 Prints each level's figures as run.py does (`post_action_c16_base_r1_*`, `..._this_r1_*`),
 then the medians over the rounds of the game service's and Postgres' CPU per action cycle
-and of actions/s and the POST's p99, and this checkout's over the baseline's as ratios.
+and of actions/s and the POST's p99, and this checkout's over the baseline's as ratios: of
+the two medians (`_this_vs_base_ratio`), and the median of each round's own ratio
+(`_this_vs_base_paired_ratio`, steadier where the machine's speed drifts between rounds).
 --gc runs each service under tests/bench/gc_probe.py and adds the collector's pauses in the
 measured window: per generation, CPU per 1,000 actions and the longest pause. --pace N: the
 clients begin N cycles a second together (each its share, late ones at once), so both
@@ -55,6 +57,15 @@ def gc_figures(path: Path, window: tuple[float, float], actions: float) -> dict[
         figures[f"gc{gen}_p50_ms"] = spent[len(spent) // 2] if spent else 0.0
         figures[f"gc{gen}_max_ms"] = spent[-1] if spent else 0.0
     return figures
+
+
+def paired_ratio(base: list[float], this: list[float]) -> float:
+    """The median of each round's ratio: a round's two services ran back to back, so a
+    machine whose speed drifts between rounds (a shared VM: the same checkout moved by a
+    third from one round to the next) moves both sides of a pair alike, where it moves
+    the two medians of a whole run apart."""
+    ratios = [t / b for b, t in zip(base, this, strict=True) if b]
+    return statistics.median(ratios) if ratios else float("nan")
 
 
 async def compare(
@@ -128,6 +139,11 @@ async def compare(
             run.out(f"c{clients}_{key}_this_median", medians["this"], "")
             ratio = medians["this"] / medians["base"] if medians["base"] else float("nan")
             run.out(f"c{clients}_{key}_this_vs_base_ratio", ratio, "x")
+            run.out(
+                f"c{clients}_{key}_this_vs_base_paired_ratio",
+                paired_ratio([f[key] for f in figures["base"]], [f[key] for f in figures["this"]]),
+                "x",
+            )
     finally:
         run.out = real_out
         await streams.close()
