@@ -47,12 +47,14 @@ class Supply:
     def draw(self, deck: Deck) -> CardId | None:
         supply = self.supply.get(deck)
         if supply is None:
-            itty = deck == "ittybits"
             state = self.state
-            supply = self.supply[deck] = list(
-                state.ittybit_supply if itty else state.collector_supply
-            )
-            self.discard[deck] = list(state.ittybit_discard if itty else state.collector_discard)
+            if deck == "ittybits":
+                supply, discard = list(state.ittybit_supply), list(state.ittybit_discard)
+            elif deck == "collectors":
+                supply, discard = list(state.collector_supply), list(state.collector_discard)
+            else:
+                raise ValueError(f"no deck {deck!r}")
+            self.supply[deck], self.discard[deck] = supply, discard
         if not supply:  # its discard is empty too: nothing is left to draw
             return None
         card = self.rng.choice(supply)

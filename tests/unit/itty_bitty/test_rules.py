@@ -44,6 +44,7 @@ from games.itty_bitty.model import (
     TurnPassed,
 )
 from games.itty_bitty.rules import IttyBitty
+from games.itty_bitty.supply import Supply
 from games.testing import check_conservation
 
 REAL = IttyBitty()
@@ -308,6 +309,13 @@ def test_the_first_player_is_picked_at_random_by_the_seeded_rng() -> None:
     firsts = {set_up(3, seed)[1].first_seat for seed in range(40)}
     assert firsts == {0, 1, 2}
     assert set_up(3, 7)[0] == set_up(3, 7)[0]  # same seed, same game
+
+
+def test_a_draw_names_one_of_the_two_decks() -> None:
+    supply = Supply(ready(2), Random(0))
+    assert supply.draw("ittybits") and supply.draw("collectors")
+    with pytest.raises(ValueError, match="no deck 'collector'"):
+        supply.draw("collector")  # type: ignore[arg-type]
 
 
 def test_the_deck_order_is_not_stored_each_draw_is_made_in_decide() -> None:

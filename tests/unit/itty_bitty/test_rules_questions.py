@@ -45,6 +45,15 @@ def test_each_seat_is_asked_which_collector_it_keeps_and_the_others_see_only_how
     assert questions(state, None) is None
 
 
+def test_no_seat_outside_the_table_is_asked_and_nobody_once_the_game_is_over() -> None:
+    _, state = set_up(2)  # both seats have collectors to choose from
+    assert REAL.asked(state, 0) and REAL.asked(state, 1)
+    assert REAL.asked(state, -1) == () and REAL.asked(state, 2) == ()
+    finished = random_playout(REAL, 0, 2).states[-1].result
+    assert finished is not None
+    assert REAL.asked(msgspec.structs.replace(state, result=finished), 0) == ()
+
+
 def test_another_seat_s_choice_leaves_a_seat_s_question_as_it_was() -> None:
     # the opening choice is made at once: one seat's keep changes nothing another is asked
     _, state = set_up(3)
