@@ -116,7 +116,9 @@ class Tab:
 
     def post(self, prefer: tuple[str, ...] = ()) -> str:
         """Click a move once, and the page posts it: its text (news drawn meanwhile leaves
-        the move buttons alone)."""
+        the move buttons alone). It waits for the page to offer a move first: after an answer
+        the buttons stay disabled until the page has read the game again."""
+        self.page.wait_for_selector(".moves:not(.busy) button.action:not([disabled])")
         with self.page.expect_request("**/v1/games/*/actions", timeout=10_000):
             text = self.play(prefer=prefer)
         assert text, f"no move of {prefer} to click"
