@@ -10,7 +10,6 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from random import Random
 from typing import Any, Literal
 
 import msgspec
@@ -19,7 +18,7 @@ from contracts.game import FeedEvent, SeatInfo, timestamp
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted
 from games import table as tables
-from games.api import IllegalAction, Rules, fold
+from games.api import IllegalAction, Rules, Seeded, fold
 from games.registry import get as get_rules
 from games.registry import narrator
 from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableEvent, TableState
@@ -729,9 +728,9 @@ class GameService:
     # -- helpers -----------------------------------------------------------------------------
 
     @staticmethod
-    def _rng(record: GameRecord, version: int) -> Random:
+    def _rng(record: GameRecord, version: int) -> Seeded:
         # Deterministic from a seed no client sees: replays and retries draw the same cards.
-        return Random(record.seed * 1_000_003 + version)
+        return Seeded(record.seed * 1_000_003 + version)
 
     @staticmethod
     def rules_for(record: GameRecord) -> Rules[Any, Any, Any, Any]:
