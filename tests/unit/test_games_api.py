@@ -1,6 +1,8 @@
-"""games.api.Seeded: the Random an engine is handed by the game service, seeded at its first
-draw. It must draw exactly what random.Random(seed) draws (replays and retries of a move
-draw the same cards, and games already stored were dealt by Random)."""
+"""games.api, what every engine shares.
+
+Seeded is the Random an engine is handed by the game service, seeded at its first draw. It
+must draw exactly what random.Random(seed) draws (replays and retries of a move draw the
+same cards, and games already stored were dealt by Random)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from random import Random
 
 import pytest
 
-from games.api import Seeded
+from games.api import IllegalAction, Seeded, fold
 
 
 def _draws(rng: Seeded | Random) -> list[object]:
@@ -43,3 +45,20 @@ def test_nothing_is_seeded_before_a_draw() -> None:
     assert rng._random is None
     rng.sample([1, 2, 3], 2)
     assert isinstance(rng._random, Random)
+
+
+def test_an_illegal_action_keeps_its_code_and_message() -> None:
+    refused = IllegalAction("not_your_turn", "seat 2 is to act")
+    assert (refused.code, refused.message, str(refused)) == (
+        "not_your_turn",
+        "seat 2 is to act",
+        "seat 2 is to act",
+    )
+
+
+def test_folding_nothing_into_nothing_is_refused_by_name() -> None:
+    from games.itty_bitty.rules import IttyBitty
+
+    with pytest.raises(ValueError) as refused:
+        fold(IttyBitty(), [])
+    assert str(refused.value) == "no events to fold"
