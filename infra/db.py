@@ -64,7 +64,14 @@ class BudgetedPool(Pool):  # type: ignore[misc]
         to clean: open, idle (no transaction, no query being cancelled), no listener, within
         its pool's generation and query budget; anything else, or an asyncpg whose insides
         differ, goes through asyncpg's own release. Nothing here awaits, so no cancellation
-        can leave the connection half returned (what the shield is for)."""
+        can leave the connection half returned (what the shield is for).
+        Nor while another task waits for a connection: asyncpg's release suspends the
+        releasing task once, so the waiter it wakes runs first; put back here, the releasing
+        task would take the connection again at its next query before the waiter ran, and a
+        task running many queries in a row would keep the pool's connection from the tasks
+        waiting in line (a drained pool must serve its waiters in turn)."""
+        if self._waiting():
+            return False
         try:
             holder = connection._holder
             con = holder._con
@@ -94,6 +101,12 @@ class BudgetedPool(Pool):  # type: ignore[misc]
         holder._release()
         holder._setup_inactive_callback()
         return True
+
+    def _waiting(self) -> bool:
+        """Whether a task waits in the pool's queue for a connection (asyncio.Queue's own
+        list of getters; without it, assume one does)."""
+        getters = getattr(getattr(self, "_queue", None), "_getters", None)
+        return getters is None or any(not g.done() for g in getters)
 
     def _free(self) -> bool:
         """Whether a connection holder waits in the pool's queue now. Then the acquire takes

@@ -58,9 +58,34 @@ async def test_a_clean_connection_is_back_at_once_and_used_again(
     assert asyncpg_releases == []
     with pytest.raises(asyncpg.InterfaceError):  # the proxy is let go, as asyncpg does
         await conn.fetchval("SELECT 1")
-    # concurrent users of a pool of one: each waits for the connection the last put back
+    # concurrent users of a pool of one: each waits for the connection the last put back,
+    # and while one waits the release is asyncpg's (see the next test); the last is quick
     await asyncio.gather(*(backend(pool) for _ in range(10)))
-    assert asyncpg_releases == []
+    assert len(asyncpg_releases) == 9
+
+
+async def test_a_task_waiting_for_the_connection_gets_it_before_the_releaser_asks_again(
+    pool: BudgetedPool, asyncpg_releases: list[Any]
+) -> None:
+    """A pool of one: A runs 30 queries in a row, B asks once after A's first. B must be
+    served at A's next release, as asyncpg's release does it (it suspends the releaser, so
+    the waiter it woke runs first), not after all of A's queries."""
+    order: list[str] = []
+
+    async def a() -> None:
+        for i in range(30):
+            await pool.fetchval("SELECT 1")
+            order.append(f"A{i}")
+
+    async def b() -> None:
+        await asyncio.sleep(0)  # A holds the connection now
+        await pool.fetchval("SELECT 1")
+        order.append("B")
+
+    await asyncio.gather(a(), b())
+    assert order.index("B") <= 2, order
+    assert asyncpg_releases  # the releases made while B waited
+    assert len(asyncpg_releases) < 30  # and only those: A's others were quick
 
 
 async def test_a_connection_left_in_a_transaction_is_rolled_back(
