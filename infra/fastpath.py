@@ -228,6 +228,10 @@ def _is_edge(middleware: Any) -> bool:
     return middleware is Edge or getattr(middleware, "middleware", None) is Edge
 
 
+def _name_of(middleware: Any) -> str:
+    return getattr(middleware, "__name__", None) or type(middleware).__name__
+
+
 def _fast_on(app: Any) -> bool:
     settings = app.state.get("settings")
     return settings is None or bool(settings.fast_routes)
@@ -252,11 +256,21 @@ class FastLitestar(Litestar):
 
 
 def _check_nothing_skipped(app: Litestar, handler: Any) -> None:
-    if not any(_is_edge(m) for m in handler.resolve_middleware()):
+    middleware = handler.resolve_middleware()
+    if not any(_is_edge(m) for m in middleware):
         raise ImproperlyConfiguredException(
             f"{handler.handler_name} has a fast path (infra/fastpath.py) but no Edge among its "
             "middleware: its ids, limits and body bounds, and the mark of a response started "
             "that FastFront's error rendering reads, are Edge's"
+        )
+    # Edge alone: a middleware inside it is skipped by the fast path Edge calls, and one
+    # outside could start a response that Edge never marked started, then raise, and be
+    # answered a second time by FastFront's error rendering
+    if others := [m for m in middleware if not _is_edge(m)]:
+        names = ", ".join(_name_of(getattr(m, "middleware", m)) for m in others)
+        raise ImproperlyConfiguredException(
+            f"{handler.handler_name} has a fast path (infra/fastpath.py), which would skip its "
+            f"middleware or answer around it ({names}): only Edge may wrap a fast route"
         )
     skipped = [
         name

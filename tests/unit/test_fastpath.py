@@ -191,6 +191,32 @@ def test_a_fast_path_may_not_skip_a_response_cache_nor_be_without_edge() -> None
     FastLitestar([thing, plain], middleware=[DefineMiddleware(Edge)], logging_config=None)
 
 
+class Other:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"app": [Edge, Other]},  # inside Edge: the fast path would skip it
+        {"app": [Other, Edge]},
+        {"app": [Edge], "route": [Other]},  # a route's own: inside the app's Edge
+        {"app": [Edge], "route": [DefineMiddleware(Other)]},
+    ],
+)
+def test_a_fast_route_has_edge_and_no_other_middleware(where: dict[str, list[Any]]) -> None:
+    route = get("/others/{thing:str}", opt={"fast": fast}, middleware=where.get("route"))(thing.fn)
+    with pytest.raises(ImproperlyConfiguredException, match=r"\(Other\): only Edge may wrap"):
+        FastLitestar([route, plain], middleware=where["app"], logging_config=None)
+    # a route without a fast path may have what it likes
+    slow = get("/slow/{thing:str}", middleware=[Other])(thing.fn)
+    FastLitestar([thing, slow], middleware=[Edge], logging_config=None)
+
+
 async def test_each_fast_route_s_errors_are_rendered_by_its_own_handlers() -> None:
     def teapot(request: Any, exc: Exception) -> Response[dict[str, str]]:
         return Response({"by": "teapot"}, status_code=418)
