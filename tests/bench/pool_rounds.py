@@ -21,9 +21,10 @@ import random
 import re
 import statistics
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
+
+from tests.bench.compare_actions import paired_ratio
 
 RESAMPLES = 4000
 
@@ -64,7 +65,7 @@ def pool(rounds: list[tuple[float, float]], seed: int = 1) -> Pooled:
         raise ValueError("no round with both sides measured")
     base = [b for b, _ in rounds]
     this = [t for _, t in rounds]
-    own = [t / b for b, t in rounds]
+    own = [t / b for b, t in rounds]  # pairs() keeps no round without a baseline
     rng = random.Random(seed)
     n = len(rounds)
     ratios, paireds = [], []
@@ -74,18 +75,21 @@ def pool(rounds: list[tuple[float, float]], seed: int = 1) -> Pooled:
             statistics.median(this[i] for i in picked) / statistics.median(base[i] for i in picked)
         )
         paireds.append(statistics.median(own[i] for i in picked))
+    base_median, this_median = statistics.median(base), statistics.median(this)
     return Pooled(
         rounds=n,
-        base_median=statistics.median(base),
-        this_median=statistics.median(this),
-        ratio=statistics.median(this) / statistics.median(base),
+        base_median=base_median,
+        this_median=this_median,
+        ratio=this_median / base_median,
         ratio_interval=_interval(ratios),
-        paired=statistics.median(own),
+        paired=paired_ratio(base, this),
         paired_interval=_interval(paireds),
     )
 
 
-def report(pooled: Pooled, key: str, target: float | None, own: Iterable[float]) -> list[str]:
+def report(rounds: list[tuple[float, float]], key: str, target: float | None = None) -> list[str]:
+    """The pooled figures of these rounds, one line each (compare_actions' naming)."""
+    pooled = pool(rounds)
     lines = [
         f"pooled_rounds {pooled.rounds}",
         f"pooled_{key}_base_median {pooled.base_median:.3f}",
@@ -96,7 +100,7 @@ def report(pooled: Pooled, key: str, target: float | None, own: Iterable[float])
         f"(90 % interval {pooled.paired_interval[0]:.3f}-{pooled.paired_interval[1]:.3f})",
     ]
     if target is not None:
-        under = sum(r < target for r in own)
+        under = sum(t / b < target for b, t in rounds)
         lines.append(f"pooled_{key}_rounds_under_{target:g} {under} of {pooled.rounds}")
     return lines
 
@@ -112,8 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     if not rounds:
         print(f"no rounds of {args.key} at c{args.clients} in those files", file=sys.stderr)
         return 1
-    pooled = pool(rounds)
-    for line in report(pooled, args.key, args.target, (t / b for b, t in rounds)):
+    for line in report(rounds, args.key, args.target):
         print(line)
     return 0
 
