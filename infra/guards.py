@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+from array import array
+from itertools import accumulate
 
 import msgspec
 from litestar.types import HTTPRequestEvent, Receive, ReceiveMessage, Scope, Send
@@ -12,29 +14,28 @@ from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
 from infra.settings import Settings
 
 DEFAULTS = Settings()
-# A JSON string (escapes included) or a bracket: brackets inside strings are not nesting.
-_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-_OPENERS = frozenset(b"[{")
+# A JSON string, escapes included, to its closing quote or, unclosed, to the end of the body.
+# Possessive (`++`, `*+`): nothing is tried twice, and an unclosed string ends the scan where
+# it starts rather than being tried again from every later quote (the old pattern's quadratic
+# backtracking: a 16 KB body of `"` + `\\"`x8000 held the event loop ~3 s).
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # +1 and -1 as signed bytes
 
 
 def json_too_deep(raw: bytes, max_depth: int) -> bool:
     """Whether arrays/objects nest deeper than max_depth (decoders recurse once per level).
 
-    Tokenised like a JSON lexer, so it agrees with the decoder on every valid prefix; where
-    the text stops being JSON the decoder fails there, no deeper than this scan went.
-    """
+    Linear, and every step in C: strings are cut out by one possessive pattern (brackets in
+    strings are not nesting), what remains is reduced to its brackets, and the depth is the
+    highest running sum of +1 per opener and -1 per closer. On valid JSON that is the
+    decoder's nesting depth; where the text stops being JSON the decoder fails there, no
+    deeper than this sum went. A 64 KB body costs about 1 ms at worst
+    (tests/unit/test_guards.py has the hostile shapes)."""
     if raw.count(b"[") + raw.count(b"{") <= max_depth:
         return False  # the common case: too few brackets to nest that deep
-    depth = 0
-    for token in _TOKENS.finditer(raw):
-        first = raw[token.start()]
-        if first in _OPENERS:
-            depth += 1
-            if depth > max_depth:
-                return True
-        elif first != 0x22:  # a closer (a string is skipped whole)
-            depth -= 1
-    return False
+    steps = _STRING.sub(b"", raw).translate(_STEPS, _NOT_BRACKETS)
+    return max(accumulate(array("b", steps)), default=0) > max_depth
 
 
 async def send_problem(scope: Scope, send: Send, error: ProblemError) -> None:

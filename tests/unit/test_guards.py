@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from infra.auth import issue
 from infra.guards import json_too_deep
@@ -57,6 +60,75 @@ def test_the_scan_agrees_with_the_decoder_where_it_stops() -> None:
         with pytest.raises(msgspec.DecodeError):
             msgspec.json.decode(raw)
     assert json_too_deep(b"[" * 10 + b"]" * 3 + b"[" * 40, 32)
+
+
+def depth_of(value: Any) -> int:
+    """A decoded value's nesting: 1 for an empty list or object, one more per level."""
+    if isinstance(value, list):
+        return 1 + max(map(depth_of, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(depth_of, value.values()), default=0)
+    return 0
+
+
+# Strings full of what fools a scanner: brackets, quotes, backslashes, escapes of each
+_TRICKY = st.text(alphabet=st.sampled_from('[]{}"\\/ab\n\t\u00e9\u2028'), max_size=12)
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _TRICKY,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TRICKY, inner, max_size=4),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_JSON, indent=st.sampled_from([None, 1]), ascii=st.booleans())
+def test_the_scan_agrees_with_a_parser_on_generated_json(
+    value: Any, indent: int | None, ascii: bool
+) -> None:
+    raw = json.dumps(value, indent=indent, ensure_ascii=ascii).encode()
+    depth = depth_of(msgspec.json.decode(raw))  # the real parser's reading of the same text
+    for limit in {0, 1, depth - 1, depth, depth + 1}:
+        if limit >= 0:
+            assert json_too_deep(raw, limit) == (depth > limit), (raw, limit)
+
+
+# Hostile bodies at the body limit (64 KB): each once cost the old scan seconds or more
+_LIMIT = 65_536
+HOSTILE = {
+    "unclosed escaped string": b'"' + b'\\"' * (_LIMIT // 2 - 40) + b"[" * 33,
+    "escaped quotes in an array": b'["' + b'\\"' * (_LIMIT // 2 - 40) + b"[" * 33,
+    "quotes": b'"' * _LIMIT,
+    "backslashes": b'"' + b"\\" * (_LIMIT - 1),
+    "empty pairs": b"[]" * (_LIMIT // 2),
+    "empty objects": b"[" + b"{}," * (_LIMIT // 3 - 1) + b"{}]",
+    "short strings": b"[" + b'"[",' * (_LIMIT // 4 - 1) + b"1]",
+    "deep objects": b'{"a":[' * (_LIMIT // 6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_bodies_at_the_limit_cost_little(name: str) -> None:
+    """Linear: about 1 ms each on a 2-core CI machine (the quadratic scan took a minute for
+    the first). The bound is 5 ms, the best of five runs, so a loaded machine passes."""
+    raw = HOSTILE[name]
+    assert len(raw) <= _LIMIT
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        json_too_deep(raw, 32)
+        best = min(best, time.perf_counter() - start)
+    assert best < 0.005, f"{name}: {best * 1000:.1f} ms"
+
+
+def test_hostile_bodies_are_judged_right() -> None:
+    assert not json_too_deep(HOSTILE["unclosed escaped string"], 32)  # all one string
+    assert not json_too_deep(HOSTILE["empty pairs"], 32)
+    assert json_too_deep(HOSTILE["deep objects"], 32)
+    assert json_too_deep(b'["\\\\"' + b"[" * 33, 32)  # a string of one backslash, then 34
 
 
 @pytest.mark.parametrize(
