@@ -68,6 +68,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     trusted_proxies: str = ""  # addresses/CIDRs, comma-separated, whose X-Forwarded-For is believed
     max_body_bytes: int = 65_536
     max_json_depth: int = 32
+    # The HTTP wire (infra/wire.py), per process: a request head (request line and headers)
+    # over this many bytes is answered 431; a head not whole this long after its first byte
+    # (or after the connection opened) is answered 408 and closed, as is a body that has not
+    # arrived whole this long after its head; past this many open connections a new one is
+    # answered 503 and closed (every live feed holds one).
+    max_head_bytes: int = 16_384
+    head_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    max_connections: int = 4_096
     # Live feeds (services/game/sse.py): a comment after this many idle seconds keeps proxies
     # and clients from taking a quiet stream for a dead one; a game's one reader per process
     # also reads the store this often without a wake-up (Redis may lose a message).
@@ -197,6 +206,10 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         fast_routes=_flag(e.get("FAST_ROUTES", "1")),
         max_body_bytes=int(e.get("MAX_BODY_BYTES", defaults.max_body_bytes)),
         max_json_depth=int(e.get("MAX_JSON_DEPTH", defaults.max_json_depth)),
+        max_head_bytes=int(e.get("MAX_HEAD_BYTES", defaults.max_head_bytes)),
+        head_timeout_s=float(e.get("HEAD_TIMEOUT_S", defaults.head_timeout_s)),
+        body_timeout_s=float(e.get("BODY_TIMEOUT_S", defaults.body_timeout_s)),
+        max_connections=int(e.get("MAX_CONNECTIONS", defaults.max_connections)),
         sse_heartbeat_s=float(e.get("SSE_HEARTBEAT_S", defaults.sse_heartbeat_s)),
         cors_allow_origins=e.get("CORS_ALLOW_ORIGINS", defaults.cors_allow_origins),
         cors_max_age_s=int(e.get("CORS_MAX_AGE_S", defaults.cors_max_age_s)),
