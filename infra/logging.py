@@ -5,12 +5,20 @@ Either way a line carries the request id, game id and command id bound where it 
 (infra/context.py). The JSON is the standard library's (`json.dumps` in a
 `logging.Formatter`): a few lines, no dependency to keep; python-json-logger would do the
 same with more options than needed here.
+
+A line is a record, whatever a client put in what it logs (a path with `%0a` in it, a name):
+in the text format every control character of a field is written as an escape (`\\n`,
+`\\x1b`, `\\u2028`), the message and its arguments included, and the lines of a traceback
+after the record's own are indented, so that no line a client wrote can start like a record.
+JSON encodes the C0 controls itself; the other characters a reader may take for the end of
+a line (NEL, U+2028, U+2029) and DEL and the C1 controls are escaped too.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 import traceback
 from datetime import UTC, datetime
@@ -20,6 +28,27 @@ from infra.context import FIELDS, current
 
 # A LogRecord's own attributes: anything else on a record came from `extra=` and is logged.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+# Controls (C0, DEL, C1), the line and paragraph separators, and the bidirectional overrides
+# and isolates, which can make a line read as another on a terminal.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# What JSON leaves as it is (it escapes U+0000 to U+001F) but a reader may split a line at.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    c = match.group()
+    return _SHORT.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def escaped(text: str) -> str:
+    """`text` with every control character written as an escape: one line, whatever it held."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 class ContextFilter(logging.Filter):
@@ -49,22 +78,27 @@ class JsonFormatter(logging.Formatter):
             line["exc"] = "".join(traceback.format_exception(*record.exc_info)).rstrip()
         elif record.stack_info:
             line["stack"] = record.stack_info
-        return json.dumps(line, default=str, ensure_ascii=False)
+        return _JSON_UNSAFE.sub(_json_escape, json.dumps(line, default=str, ensure_ascii=False))
 
 
 class TextFormatter(logging.Formatter):
-    """The plain format, with the bound ids after the message when there are any."""
-
-    def __init__(self) -> None:
-        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    """`time LEVEL logger: message [ids]`, each field escaped to one line; a traceback or
+    stack after it, its lines indented."""
 
     def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
-        ids = " ".join(f"{f}={v}" for f in FIELDS if (v := getattr(record, f, None)))
-        if not ids:
-            return text
-        head, newline, rest = text.partition("\n")  # after the message, before a traceback
-        return f"{head} [{ids}]{newline}{rest}"
+        text = (
+            f"{self.formatTime(record, self.datefmt)} {escaped(record.levelname)}"
+            f" {escaped(record.name)}: {escaped(record.getMessage())}"
+        )
+        ids = " ".join(f"{f}={escaped(str(v))}" for f in FIELDS if (v := getattr(record, f, None)))
+        if ids:
+            text = f"{text} [{ids}]"
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        for block in (record.exc_text, record.stack_info and self.formatStack(record.stack_info)):
+            if block:
+                text += "".join(f"\n  {escaped(line)}" for line in block.split("\n"))
+        return text
 
 
 def configure(level: str | int = "INFO", fmt: str = "text") -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -59,6 +60,49 @@ def test_text_lines_name_the_ids_after_the_message() -> None:
     with bind(request_id="r2", game_id="g2"):
         ContextFilter().filter(record)
     assert TextFormatter().format(record).endswith("x: moved [request_id=r2 game_id=g2]")
+
+
+# What a client can put in a path, a name or a header value that a reader takes for a new line
+# (or a terminal for a command): each must stay inside its record's one line.
+FORGED = "\n2030-01-01 00:00:00,000 INFO turnpost: forged"
+BREAKS = ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("brk", BREAKS)
+def test_a_text_line_escapes_controls_in_the_message_its_arguments_and_the_ids(brk: str) -> None:
+    # as uvicorn's access line is made: the path an argument (infra/process.py, log_config=None)
+    record = logging.LogRecord(
+        f"uvicorn{brk}access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5", "GET", f"/v1/games/g{brk}x{FORGED}\x1b[2J\u202e", "1.1", 404), None,
+    )  # fmt: skip
+    with bind(request_id=f"r{brk}1", game_id=f"g{FORGED}"):
+        ContextFilter().filter(record)
+    record.msg = record.msg + brk  # the message itself too
+    text = TextFormatter().format(record)
+    assert len(text.splitlines()) == 1, text
+    assert "\x1b" not in text and "\u202e" not in text and "\\x1b[2J\\u202e" in text
+    assert "\\n2030-01-01 00:00:00,000 INFO turnpost: forged" in text
+    assert f"/v1/games/g{brk.encode('unicode_escape').decode()}x" in text  # readable still
+    assert text.endswith("]") and "game_id=g\\n2030" in text
+
+
+def test_a_traceback_stays_below_its_record_each_of_its_lines_indented() -> None:
+    try:
+        raise ValueError(f"no such path /x{FORGED}\x1b[2J")
+    except ValueError:
+        record = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed", None, sys.exc_info())
+    first, *rest = TextFormatter().format(record).split("\n")
+    assert first.endswith("x: failed") and rest[0] == "  Traceback (most recent call last):"
+    assert all(line.startswith("  ") for line in rest), rest
+    assert "  2030-01-01 00:00:00,000 INFO turnpost: forged\\x1b[2J" in rest
+    assert "\x1b" not in "".join(rest)
+
+
+@pytest.mark.parametrize("brk", BREAKS)
+def test_a_json_line_holds_every_control_encoded(brk: str, lines: io.StringIO) -> None:
+    log.info("path %s", f"/v1/x{brk}{FORGED}\x7f\x9b")
+    assert len(lines.getvalue().splitlines()) == 1, lines.getvalue()
+    assert parsed(lines)[0]["msg"] == f"path /v1/x{brk}{FORGED}\x7f\x9b"
 
 
 def test_only_the_request_id_is_carried_and_a_carried_one_is_bound_again() -> None:
