@@ -20,6 +20,7 @@ from contracts.streams import GAMES, GameEvent
 from infra import tracing
 from infra.context import bind_carried
 from infra.db import connect_kwargs, redis_options
+from infra.errors import TRANSIENT
 from infra.eventstore.api import StoredEvent
 from infra.eventstore.outbox import Checkpoint, Outbox, PostgresOutbox
 from infra.metrics import RELAY_LAG_EVENTS, RELAY_LAG_SECONDS, serve_metrics
@@ -151,15 +152,14 @@ class FencedRelay:
         return len(batch)
 
 
-# What a lost Postgres or Redis connection raises: the relay reconnects (and re-locks).
-# InternalClientError: asyncpg's connection left mid-operation by a server shutting down
-# ("cannot switch to state 12; another operation (2) is in progress"); the relay died of it
-# in test_faults' Postgres restart, leaving the games stream silent.
+# What a lost Postgres or Redis connection raises: the relay reconnects (and re-locks). Every
+# outage (infra/errors.TRANSIENT, asyncpg's InternalClientError among them, as every process
+# takes it), and, its session being its lock, any error of its connections or its fence.
 CONNECTION_ERRORS = (
+    *TRANSIENT,
     OSError,
     asyncpg.PostgresError,
     asyncpg.InterfaceError,
-    asyncpg.InternalClientError,
     RedisError,
     Superseded,
 )

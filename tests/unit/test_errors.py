@@ -7,8 +7,12 @@ import errno
 import asyncpg
 import pytest
 import redis.exceptions
+from litestar import Litestar, get
+from litestar.testing import TestClient
 
-from infra.errors import backoff, is_transient
+from infra.errors import TRANSIENT, backoff, is_transient
+from infra.http import EXCEPTION_HANDLERS
+from services.game.relay import CONNECTION_ERRORS
 
 
 @pytest.mark.parametrize(
@@ -24,6 +28,9 @@ from infra.errors import backoff, is_transient
         asyncpg.TooManyConnectionsError("too many clients"),
         asyncpg.ConnectionDoesNotExistError("connection was closed"),
         asyncpg.InterfaceError("connection is closed"),
+        asyncpg.InternalClientError(
+            "cannot switch to state 12; another operation (2) is in progress"
+        ),
         redis.exceptions.ConnectionError("Connection refused"),
         redis.exceptions.TimeoutError("Timeout reading"),
         redis.exceptions.BusyLoadingError("loading the dataset"),
@@ -56,3 +63,29 @@ def test_backoff_doubles_up_to_its_cap_with_a_little_jitter() -> None:
     for attempt, full in [(0, 0.1), (1, 0.2), (3, 0.8), (7, 10.0), (10_000, 10.0)]:
         delay = backoff(attempt, 0.1, 10.0)
         assert 0.8 * full <= delay <= full
+
+
+LOST_MID_REQUEST = asyncpg.InternalClientError(
+    "cannot switch to state 12; another operation (2) is in progress"
+)
+
+
+@get("/v1/lost", sync_to_thread=False)
+def lost_mid_request() -> None:
+    raise LOST_MID_REQUEST
+
+
+def test_postgres_gone_mid_request_is_answered_503_with_retry_after() -> None:
+    """As PostgreSQL shutting down during a request left asyncpg's connection: an outage."""
+    app = Litestar([lost_mid_request], exception_handlers=EXCEPTION_HANDLERS)
+    with TestClient(app) as client:
+        answer = client.get("/v1/lost")
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "1"
+    assert answer.json()["code"] == "service_unavailable"
+
+
+def test_the_relay_reconnects_after_every_outage_the_services_wait_out() -> None:
+    """One classification: what an HTTP service answers 503 and a consumer waits out, the
+    relay reconnects after (services/game/relay.py, beside its own wider set)."""
+    assert set(TRANSIENT) <= set(CONNECTION_ERRORS)
+    assert isinstance(LOST_MID_REQUEST, CONNECTION_ERRORS) and is_transient(LOST_MID_REQUEST)
