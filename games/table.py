@@ -8,6 +8,11 @@ A seat's clock runs while a person must act there. With `per_move_s` every decis
 that long; with a bank, the time used is taken from the bank, and `increment_s` is added
 (up to `cap_s`) when the seat's turn ends. When a deadline passes, `on_timeout` decides:
 a bot makes that one move, a bot takes the seat for good, or the others may claim it.
+
+When the engine ends the game, the command that ended it also appends `game_over`: the
+engine's outcome as the table ranks it (`ranked`: forfeits last). That event is the game's
+result for every channel (the view's `outcome`, the feed and its words, the news); the
+engine's own end event says what happened on the board, not who won.
 """
 
 from __future__ import annotations
@@ -27,12 +32,13 @@ Standing = Literal["playing", "resigned", "timed_out", "bot"]
 
 
 class TableEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
-    seat: int
+    """An event of the table, in the game's stream beside the engine's."""
 
 
 class TurnStarted(TableEvent, frozen=True, tag="turn_started"):
     """The seat's clock runs from `at`; it must act by `deadline`."""
 
+    seat: int
     at: datetime
     deadline: datetime
 
@@ -40,11 +46,13 @@ class TurnStarted(TableEvent, frozen=True, tag="turn_started"):
 class TimeUsed(TableEvent, frozen=True, tag="time_used"):
     """The seat's clock stopped; `bank_s` is what its bank holds now (None: per-move clock)."""
 
+    seat: int
     used_s: float
     bank_s: float | None = None
 
 
 class TimedOut(TableEvent, frozen=True, tag="timed_out"):
+    seat: int
     deadline: datetime
     at: datetime
     on_timeout: OnTimeout
@@ -54,11 +62,13 @@ class TimedOut(TableEvent, frozen=True, tag="timed_out"):
 class SeatReturned(TableEvent, frozen=True, tag="seat_returned"):
     """After a bot's one move for it (bot_move), the person plays the seat again."""
 
+    seat: int
     at: datetime
     bank_s: float | None = None
 
 
 class Resigned(TableEvent, frozen=True, tag="resigned"):
+    seat: int
     at: datetime
     bot: str  # the level that plays the seat to the end
 
@@ -66,15 +76,26 @@ class Resigned(TableEvent, frozen=True, tag="resigned"):
 class SeatClaimed(TableEvent, frozen=True, tag="seat_claimed"):
     """Another player handed an overdue seat (policy `wait`) to a bot."""
 
+    seat: int
     by: int
     at: datetime
     bot: str
 
 
-AnyTableEvent = TurnStarted | TimeUsed | TimedOut | SeatReturned | Resigned | SeatClaimed
+class GameOver(TableEvent, frozen=True, tag="game_over"):
+    """The game's result: the engine's outcome as the table ranks it (`ranked`: a seat whose
+    person resigned or timed out below every other, `detail.forfeited` those seats), and
+    each seat's standing at the end (why a seat forfeited). Appended with the engine's events
+    that end the game. Logs from before it have none (`result` falls back on `ranked`)."""
+
+    outcome: Outcome
+    standings: tuple[Standing, ...]
+
+
+AnyTableEvent = TurnStarted | TimeUsed | TimedOut | SeatReturned | Resigned | SeatClaimed | GameOver
 TABLE_EVENT_TYPES: frozenset[str] = frozenset(
     t.__struct_config__.tag  # type: ignore[misc]
-    for t in (TurnStarted, TimeUsed, TimedOut, SeatReturned, Resigned, SeatClaimed)
+    for t in (TurnStarted, TimeUsed, TimedOut, SeatReturned, Resigned, SeatClaimed, GameOver)
 )
 
 
@@ -92,6 +113,7 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True):
     timing: Timing
     fill_level: str
     seats: tuple[TableSeat, ...]
+    outcome: Outcome | None = None  # the game's result, once `game_over` is in its log
 
 
 def timing_of(raw: Mapping[str, Any]) -> Timing:
@@ -148,6 +170,8 @@ def evolve(table: TableState, event: AnyTableEvent) -> TableState:
                 table, seat, standing="timed_out", bot=bot, once=False, running_since=None,
                 deadline=None, overdue=False,
             )  # fmt: skip
+        case GameOver(outcome=outcome):
+            return msgspec.structs.replace(table, outcome=outcome)
     raise TypeError(f"not a table event: {event!r}")
 
 
@@ -279,3 +303,20 @@ def ranked(outcome: Outcome, table: TableState) -> Outcome:
     winners = [s for s in range(len(ranks)) if ranks[s] == 1] if outcome.winners else []
     detail = {**outcome.detail, "forfeited": sorted(out)}
     return msgspec.structs.replace(outcome, ranks=ranks, winners=winners, detail=detail)
+
+
+def game_over(outcome: Outcome | None, table: TableState) -> list[GameOver]:
+    """`game_over` when the engine has just given its outcome (the table has none yet): the
+    last event of the command that ended the game; [] otherwise."""
+    if outcome is None or table.outcome is not None:
+        return []
+    standings = tuple(s.standing for s in table.seats)
+    return [GameOver(outcome=ranked(outcome, table), standings=standings)]
+
+
+def result(outcome: Outcome | None, table: TableState) -> Outcome | None:
+    """The game's result as every channel gives it: its `game_over`; for a game that ended
+    before that event existed, the engine's `outcome` ranked as `game_over` would have it."""
+    if table.outcome is not None:
+        return table.outcome
+    return ranked(outcome, table) if outcome is not None else None

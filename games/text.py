@@ -17,6 +17,7 @@ import msgspec
 
 from games.table import (
     AnyTableEvent,
+    GameOver,
     Resigned,
     SeatClaimed,
     SeatReturned,
@@ -114,4 +115,33 @@ def narrate_table(event: AnyTableEvent, names: Sequence[str]) -> str:
             return f"{who(names, seat)} resigned: {a(bot)} bot plays the seat to the end"
         case SeatClaimed(seat=seat, by=by, bot=bot):
             return f"{who(names, by)} handed {who(names, seat)}'s overdue seat to {a(bot)} bot"
+        case GameOver(outcome=outcome, standings=standings):
+            return result(outcome.winners, outcome.detail.get("forfeited", ()), standings, names)
     raise TypeError(f"not a table event: {event!r}")
+
+
+_LEFT = {"resigned": "resigned", "timed_out": "ran out of time"}
+
+
+def result(
+    winners: Sequence[int],
+    forfeited: Iterable[int],
+    standings: Sequence[str],
+    names: Sequence[str],
+) -> str:
+    """The game's result in words ("Ada wins: Bob resigned (ranked last)"): who won as the
+    table ranks it, and why a seat that may have scored more is ranked below the others."""
+    if not winners:
+        won = "Nobody wins"
+    else:
+        won = f"{listing(who(names, s) for s in winners)} {'wins' if len(winners) == 1 else 'win'}"
+    left = {s: standings[s] for s in sorted(forfeited) if 0 <= s < len(standings)}
+    why = [
+        f"{listing(who(names, s) for s, st in left.items() if st == standing)} {words}"
+        for standing, words in _LEFT.items()
+        if standing in left.values()
+    ]
+    if not why:
+        return won
+    stayed = len(left) < len(standings)  # else everyone forfeited: the engine's order stands
+    return f"{won}: {listing(why)}{' (ranked last)' if stayed else ''}"

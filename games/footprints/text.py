@@ -398,11 +398,12 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
             return f"{who(names, seat)} triggered the end by reaching the cairn"
         case EndTriggered(seat=seat):
             return f"{who(names, seat)} triggered the end: their panel is empty"
-        case GameEnded(scores=scores, winners=winners, solo=(points, won, achievement)):
+        case GameEnded(solo=(points, won, achievement)):
             result = "won" if won else "lost"
             return f"Game over: {who(names, 0)} {result} the solo game with {points} points ({achievement})"
-        case GameEnded(scores=scores, winners=winners):
+        case GameEnded(scores=scores):
+            # the points only: who won is the table's `game_over` (a seat that resigned and
+            # whose bot scored most does not win)
             board = ", ".join(f"{who(names, s)} {n}" for s, n in enumerate(scores))
-            won_by = listing(who(names, s) for s in winners)
-            return f"Game over: {won_by} {'wins' if len(winners) == 1 else 'win'} ({board})"
+            return f"Game over: {board}"
     raise TypeError(f"not a Footprints event: {event!r}")

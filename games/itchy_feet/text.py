@@ -290,10 +290,12 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
             return f"{who(names, seat)} kept one card and discarded {card(discarded)}"
         case CardKept(seat=seat, kept=kept, discarded=discarded):
             return f"{who(names, seat)} kept {card(kept or '?')} and discarded {card(discarded)}"
+        # what ended the game, not who won: that is the table's `game_over` (a seat that
+        # resigned and whose bot got there first does not win)
         case GameWon(seat=seat, reason="postcards"):
-            return f"{who(names, seat)} wins with four postcards"
+            return f"Game over: {who(names, seat)} holds four postcards"
         case GameWon(seat=seat):
-            return f"{who(names, seat)} reached the centre and wins"
+            return f"Game over: {who(names, seat)} reached the centre"
         case GameDrawn(reason=reason):
             why = "the turn limit passed" if reason == "turn_limit" else "no cards are left"
             return f"A draw: {why}"

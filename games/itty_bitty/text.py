@@ -140,9 +140,10 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
             return f"{who(names, seat)}'s last turn"
         case TurnBegan(seat=seat):
             return f"{who(names, seat)}'s turn"
-        case GameEnded(scores=scores, winners=winners, reason=reason):
+        case GameEnded(scores=scores, reason=reason):
+            # the coins only: who won is the table's `game_over` (a seat that resigned and
+            # whose bot scored most does not win)
             why = "eight collectors completed" if reason == "eight_collectors" else "stalemate"
             board = ", ".join(f"{who(names, s)} {n}" for s, n in enumerate(scores))
-            won = listing(who(names, s) for s in winners)
-            return f"Game over ({why}): {won} {'wins' if len(winners) == 1 else 'win'} ({board})"
+            return f"Game over ({why}): {board}"
     raise TypeError(f"not an itty bitty event: {event!r}")

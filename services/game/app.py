@@ -210,11 +210,12 @@ async def get_game(
 
 
 def _outcome(loaded: Loaded) -> dict[str, Any] | None:
-    """The engine's outcome, with people who resigned or timed out ranked last."""
-    outcome = loaded.rules.outcome(loaded.state)
-    if outcome is None:
+    """The game's result as its log's `game_over` says (people who resigned or timed out
+    ranked last); for a game that ended before that event, the same made from the engine's."""
+    result = tables.result(loaded.rules.outcome(loaded.state), loaded.table)
+    if result is None:
         return None
-    ranked: dict[str, Any] = msgspec.to_builtins(tables.ranked(outcome, loaded.table))
+    ranked: dict[str, Any] = msgspec.to_builtins(result)
     return ranked
 
 

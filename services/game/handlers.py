@@ -173,7 +173,7 @@ class GameService:
         events: list[Any] = rules.setup(options, len(record.seats), self._rng(record, 0))
         state = fold(rules, events)
         table = self.initial_table(record)
-        clocks = tables.after_command(table, self.to_act(rules, state), None, self.now())
+        clocks = self.table_after(rules, state, table, None)
         table = tables.fold(table, clocks)
         command_id = command_uuid("setup", game_id)
         await self._append(record, rules, state, table, 0, events + clocks, command_id, None)
@@ -337,7 +337,7 @@ class GameService:
                 continue
             read = True
             state = fold(rules, events, loaded.state)
-            clocks = tables.after_command(loaded.table, self.to_act(rules, state), seat, self.now())
+            clocks = self.table_after(rules, state, loaded.table, seat)
             try:
                 result = await self._append(
                     record,
@@ -354,6 +354,18 @@ class GameService:
                 continue  # someone moved meanwhile: decide again against the news (or 409)
             return self._accepted(result, request)
         return await self._stale(record, command_id, request, look, loaded.version)
+
+    def table_after(
+        self, rules: Any, state: Any, table: TableState, actor: int | None
+    ) -> list[AnyTableEvent]:
+        """The table's events after a command of `actor` that left the engine at `state`:
+        clocks stopped and started, then, if the command ended the game, its result
+        (`game_over`, ranked on the table as those leave it), in the command's own append."""
+        events = tables.after_command(table, self.to_act(rules, state), actor, self.now())
+        outcome = rules.outcome(state)
+        if outcome is not None:
+            events += tables.game_over(outcome, tables.fold(table, events))
+        return events
 
     @staticmethod
     def check_player(table: TableState, seat: int, by_bot: bool) -> None:
@@ -613,7 +625,7 @@ class GameService:
         for e in stored:
             event = self._decode(rules, e)
             if isinstance(event, TableEvent):
-                visible, text = event, narrate_table(event, names)
+                visible, text = event, narrate_table(event, names)  # type: ignore[arg-type]
             elif (visible := rules.redact(event, seat)) is not None:
                 text = words.narrate(visible, names)
             else:

@@ -16,6 +16,7 @@ from games.api import Outcome
 from games.table import (
     TABLE_EVENT_TYPES,
     AnyTableEvent,
+    GameOver,
     Resigned,
     SeatClaimed,
     SeatReturned,
@@ -31,9 +32,11 @@ from games.table import (
     evolve,
     fold,
     forfeited,
+    game_over,
     initial,
     overdue,
     ranked,
+    result,
     snapshot_schema,
     timeout,
     timing_of,
@@ -95,6 +98,7 @@ def test_table_event_types_are_the_tags() -> None:
         "seat_returned",
         "resigned",
         "seat_claimed",
+        "game_over",
     }
 
 
@@ -225,7 +229,7 @@ def test_used_time_is_never_negative() -> None:
 def test_bot_seats_get_no_clock_events() -> None:
     table = initial(PER_MOVE, "easy", ["easy", None, "hard"])
     events, table = step(table, {0, 1, 2}, None, at(0))
-    assert [e.seat for e in events] == [1]
+    assert [e.seat for e in events if not isinstance(e, GameOver)] == [1] == [len(events)]
     events, table = step(table, {0, 1, 2}, 0, at(5))
     assert events == []
     events, table = step(table, {0, 2}, 2, at(6))
@@ -774,6 +778,49 @@ def test_ranked_follows_standard_competition_ranking() -> None:
         assert result.winners == [s for s in range(n) if expected[s] == 1]
 
 
+# -- the result: game_over ---------------------------------------------------------------------
+
+
+def test_game_over_carries_the_ranked_outcome_and_each_seat_s_standing() -> None:
+    # seat 1 resigned, then its bot outscored seat 0: the result is seat 0's win
+    engine = outcome([2, 1], scores=[19, 28], detail={"reason": "end"})
+    table = table_with(2, resigned=(1,))
+    [over] = game_over(engine, table)
+    assert over == GameOver(
+        outcome=Outcome(
+            scores=[19, 28], ranks=[1, 2], winners=[0], detail={"reason": "end", "forfeited": [1]}
+        ),
+        standings=("playing", "resigned"),
+    )
+    after = evolve(table, over)
+    assert after.outcome == over.outcome and after.seats == table.seats
+    assert result(engine, after) == over.outcome
+
+
+def test_game_over_only_once_and_only_when_the_engine_has_an_outcome() -> None:
+    table = table_with(3, timed_out=(2,))
+    assert game_over(None, table) == []
+    [over] = game_over(outcome([1, 2, 3]), table)
+    assert game_over(outcome([1, 2, 3]), evolve(table, over)) == []
+
+
+def test_the_result_is_the_logged_one_else_the_ranked_engine_outcome() -> None:
+    table = table_with(2, resigned=(0,))
+    engine = outcome([1, 2])
+    assert result(None, table) is None  # not over
+    # a game that ended before game_over existed: ranked as game_over would have it
+    assert result(engine, table) == ranked(engine, table) == game_over(engine, table)[0].outcome
+    logged = Outcome(scores=[0, 0], ranks=[1, 1], winners=[0, 1])
+    over = GameOver(outcome=logged, standings=("resigned", "playing"))
+    assert result(engine, evolve(table, over)) is logged  # the log's word, never recomputed
+
+
+def test_game_over_survives_a_json_round_trip_as_stored() -> None:
+    [over] = game_over(outcome([1, 2], detail={"reason": "end"}), table_with(2, resigned=(0,)))
+    back = msgspec.json.decode(msgspec.json.encode(over), type=AnyTableEvent)
+    assert back == over and msgspec.json.encode(over).startswith(b'{"type":"game_over"')
+
+
 # -- stored timings and snapshots ---------------------------------------------------------------
 
 
@@ -835,6 +882,7 @@ def test_table_events_survive_a_msgpack_round_trip() -> None:
         SeatReturned(seat=1, at=at(32), bank_s=10.0),
         Resigned(seat=2, at=at(33), bot="easy"),
         SeatClaimed(seat=3, by=0, at=at(34), bot="hard"),
+        GameOver(outcome=outcome([2, 1]), standings=("resigned", "bot")),
     ]
     data = msgspec.msgpack.encode(events)
     assert msgspec.msgpack.decode(data, type=list[AnyTableEvent]) == events

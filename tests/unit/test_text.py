@@ -5,8 +5,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from games.api import Outcome
 from games.registry import narrator, registry
-from games.table import AnyTableEvent, Resigned, SeatClaimed, TimedOut, TimeUsed, TurnStarted
+from games.table import (
+    AnyTableEvent,
+    GameOver,
+    Resigned,
+    SeatClaimed,
+    TimedOut,
+    TimeUsed,
+    TurnStarted,
+)
 from games.testing import example_of, union_members
 from games.text import listing, narrate_table, who
 
@@ -44,6 +53,27 @@ def test_table_events_in_words() -> None:
     )
     claimed = SeatClaimed(seat=1, by=0, at=AT, bot="greedy")
     assert narrate_table(claimed, NAMES) == "Ada handed Bob's overdue seat to a greedy bot"
+
+
+def test_the_result_in_words_says_who_won_as_ranked_and_why_a_seat_is_last() -> None:
+    def over(winners: list[int], standings: tuple[str, ...], forfeited: list[int]) -> str:
+        ranks = [1 if s in winners else 2 for s in range(len(standings))]
+        detail = {"forfeited": forfeited} if forfeited else {}
+        result = Outcome(scores=[0] * len(ranks), ranks=ranks, winners=winners, detail=detail)
+        names = ["Ada", "Bob", "Cy"][: len(standings)]
+        return narrate_table(GameOver(outcome=result, standings=standings), names)  # type: ignore[arg-type]
+
+    assert over([1], ("playing", "playing"), []) == "Bob wins"
+    assert over([0, 1], ("playing", "bot"), []) == "Ada and Bob win"
+    assert over([], ("playing", "playing"), []) == "Nobody wins"
+    assert over([0], ("playing", "resigned"), [1]) == "Ada wins: Bob resigned (ranked last)"
+    three = ("playing", "timed_out", "resigned")
+    assert over([0], three, [1, 2]) == (
+        "Ada wins: Cy resigned and Bob ran out of time (ranked last)"
+    )
+    assert over([], ("resigned", "playing"), [0]) == "Nobody wins: Ada resigned (ranked last)"
+    # everyone forfeited: the engine's order stands, nobody is ranked below anyone for it
+    assert over([1], ("resigned", "resigned"), [0, 1]) == "Bob wins: Ada and Bob resigned"
 
 
 def test_seats_without_a_name() -> None:

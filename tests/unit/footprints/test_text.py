@@ -65,7 +65,8 @@ def test_secret_cards_stay_secret() -> None:
 
 def test_the_end() -> None:
     end = GameEnded(scores=(30, 41), parts=({}, {}), ranks=(2, 1), winners=(1,), solo=None)
-    assert text.narrate(end, NAMES) == "Game over: Bob wins (Ada 30, Bob 41)"
+    # the points, not who won: the table's game_over says that (forfeits ranked last)
+    assert text.narrate(end, NAMES) == "Game over: Ada 30, Bob 41"
     solo = GameEnded(scores=(52,), parts=({},), ranks=(1,), winners=(0,), solo=(52, True, "Chief"))
     assert text.narrate(solo, NAMES) == "Game over: Ada won the solo game with 52 points (Chief)"
 

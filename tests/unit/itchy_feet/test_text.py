@@ -10,6 +10,7 @@ from games.itchy_feet.model import (
     CardDrawn,
     CardKept,
     CardStolen,
+    GameWon,
     OfferTrade,
     Options,
     Recycle,
@@ -85,6 +86,11 @@ def test_public_moves() -> None:
     assert (
         text.narrate(trip, NAMES) == "Bob travelled home to Germany, paying passport-1 (Passport)"
     )
+    # what ended the game, not who won: the table's game_over says that (forfeits ranked last)
+    won = GameWon(seat=2, reason="centre")
+    assert text.narrate(won, NAMES) == "Game over: Cy reached the centre"
+    won = GameWon(seat=0, reason="postcards")
+    assert text.narrate(won, NAMES) == "Game over: Ada holds four postcards"
 
 
 def test_every_card_is_in_the_catalog_once_with_a_name() -> None:
