@@ -12,6 +12,10 @@ their data in `.embedded/`, stopped last (infra/embedded.py; TURNPOST_SERVERS fo
 Without TURNPOST_SECRET or TURNPOST_KEYS, every process gets this checkout's own secret
 (`.turnpost/secret`, made once, git-ignored), so a development stack is not forgeable either.
 
+Rate limits: a development stack's are relaxed (DEVELOPMENT_LIMITS, still counted: someone
+trying the API registers more players in ten minutes than production's 20 an hour per
+address); RATE_LIMITS=production keeps infra/settings.py's, and a RATE_LIMIT_* set wins.
+
 Metrics: the lobby and the game answer GET /metrics on their own port; every other process
 gets a METRICS_PORT of its own, from METRICS_PORT_BASE (9101) on, a free one where that is
 taken (another stack on this machine), printed at start; METRICS_PORT_BASE=0: none. The mcts
@@ -80,6 +84,31 @@ PROCESSES = {
     "notifier": [PY, "-m", "services.notifier"],
     "webhooks": worker("webhooks", "threads", "16", app="services.notifier.worker"),
 }
+
+
+# RATE_LIMIT_* under `make run`, each well above production's (infra/settings.py)
+DEVELOPMENT_LIMITS = {
+    "RATE_LIMIT_REGISTER": "600/minute",  # production: 20/hour per address
+    "RATE_LIMIT_ACTION": "1200/minute",
+    "RATE_LIMIT_WRITE": "600/minute",
+    "RATE_LIMIT_READ": "6000/minute",
+}
+
+
+def development_limits(env: dict[str, str]) -> str:
+    """Relax `env`'s rate limits for development (those it sets itself are kept) unless
+    RATE_LIMITS=production; the line that says which limits the stack runs with."""
+    if env.get("RATE_LIMITS", "").strip().lower() == "production":
+        return "turnpost: production rate limits (infra/settings.py), as RATE_LIMITS asks"
+    relaxed = {k: v for k, v in DEVELOPMENT_LIMITS.items() if k not in env}
+    env.update(relaxed)
+    if not relaxed:
+        return "turnpost: the rate limits RATE_LIMIT_* set"
+    named = ", ".join(f"{k.removeprefix('RATE_LIMIT_').lower()} {v}" for k, v in relaxed.items())
+    return (
+        f"turnpost: rate limits relaxed for development ({named}); production's:"
+        " RATE_LIMITS=production make run"
+    )
 
 
 HTTP = ("lobby", "game")  # their metrics are on their own port: GET /metrics
@@ -155,6 +184,7 @@ def run(environ: dict[str, str], root: str) -> int:
     # Text lines for the person watching (the ids after each message); LOG_FORMAT=json for
     # the lines compose and Kubernetes write.
     env.setdefault("LOG_FORMAT", "text")
+    print(development_limits(env), flush=True)
     # the web client (clients/web, the lobby's /play/) calls the game service on its own port
     env.setdefault("WEB_GAME_URL", f"http://127.0.0.1:{env.get('GAME_PORT', '8020')}")
     if not env.get("TURNPOST_SECRET") and not env.get("TURNPOST_KEYS", "").strip():
