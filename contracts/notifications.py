@@ -28,6 +28,17 @@ class Links(msgspec.Struct, frozen=True, kw_only=True):
     legal_actions: str  # GET: what the player may post now
 
 
+class GameResult(msgspec.Struct, frozen=True, kw_only=True):
+    """How a game ended, as its log's `game_over` event says and the game's view gives it
+    (`outcome`): a seat whose person resigned or timed out is ranked below every other,
+    whatever the bot that played it on scored. Public: every seat sees the same."""
+
+    winners: list[int]  # empty: nobody won (a draw, a solo game lost)
+    ranks: list[int]  # per seat, 1 for the winners; ties share a rank
+    scores: list[int]  # per seat, as the engine scored it (a forfeit's bot's points included)
+    forfeited: list[int]  # the seats whose person resigned or timed out
+
+
 class Notification(msgspec.Struct, frozen=True, kw_only=True):
     """`player_id`'s seat in `game_id` has news: it must act (`your_turn`), its deadline is
     near (`deadline_soon`), the game began (`game_started`) or ended (`game_finished`)."""
@@ -41,6 +52,9 @@ class Notification(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str
     deadline: str | None = None  # the seat's deadline (RFC 3339, Z), if its clock runs
     links: Links
+    # game_finished: the result (null for other news, and for a game whose log has no
+    # game_over: one that ended before the event existed; its view still has the outcome)
+    outcome: GameResult | None = None
 
     def key(self) -> str:
         """What makes it one notification: the same news derived twice has the same key

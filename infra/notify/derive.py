@@ -12,7 +12,8 @@ Two sources, one shape (contracts.notifications.Notification):
 
 A seat a bot plays (from the start, or since its person resigned or timed out) is never
 told it must act. A person whose seat a bot took over is still told the game ended: they
-are still ranked in it.
+are still ranked in it. `game_finished` carries the result as the game's log says it (its
+`game_over` event), never one made here.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from datetime import datetime, timedelta
 import msgspec
 
 from contracts.game import timestamp
-from contracts.notifications import Notification, NotificationType, links_for
+from contracts.notifications import GameResult, Notification, NotificationType, links_for
 from contracts.streams import GameEvent
 from games.registry import get as get_rules
 
@@ -35,6 +36,8 @@ class GameFacts(msgspec.Struct, frozen=True, kw_only=True):
     deadlines: Mapping[int, datetime]  # seat -> deadline of its running clock (turns.deadlines)
     # to_act after the command before this one; None when this command set the game up
     before: Iterable[int] | None
+    # the game's result when this command ended it (its game_over: infra/notify/facts.py)
+    outcome: GameResult | None = None
 
 
 class Clocks(msgspec.Struct, frozen=True, kw_only=True):
@@ -112,6 +115,7 @@ def deadlines_soon(
 def _tell(kind: NotificationType, event: GameEvent, seat: int, facts: GameFacts) -> Notification:
     deadline = facts.deadlines.get(seat) if kind == "your_turn" else None
     return Notification(
+        outcome=facts.outcome if kind == "game_finished" else None,
         type=kind,
         game_id=event.game_id,
         game=event.game,

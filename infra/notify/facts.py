@@ -10,17 +10,24 @@ import asyncpg
 import msgspec
 
 from contracts.game import SeatInfo
+from contracts.notifications import GameResult
 from contracts.streams import GameEvent
+from games.api import Outcome
 from infra.notify.derive import GameFacts
 
 # `before`: to_act as the last command before this envelope's left it (the events of the
 # envelope's own command before it are not batch ends); none at all: this is the set-up.
+# `outcome`: the envelope's own event's, when it is the game_over that ends the command that
+# ended the game (games/table.py: always its last event); a key lookup, so asked every time.
 _FACTS = """
 SELECT g.seats::text AS seats, t.deadlines::text AS deadlines,
        (SELECT (e.metadata -> 'to_act')::text FROM events e
         WHERE e.stream_id = 'game-' || g.id::text AND e.version < $2
           AND coalesce((e.metadata ->> 'batch_end')::boolean, true)
-        ORDER BY e.version DESC LIMIT 1) AS before
+        ORDER BY e.version DESC LIMIT 1) AS before,
+       (SELECT (e.data -> 'outcome')::text FROM events e
+        WHERE e.stream_id = 'game-' || g.id::text AND e.version = $2
+          AND e.type = 'game_over') AS outcome
 FROM games g LEFT JOIN turns t ON t.game_id = g.id
 WHERE g.id = $1"""
 
@@ -52,4 +59,18 @@ async def read_facts(conn: asyncpg.Pool | asyncpg.Connection, event: GameEvent) 
         players=players_of(row["seats"]),
         deadlines=deadlines_of(row["deadlines"]),
         before=before,
+        outcome=result_of(row["outcome"]),
+    )
+
+
+def result_of(outcome_json: str | None) -> GameResult | None:
+    """A game_over's `outcome` (games.api.Outcome as stored) as the news tells it."""
+    if outcome_json is None:
+        return None
+    outcome = msgspec.json.decode(outcome_json, type=Outcome)
+    return GameResult(
+        winners=outcome.winners,
+        ranks=outcome.ranks,
+        scores=outcome.scores,
+        forfeited=[int(s) for s in outcome.detail.get("forfeited", ())],
     )

@@ -292,6 +292,7 @@ async def test_a_receiver_failing_three_times_gets_the_news_once_on_the_fourth(
                 "game": f"/v1/games/{game_id}",
                 "legal_actions": f"/v1/games/{game_id}/legal-actions",
             },
+            "outcome": None,  # game_finished's result only
         }
         # exactly these fields: no card, no view, nothing of another seat's
         assert set(news) == {"type", "timestamp", "data"}

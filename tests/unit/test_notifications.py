@@ -10,9 +10,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from contracts.notifications import Notification
+from contracts.notifications import GameResult, Notification
 from contracts.streams import GameEvent
 from infra.notify.derive import Clocks, GameFacts, deadlines_soon, notifications, title_of
+from infra.notify.facts import result_of
 from infra.notify.ssrf import UnsafeURL, forbidden, vet_url
 from services.notifier.worker import backoff
 
@@ -40,7 +41,10 @@ def envelope(**kw: Any) -> GameEvent:
 def facts(before: Iterable[int] | None = (), **kw: Any) -> GameFacts:
     """`before`: to_act after the previous command (None: this one set the game up)."""
     return GameFacts(
-        players=kw.get("players", PLAYERS), deadlines=kw.get("deadlines", {}), before=before
+        players=kw.get("players", PLAYERS),
+        deadlines=kw.get("deadlines", {}),
+        before=before,
+        outcome=kw.get("outcome"),
     )
 
 
@@ -106,6 +110,23 @@ def test_the_end_tells_every_person_even_one_a_bot_replaced() -> None:
     assert told(out) == [("game_finished", 0), ("game_finished", 1), ("game_finished", 2)]
 
 
+def test_the_end_carries_the_result_the_log_s_game_over_gives_and_only_the_end_does() -> None:
+    # seat 1 resigned and its bot outscored seat 0: game_over ranks seat 0 first
+    stored = b'{"scores":[19,28,3,0],"ranks":[1,3,2,4],"winners":[0],"tie_break":null,'
+    stored += b'"detail":{"reason":"stalemate","forfeited":[1]}}'
+    result = result_of(stored.decode())
+    assert result == GameResult(
+        winners=[0], ranks=[1, 3, 2, 4], scores=[19, 28, 3, 0], forfeited=[1]
+    )
+    out = notifications(envelope(status="finished", to_act=[]), facts([0], outcome=result))
+    assert {n.type for n in out} == {"game_finished"} and all(n.outcome == result for n in out)
+    assert all(n.outcome is None for n in notifications(envelope(), facts([0], outcome=result)))
+    # a game whose log has no game_over (it ended before the event existed): no result
+    assert result_of(None) is None
+    old = notifications(envelope(status="finished", to_act=[]), facts([0]))
+    assert old and all(n.outcome is None for n in old)
+
+
 def test_a_game_of_bots_alone_tells_nobody() -> None:
     out = notifications(envelope(to_act=[0]), facts(before=None, players={}))
     assert out == []
@@ -124,7 +145,8 @@ def test_a_notification_names_nothing_private() -> None:
     for n in out:
         body = msgspec.json.decode(msgspec.json.encode(n))
         assert set(body) == {
-            "type", "game_id", "game", "title", "version", "seat", "player_id", "deadline", "links"
+            "type", "game_id", "game", "title", "version", "seat", "player_id", "deadline", "links",
+            "outcome",  # game_finished's result (public: the same for every seat), else null
         }  # fmt: skip
         assert "ittybit-" not in msgspec.json.encode(n).decode()
 
