@@ -21,7 +21,7 @@ from infra.logging import configure
 from infra.settings import Settings, from_env
 
 _FACTORY_ENV = "TURNPOST_APP_FACTORY"
-HTTP_PROTOCOL = "infra.wire:CoalescingHttpTools"  # httptools, a response in one send
+HTTP_PROTOCOL = "infra.wire:BoundedHttpTools"  # httptools, a response in one send, bounded
 
 
 def serve(

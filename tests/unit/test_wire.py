@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from infra.wire import CoalescingTransport
+from infra.wire import CoalescingTransport, WireBounds, set_bounds
 from tests.integration.serve import serving
 
 
@@ -106,7 +108,18 @@ async def app(scope: Any, receive: Any, send: Any) -> None:
             await asyncio.sleep(0.05)
         await send({"type": "http.response.body", "body": b"end", "more_body": False})
         return
-    body = scope["path"].encode()
+    if scope["path"] == "/echo":  # reads the whole body, answers its length
+        got = b""
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            got += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        body = b"%d" % len(got)
+    else:
+        body = scope["path"].encode()
     await send(
         {
             "type": "http.response.start",
@@ -161,3 +174,168 @@ async def test_a_client_that_closes_its_side_still_gets_its_answer(port: int) ->
         raw = await read_all(reader)
         writer.close()
         assert raw.startswith(b"HTTP/1.1 200 OK\r\n") and raw.endswith(b"/half"), raw
+
+
+# -- the bounds --------------------------------------------------------------------------------
+
+BOUNDS = WireBounds(max_head_bytes=2048, head_timeout_s=0.4, body_timeout_s=0.4, max_connections=6)
+
+
+@pytest.fixture
+async def bounded() -> AsyncIterator[int]:
+    """A server whose connections have small bounds (each read when a connection opens)."""
+    set_bounds(BOUNDS)
+    try:
+        async with serving(app) as client:
+            assert client.base_url.port is not None
+            yield client.base_url.port
+    finally:
+        set_bounds(None)
+
+
+async def answer(reader: asyncio.StreamReader, within: float = 3.0) -> tuple[int, dict[str, Any]]:
+    """The status and problem of a refusal, read to the connection's end (it must close)."""
+    return refusal(await asyncio.wait_for(reader.read(), within))
+
+
+async def dripped(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, pieces: list[bytes], pause: float
+) -> tuple[bytes, int]:
+    """Send the pieces `pause` apart until the server ends the connection: what it answered
+    and how many bytes were sent by then."""
+    answered = asyncio.create_task(asyncio.wait_for(reader.read(), 5))
+    sent = 0
+    for piece in pieces:
+        if answered.done():
+            break
+        writer.write(piece)
+        await writer.drain()
+        sent += len(piece)
+        await asyncio.sleep(pause)
+    return await answered, sent
+
+
+def refusal(raw: bytes) -> tuple[int, dict[str, Any]]:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert b"connection: close" in head.lower(), raw
+    return int(head.split(b" ", 2)[1]), json.loads(body)
+
+
+async def test_a_header_that_never_ends_is_refused_431_within_the_bound(bounded: int) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    writer.write(b"GET /x HTTP/1.1\r\nhost: x\r\nx-long: ")
+    # 200 reads of 512 bytes: 100 KB, far past the 2 KB bound
+    raw, sent = await dripped(reader, writer, [b"a" * 512] * 200, 0.005)
+    status, problem = refusal(raw)
+    assert status == 431 and problem["code"] == "head_too_large"
+    assert sent <= 2048 + 8 * 512  # refused once over the bound, not after the whole line
+    writer.close()
+
+
+async def test_a_large_head_in_one_read_is_refused_431(bounded: int) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    writer.write(b"GET /x HTTP/1.1\r\nhost: x\r\nx-big: " + b"b" * 3000 + b"\r\n\r\n")
+    status, problem = await answer(reader)
+    assert status == 431 and problem["status"] == 431
+    writer.close()
+
+
+async def test_heads_within_the_bound_pass_whole_or_in_pieces(bounded: int) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    head = b"GET /fits HTTP/1.1\r\nhost: x\r\nx-pad: " + b"p" * 1800 + b"\r\n\r\n"
+    writer.write(head)  # under the bound in one read
+    got = await asyncio.wait_for(reader.readuntil(b"/fits"), 3)
+    assert got.startswith(b"HTTP/1.1 200 OK")
+    for piece in (head[:700], head[700:1400], head[1400:]):  # and in three reads, in time
+        writer.write(piece)
+        await writer.drain()
+        await asyncio.sleep(0.05)
+    got = await asyncio.wait_for(reader.readuntil(b"/fits"), 3)
+    assert got.startswith(b"HTTP/1.1 200 OK")
+    writer.close()
+
+
+async def test_pipelined_heads_are_each_within_the_bound(bounded: int) -> None:
+    """Several requests in one read, together over the bound, each under it: all answered."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    one = b"GET /p HTTP/1.1\r\nhost: x\r\nx-pad: " + b"p" * 1500 + b"\r\n\r\n"
+    writer.write(one * 3 + b"GET /last HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+    raw = await read_all(reader)
+    assert raw.count(b"HTTP/1.1 200 OK") == 4 and raw.endswith(b"/last")
+    writer.close()
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [b"", b"GET /slow HTTP/1.1\r\n", b"GET /slow HTTP/1.1\r\nhost: x\r\nx-drip: a"],
+    ids=["nothing", "a request line", "an unfinished header"],
+)
+async def test_an_unfinished_head_is_answered_408_and_closed(bounded: int, sent: bytes) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    start = time.monotonic()
+    writer.write(sent)
+    status, problem = await answer(reader)
+    assert status == 408 and problem["code"] == "request_timeout"
+    assert BOUNDS.head_timeout_s <= time.monotonic() - start + 0.05 < 2.5
+    writer.close()
+
+
+async def test_a_dripped_head_is_cut_off_at_its_deadline(bounded: int) -> None:
+    """Slowloris: a byte now and then never resets the head's clock."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    start = time.monotonic()
+    writer.write(b"GET /drip HTTP/1.1\r\n")
+    raw, _ = await dripped(reader, writer, [b"x"] * 60, 0.05)
+    status, _ = refusal(raw)
+    assert status == 408 and time.monotonic() - start < 1.5
+    writer.close()
+
+
+async def test_a_stalled_body_is_answered_408_and_the_app_hears_the_client_left(
+    bounded: int,
+) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    writer.write(b"POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n0123456789")
+    status, problem = await answer(reader)
+    assert status == 408 and "body" in problem["detail"]
+    writer.close()
+
+
+async def test_a_body_that_arrives_in_time_is_read_whole(bounded: int) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    writer.write(b"POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 30\r\n\r\n")
+    for _ in range(3):
+        await asyncio.sleep(0.1)  # the body's three reads within its 0.4 s
+        writer.write(b"0123456789")
+    got = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n30"), 3)
+    assert got.startswith(b"HTTP/1.1 200 OK")
+    writer.close()
+
+
+async def test_an_idle_kept_alive_connection_is_the_keep_alive_timeout_s_not_408(
+    bounded: int,
+) -> None:
+    """Between requests uvicorn's keep-alive timeout closes an idle connection, silently."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    writer.write(b"GET /one HTTP/1.1\r\nhost: x\r\n\r\n")
+    await asyncio.wait_for(reader.readuntil(b"/one"), 3)
+    await asyncio.sleep(BOUNDS.head_timeout_s * 2)  # past the head's bound: no 408 comes
+    writer.write(b"GET /two HTTP/1.1\r\nhost: x\r\n\r\n")
+    got = await asyncio.wait_for(reader.readuntil(b"/two"), 3)
+    assert b"408" not in got
+    writer.close()
+
+
+async def test_connections_past_the_cap_are_answered_503(bounded: int) -> None:
+    held = [await asyncio.open_connection("127.0.0.1", bounded) for _ in range(6)]
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    status, problem = await answer(reader, within=1.0)  # at once, not at the head's deadline
+    assert status == 503 and problem["code"] == "too_many_connections"
+    writer.close()
+    for _, w in held:
+        w.close()
+    await asyncio.sleep(0.1)  # the server sees them go
+    reader, writer = await asyncio.open_connection("127.0.0.1", bounded)
+    writer.write(b"GET /again HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+    assert (await read_all(reader)).endswith(b"/again")
+    writer.close()
