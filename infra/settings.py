@@ -60,6 +60,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     webhook_disable_after_s: float = 86_400.0  # an endpoint failing this long is disabled
     webhook_retention_s: float = 7 * 86_400.0  # finished deliveries listed this long
     deadline_soon_s: float = 3_600.0  # deadline_soon this long before a deadline
+    # The open rooms (not started, not cancelled) a player may sit in at once, hosting or not:
+    # one more create or join is 409 too_many_open_rooms (services/lobby/rooms.py).
+    max_open_rooms_per_player: int = 20
     # Guards (infra/ratelimit.py, infra/guards.py). A limit is "N/second|minute|hour|day" or "off".
     rate_limit_register: str = "20/hour"  # POST /v1/players, per client address
     rate_limit_action: str = "120/minute"  # moves, resign, claim: per player
@@ -198,6 +201,9 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         ),
         webhook_retention_s=float(e.get("WEBHOOK_RETENTION_S", defaults.webhook_retention_s)),
         deadline_soon_s=float(e.get("DEADLINE_SOON_S", defaults.deadline_soon_s)),
+        max_open_rooms_per_player=int(
+            e.get("MAX_OPEN_ROOMS_PER_PLAYER", defaults.max_open_rooms_per_player)
+        ),
         rate_limit_register=e.get("RATE_LIMIT_REGISTER", defaults.rate_limit_register),
         rate_limit_action=e.get("RATE_LIMIT_ACTION", defaults.rate_limit_action),
         rate_limit_write=e.get("RATE_LIMIT_WRITE", defaults.rate_limit_write),

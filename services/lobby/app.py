@@ -196,9 +196,11 @@ def _rules(game: str) -> Any:
     responses=problems(
         400,
         401,
+        409,
         422,
         codes={
             **AUTH_CODES,
+            409: ["too_many_open_rooms"],
             422: [
                 "unknown_game",
                 "bad_seat_count",
@@ -294,7 +296,13 @@ async def get_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> R
         codes={
             **AUTH_CODES,
             404: ["unknown_room"],
-            409: ["room_not_open", "already_seated", "room_full", "seat_taken"],
+            409: [
+                "room_not_open",
+                "already_seated",
+                "room_full",
+                "seat_taken",
+                "too_many_open_rooms",
+            ],
             422: ["no_such_seat"],
         },
         body=True,

@@ -94,7 +94,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     async with pool.acquire() as conn:
         await migrate(conn)
     streams = RedisStreams(aioredis.Redis.from_url(settings.redis_url, **redis_options(settings)))
-    lobby = Lobby(pool)
+    lobby = Lobby(pool, settings.max_open_rooms_per_player)
     app.state.lobby = lobby
     app.state.tokens = Tokens(keyring, PostgresTokenLedger(pool), require_player=True)
     app.state.streams = streams

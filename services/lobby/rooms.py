@@ -28,8 +28,12 @@ DEFAULT_LEVEL = "greedy"  # of the bots that fill a room when nobody names a lev
 
 
 class Lobby:
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    """`max_open_rooms`: the open rooms a player may sit in at once (creating one or joining
+    one beyond is 409 too_many_open_rooms); bots are seated without it."""
+
+    def __init__(self, pool: asyncpg.Pool, max_open_rooms: int = 20) -> None:
         self.pool = pool
+        self.max_open_rooms = max_open_rooms
 
     # -- players -----------------------------------------------------------------------------
 
@@ -71,6 +75,7 @@ class Lobby:
             self._check_level(game, fill_level)
         room_id = f"r-{uuid.uuid4()}"
         async with self.pool.acquire() as conn, conn.transaction():
+            await self._may_sit(conn, host)
             await conn.execute(
                 """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
                                       fill_level, fill_with_bots_after_s, auto_start, fill_due_at)
@@ -133,6 +138,7 @@ class Lobby:
             if any(s.player_id == player_id for s in room.seats):
                 raise ProblemError(409, "already_seated", "you already have a seat in this room")
             seat = self._free_seat(room, seat)
+            await self._may_sit(conn, player_id)
             await conn.execute(
                 "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
                 room_id,
@@ -350,6 +356,26 @@ class Lobby:
             seat,
             bot_id,
         )
+
+    async def _may_sit(self, conn: asyncpg.Connection, player_id: str) -> None:
+        """409 too_many_open_rooms if the player sits in `max_open_rooms` open rooms already.
+
+        The player's row is held until the transaction ends, so their creates and joins
+        count one at a time (each in a room of its own, whose lock would not order them).
+        FOR NO KEY UPDATE: a seat's or a room's reference to the player (FOR KEY SHARE) does
+        not wait on it. Rooms are locked before the player, never after."""
+        await conn.execute("SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE", player_id)
+        held = await conn.fetchval(
+            """SELECT count(*) FROM room_seats s JOIN rooms r ON r.id = s.room_id
+               WHERE s.player_id = $1 AND r.status = 'open'""",
+            player_id,
+        )
+        if held >= self.max_open_rooms:
+            raise ProblemError(
+                409,
+                "too_many_open_rooms",
+                f"you sit in {held} open rooms, as many as one may; leave or start one first",
+            )
 
     async def _locked(self, conn: asyncpg.Connection, room_id: str) -> Room:
         if not await conn.fetchval("SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE", room_id):

@@ -429,3 +429,83 @@ async def test_list_filters_and_pages(client: httpx.AsyncClient) -> None:
     problem(await client.get("/v1/rooms", params={"status": "lost"}), 400, "malformed_request")
     problem(await client.get("/v1/rooms", params={"limit": 0}), 400, "malformed_request")
     problem(await client.get("/v1/rooms", params={"cursor": "garbage"}), 400, "bad_cursor")
+
+
+async def test_a_player_sits_in_so_many_open_rooms_at_once(settings: Settings) -> None:
+    """Hosting or joining alike; a room left, started or cancelled no longer counts."""
+    async with serving(
+        create_app(msgspec.structs.replace(settings, max_open_rooms_per_player=3))
+    ) as c:
+        ada, bob = await player(c, "Ada"), await player(c, "Bob")
+        mine = [await room(c, ada) for _ in range(2)]
+        bobs = [await room(c, bob) for _ in range(2)]
+        joined = await c.post(f"/v1/rooms/{bobs[0]['id']}/join", headers=auth(ada))
+        assert joined.status_code == 200, joined.text  # the third
+        again = await c.post(
+            "/v1/rooms", json={"game": "itty-bitty", "seats": 2}, headers=auth(ada)
+        )
+        problem(again, 409, "too_many_open_rooms")
+        assert "3 open rooms" in again.json()["detail"]
+        problem(
+            await c.post(f"/v1/rooms/{bobs[1]['id']}/join", headers=auth(ada)),
+            409,
+            "too_many_open_rooms",
+        )
+        seated = [
+            s["player_id"] for s in (await c.get(f"/v1/rooms/{bobs[1]['id']}")).json()["seats"]
+        ]
+        assert ada["id"] not in seated
+        # left (cancelled: nobody else was in it): one place again
+        assert (
+            await c.post(f"/v1/rooms/{mine[0]['id']}/leave", headers=auth(ada))
+        ).status_code == 200
+        await room(c, ada)
+        problem(
+            await c.post(f"/v1/rooms/{bobs[1]['id']}/join", headers=auth(ada)),
+            409,
+            "too_many_open_rooms",
+        )
+        # started: no longer open
+        start = await c.post(
+            f"/v1/rooms/{mine[1]['id']}/start", json={"fill_bots": "random"}, headers=auth(ada)
+        )
+        assert start.status_code in (200, 202), start.text
+        assert (
+            await c.post(f"/v1/rooms/{bobs[1]['id']}/join", headers=auth(ada))
+        ).status_code == 200
+        # the others are not held by ada's cap, nor bots by anyone's
+        assert (
+            await c.post(
+                f"/v1/rooms/{bobs[1]['id']}/bots", json={"level": "random"}, headers=auth(bob)
+            )
+        ).status_code == 200
+        await room(c, bob)
+
+
+async def test_the_open_rooms_cap_holds_under_concurrent_creates_and_joins(
+    settings: Settings,
+) -> None:
+    """Each create or join of a player locks its own room, if any: the player's row orders them."""
+    capped = msgspec.structs.replace(
+        settings, max_open_rooms_per_player=3, rate_limit_write="10000/minute"
+    )
+    async with serving(create_app(capped)) as c:
+        ada = await player(c, "Ada")
+        hosts = [await player(c, f"Host {i}") for i in range(6)]
+        theirs = [await room(c, h) for h in hosts]
+        for _ in range(3):
+            answers = await asyncio.gather(
+                *[
+                    c.post("/v1/rooms", json={"game": "itty-bitty", "seats": 2}, headers=auth(ada))
+                    for _ in range(6)
+                ],
+                *[c.post(f"/v1/rooms/{r['id']}/join", headers=auth(ada)) for r in theirs],
+            )
+            taken = [a for a in answers if a.status_code in (200, 201)]
+            assert len(taken) == 3, [a.status_code for a in answers]
+            for a in answers:
+                if a not in taken:
+                    problem(a, 409, "too_many_open_rooms")
+            for a in taken:  # leave them all for the next round
+                left = await c.post(f"/v1/rooms/{a.json()['id']}/leave", headers=auth(ada))
+                assert left.status_code == 200, left.text
