@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: install services migrate run test test-unit bench tournament mutate lint types check clean
+.PHONY: install services migrate run test test-unit bench tournament mutate record-corpus lint types check clean
 
 install: $(VENV)/.installed
 
@@ -50,6 +50,11 @@ tournament: install
 # make mutate MODULE=games/itty_bitty/payments.py TESTS=tests/unit/itty_bitty (TESTS: one or more)
 mutate: install
 	$(PY) -m tests.mutate $(MODULE) $(addprefix --tests ,$(TESTS))
+
+# the corpus of recorded game logs every test run replays (tests/corpus/README.md): adds the
+# logs this version lacks; REHASH=1 adds the final state's hash under a new state shape
+record-corpus: install
+	$(PY) -m tests.corpus.record $(if $(REHASH),--rehash)
 
 lint: install
 	$(VENV)/bin/ruff check .
