@@ -68,6 +68,14 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     outcome: dict[str, Any] | None
     standings: list[SeatStanding]
     clock: Clock | None  # null when the room has no clock
+    rules_version: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1,
+            description="The version of the game's rules this game plays under: the one it "
+            "began under, kept to its end whatever version new games get",
+        ),
+    ] = 1
 
 
 class Claim(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

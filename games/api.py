@@ -100,6 +100,11 @@ class Rules(Protocol[S, A, E, O]):
     name: str
     seats: range
     schema_version: int  # bump when the state's shape changes: old snapshots are ignored
+    # The rules new games are set up under. A game records it in its setup event and keeps it
+    # in its state (`state.rules`, 1 in logs from before versions were recorded): bump it when
+    # `decide` would rule a move otherwise or `evolve` would read an event otherwise, and keep
+    # the old path for games begun under the old version (tests/corpus replays their logs).
+    rules_version: int
     state_type: type[S]
     action_type: Any  # a tagged union of action Structs
     event_type: Any  # a tagged union of event Structs
@@ -121,6 +126,11 @@ class Rules(Protocol[S, A, E, O]):
     # Used by games/testing.py to check conservation and secrecy generically.
     def inventory(self, state: S) -> Mapping[str, Sequence[str]]: ...
     def holdings(self, state: S, seat: int) -> frozenset[str]: ...
+
+
+def rules_version_of(state: Any) -> int:
+    """The rules version a game plays under (Rules.rules_version): its state's `rules`."""
+    return int(getattr(state, "rules", 1))
 
 
 def fold(rules: Rules[S, A, E, O], events: Sequence[E], state: S | None = None) -> S:

@@ -91,6 +91,7 @@ def evolve(content: Content, state: State | None, event: Event) -> State:
                 return State(
                     seats=event.seats,
                     options=event.options,
+                    rules=event.rules,
                     tiles=event.tiles,
                     turned=event.turned,
                     houses=event.houses,

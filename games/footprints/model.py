@@ -256,6 +256,7 @@ class GameSetUp(Event, frozen=True, tag="game_set_up"):
     caves: tuple[tuple[str, str], ...]  # site -> cave token, face up
     clans: tuple[str, ...]  # per seat
     first_seat: int
+    rules: int = 1  # the rules version the game plays under (games/api.Rules.rules_version)
 
 
 class DeckBuilt(Event, frozen=True, tag="deck_built"):
@@ -507,6 +508,7 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
 class State(msgspec.Struct, frozen=True, kw_only=True):
     seats: int
     options: Options
+    rules: int = 1  # the rules version it began under: decide keeps to it
     tiles: tuple[str, ...]
     turned: tuple[bool, ...]
     houses: tuple[tuple[str, int], ...]

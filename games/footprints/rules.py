@@ -69,6 +69,7 @@ class Footprints:
     name = "Footprints"
     seats = range(1, 7)
     schema_version = 2  # 2: a drawn footprint card waits alone, the cards still owed with it
+    rules_version = 1  # the rules new games play under (games/api.Rules.rules_version)
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent
@@ -100,6 +101,7 @@ class Footprints:
             caves=tuple(zip((s.id for s in sites), tokens, strict=True)),
             clans=tuple(rng.sample(sorted(c.clans), seats)),
             first_seat=rng.randrange(seats),
+            rules=self.rules_version,
         )
         t = Table(c, evolve(c, None, set_up), rng)
         t.events.append(set_up)

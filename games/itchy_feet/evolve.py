@@ -102,6 +102,7 @@ def evolve(content: Content, state: State | None, event: Event) -> State:
                 return State(
                     seats=n,
                     options=options,
+                    rules=event.rules,
                     centre=centre,
                     homes=homes,
                     first_seat=first,

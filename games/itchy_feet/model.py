@@ -266,6 +266,7 @@ class GameSetUp(Event, frozen=True, tag="game_set_up"):
     centre: str
     homes: tuple[str, ...]
     first_seat: int  # whose home capital is closest to the centre's
+    rules: int = 1  # the rules version the game plays under (games/api.Rules.rules_version)
 
 
 class CharactersDealt(Event, frozen=True, tag="characters_dealt"):
@@ -518,6 +519,7 @@ AnyEvent = (
 class State(msgspec.Struct, frozen=True, kw_only=True):
     seats: int
     options: Options
+    rules: int = 1  # the rules version it began under: decide keeps to it
     centre: str
     homes: tuple[str, ...]
     first_seat: int

@@ -89,6 +89,7 @@ class ItchyFeet:
     name = "Itchy Feet: The Travel Game"
     seats = range(2, 7)
     schema_version = 2
+    rules_version = 1  # the rules new games play under (games/api.Rules.rules_version)
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent
@@ -110,7 +111,12 @@ class ItchyFeet:
         # "The player whose country card is geographically closest to the centre goes first."
         first = min(range(seats), key=lambda s: (self.content.distance_km(homes[s], centre), s))
         set_up = GameSetUp(
-            seats=seats, options=options, centre=centre, homes=homes, first_seat=first
+            seats=seats,
+            options=options,
+            centre=centre,
+            homes=homes,
+            first_seat=first,
+            rules=self.rules_version,
         )
         tx = Tx(self.content, evolve(self.content, None, set_up), rng)
         tx.events.append(set_up)

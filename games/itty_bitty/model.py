@@ -87,6 +87,7 @@ class GameSetUp(Event, frozen=True, tag="game_set_up"):
 
     seats: int
     first_seat: int
+    rules: int = 1  # the rules version the game plays under (games/api.Rules.rules_version)
 
 
 class IttybitsDealt(Event, frozen=True, tag="ittybits_dealt"):
@@ -195,6 +196,7 @@ class Hand(msgspec.Struct, frozen=True, kw_only=True):
 class State(msgspec.Struct, frozen=True, kw_only=True):
     seats: int
     first_seat: int
+    rules: int = 1  # the rules version it began under: decide keeps to it
     # Kept sorted: the order is drawn at random in decide. A supply is empty only while its
     # discard is empty too (it is restocked the moment it runs out: supply.py).
     ittybit_supply: tuple[CardId, ...]

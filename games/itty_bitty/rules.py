@@ -67,6 +67,7 @@ class IttyBitty:
     name = "The itty bitty card game"
     seats = range(2, 5)
     schema_version = 2
+    rules_version = 1  # the rules new games play under (games/api.Rules.rules_version)
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent
@@ -84,7 +85,7 @@ class IttyBitty:
     def setup(self, options: Options, seats: int, rng: Rng) -> list[Event]:
         if seats not in self.seats:
             raise IllegalAction("bad_seat_count", f"{self.name} seats 2 to 4 players")
-        set_up = GameSetUp(seats=seats, first_seat=rng.randrange(seats))
+        set_up = GameSetUp(seats=seats, first_seat=rng.randrange(seats), rules=self.rules_version)
         supply = Supply(self.evolve(None, set_up), rng)
         events = supply.events
         events.append(set_up)
@@ -109,10 +110,11 @@ class IttyBitty:
     def evolve(self, state: State | None, event: Event) -> State:
         if state is None:
             match event:
-                case GameSetUp(seats=n, first_seat=first):
+                case GameSetUp(seats=n, first_seat=first, rules=version):
                     return State(
                         seats=n,
                         first_seat=first,
+                        rules=version,
                         ittybit_supply=tuple(sorted(self.content.ittybits)),
                         collector_supply=tuple(sorted(self.content.collectors)),
                         hands=tuple(Hand() for _ in range(n)),

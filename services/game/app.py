@@ -32,6 +32,7 @@ from contracts.game import (
 )
 from contracts.problems import ProblemError
 from games import table as tables
+from games.api import rules_version_of
 from games.registry import narrator, registry
 from games.schemas import openapi_components
 from games.table import TableState
@@ -118,6 +119,7 @@ async def game_view(
             for i, s in enumerate(loaded.table.seats)
         ],
         clock=_clock(loaded.table),
+        rules_version=rules_version_of(state),
     )
 
 

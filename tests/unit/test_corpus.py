@@ -9,11 +9,14 @@ versioned path or a documented migration (tests/corpus/README.md), never re-rule
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from games import table as tables
+from games.api import rules_version_of
 from games.registry import registry
 from tests.corpus.record import LOGS, read, stories
 from tests.corpus.replay import Diverged, replay
@@ -84,3 +87,46 @@ def test_an_event_read_otherwise_changes_the_hash(monkeypatch: pytest.MonkeyPatc
     )
     result = replay(header, lines)
     assert result.hash != header["final"][str(result.schema)]
+
+
+@pytest.mark.parametrize("game", sorted(registry()))
+async def test_a_game_keeps_the_rules_version_it_began_under(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game set up under version 1 plays under 1 after new games get 2 (its state and the
+    view say so); a log from before versions were recorded reads as 1."""
+    from contracts.streams import RoomStarted, StartedSeat
+    from infra.auth import Principal
+    from infra.eventstore.memory import MemoryEventStore
+    from services.game.app import game_view
+    from services.game.handlers import GameService
+    from services.game.live import Waiters
+    from services.game.repository import MemoryGamesRepository
+
+    store = MemoryEventStore()
+    svc = GameService(store, MemoryGamesRepository(store), Waiters())
+    rules = registry()[game]
+    seats = max(2, rules.seats.start)
+
+    async def begin(room: str) -> str:
+        started = [StartedSeat(seat=i, player_id=f"p{i}") for i in range(seats)]
+        return await svc.create_from_room(RoomStarted(room_id=room, game=game, seats=started))
+
+    old = await begin("old")
+    monkeypatch.setattr(type(rules), "rules_version", 2)
+    new = await begin("new")
+    me = Principal(player_id="p0", name="P0")
+    for game_id, version in ((old, 1), (new, 2)):
+        loaded = await svc.load(game_id)
+        assert rules_version_of(loaded.state) == version
+        assert (await game_view(svc, me, game_id, None)).rules_version == version
+    # a log recorded before any version was (the corpus' r1): version 1
+    _, lines = next(read(p) for p in FILES if read(p)[0]["game"] == game)
+    setup = lines[0]["events"]
+    assert not any("rules" in e["data"] for e in setup)
+    first = msgspec.json.Decoder(rules.event_type)
+    state = None
+    for row in setup:
+        if row["type"] not in tables.TABLE_EVENT_TYPES:
+            state = rules.evolve(state, first.decode(json.dumps(row["data"])))
+    assert rules_version_of(state) == 1
