@@ -74,7 +74,7 @@ function optionFields(game) {
       return html`<label class="opt">${words(name)}
         <select name="opt:${name}">${prop.enum.map(
           (v) => html`<option value="${v}" ${v === prop.default ? "selected" : ""}>${words(v)}</option>`
-        )}</select></label>`;
+        )}</select>${prop.description ? html`<small class="hint">${prop.description}</small>` : ""}</label>`;
     }
     return "";
   });

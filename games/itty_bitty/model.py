@@ -2,15 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 CardId = str
 
 
+LastTurn = Literal["one_collector", "any_collectors"]
+
+
 class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Room options. The rulebook has none; the end threshold is the rulebook's 8."""
+    """Room options. The end threshold is the rulebook's 8.
+
+    `last_turn`: what each other seat's last turn after the end is triggered allows:
+    `one_collector` (the rulebook's general rule, "You may only complete one collector card
+    per turn": one completion ends the turn) or `any_collectors` (the turn's words, "one
+    more turn to complete any collector cards", read as lifting that limit: complete one at
+    a time, then pass). RULES.md, "End of game"."""
+
+    last_turn: Annotated[
+        LastTurn,
+        msgspec.Meta(
+            description="After the end is triggered, each other player's last turn may "
+            "complete one collector (the rulebook's general rule) or any number of them"
+        ),
+    ] = "one_collector"
+
+
+# Games begun under rules version 1 (before the option) read "any collectors" there.
+BEFORE_LAST_TURN_OPTION = Options(last_turn="any_collectors")
 
 
 # -- questions: what one seat must answer (games/questions.py) -----------------------------
@@ -88,6 +109,8 @@ class GameSetUp(Event, frozen=True, tag="game_set_up"):
     seats: int
     first_seat: int
     rules: int = 1  # the rules version the game plays under (games/api.Rules.rules_version)
+    # the room's options (since rules version 2; a version 1 game: BEFORE_LAST_TURN_OPTION)
+    options: Options = Options()
 
 
 class IttybitsDealt(Event, frozen=True, tag="ittybits_dealt"):
@@ -141,6 +164,7 @@ class TurnPassed(Event, frozen=True, tag="turn_passed"):
 
 class EndTriggered(Event, frozen=True, tag="end_triggered"):
     seat: int
+    last_turn: LastTurn | None = None  # what the others' last turns allow (None: before v2)
 
 
 class TurnBegan(Event, frozen=True, tag="turn_began"):
@@ -197,6 +221,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     seats: int
     first_seat: int
     rules: int = 1  # the rules version it began under: decide keeps to it
+    options: Options = BEFORE_LAST_TURN_OPTION
     # Kept sorted: the order is drawn at random in decide. A supply is empty only while its
     # discard is empty too (it is restocked the moment it runs out: supply.py).
     ittybit_supply: tuple[CardId, ...]

@@ -12,6 +12,7 @@ from games.api import IllegalAction, Outcome, Rng, Unavailable, View, fold
 from games.itty_bitty import secrecy, views
 from games.itty_bitty.content import Content, load
 from games.itty_bitty.model import (
+    BEFORE_LAST_TURN_OPTION,
     Action,
     AnyAction,
     AnyEvent,
@@ -67,7 +68,9 @@ class IttyBitty:
     name = "The itty bitty card game"
     seats = range(2, 5)
     schema_version = 2
-    rules_version = 1  # the rules new games play under (games/api.Rules.rules_version)
+    # The rules new games play under (games/api.Rules.rules_version). 2: the `last_turn`
+    # option (default one collector); a game of version 1 completes any in its last turn.
+    rules_version = 2
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent
@@ -85,7 +88,9 @@ class IttyBitty:
     def setup(self, options: Options, seats: int, rng: Rng) -> list[Event]:
         if seats not in self.seats:
             raise IllegalAction("bad_seat_count", f"{self.name} seats 2 to 4 players")
-        set_up = GameSetUp(seats=seats, first_seat=rng.randrange(seats), rules=self.rules_version)
+        set_up = GameSetUp(
+            seats=seats, first_seat=rng.randrange(seats), rules=self.rules_version, options=options
+        )
         supply = Supply(self.evolve(None, set_up), rng)
         events = supply.events
         events.append(set_up)
@@ -110,11 +115,12 @@ class IttyBitty:
     def evolve(self, state: State | None, event: Event) -> State:
         if state is None:
             match event:
-                case GameSetUp(seats=n, first_seat=first, rules=version):
+                case GameSetUp(seats=n, first_seat=first, rules=version, options=options):
                     return State(
                         seats=n,
                         first_seat=first,
                         rules=version,
+                        options=options if version >= 2 else BEFORE_LAST_TURN_OPTION,
                         ittybit_supply=tuple(sorted(self.content.ittybits)),
                         collector_supply=tuple(sorted(self.content.collectors)),
                         hands=tuple(Hand() for _ in range(n)),
@@ -308,7 +314,9 @@ class IttyBitty:
             case CompleteCollector():
                 events.append(self._complete(state, seat, action))
                 if len(hand.completed) + 1 >= COLLECTORS_TO_END and not last_turn:
-                    events.append(EndTriggered(seat=seat))
+                    # a game of rules version 1 said nothing of its last turns
+                    said = state.options.last_turn if state.rules >= 2 else None
+                    events.append(EndTriggered(seat=seat, last_turn=said))
             case PassTurn():
                 if not last_turn and self._can_act(state, seat):
                     raise IllegalAction(
@@ -321,7 +329,11 @@ class IttyBitty:
         restocked = restock(after)  # a discard made while its supply was out restocks it
         events += restocked
         after = fold(self, restocked, after)
-        if after.hands[seat].choice or (last_turn and isinstance(action, CompleteCollector)):
+        if after.hands[seat].choice or (
+            last_turn
+            and isinstance(action, CompleteCollector)
+            and state.options.last_turn == "any_collectors"
+        ):
             return events  # the turn goes on: keep one of two; or complete another, or pass
         if state.current is None:  # starting hands: play begins once every seat has kept one
             return events + ([] if self.to_act(after) else [TurnBegan(seat=state.first_seat)])

@@ -134,8 +134,12 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
             )
         case TurnPassed(seat=seat):
             return f"{who(names, seat)} passed"
-        case EndTriggered(seat=seat):
-            return f"{who(names, seat)} triggered the end: everyone else has one last turn"
+        case EndTriggered(seat=seat, last_turn=last_turn):
+            to_do = {
+                "one_collector": " to complete one collector",
+                "any_collectors": " to complete any collectors",
+            }.get(last_turn or "", "")
+            return f"{who(names, seat)} triggered the end: everyone else has one last turn{to_do}"
         case TurnBegan(seat=seat, last_round=True):
             return f"{who(names, seat)}'s last turn"
         case TurnBegan(seat=seat):

@@ -22,7 +22,7 @@ a bot move on a timeout, a bot takeover, a claim of an overdue seat). Moves are 
 bot's three times in four, else random among the legal ones (from the seed), so the games
 end in a few hundred events and the logs still walk odd corners.
 
-Files are named `<game>-<label>-<story>.ndjson`; an existing file is never overwritten
+Files are named `<game>-r<rules_version>-<story>.ndjson`; an existing file is never overwritten
 (a log, once recorded, is what a past version wrote). `--rehash` adds the current code's
 hash of the final state to every existing log whose engine state changed shape (a new
 `schema`), after checking that the log still folds to the outcome it recorded: a change of
@@ -294,12 +294,12 @@ def read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return header, lines
 
 
-def record(out: Path, label: str) -> list[Path]:
+def record(out: Path, label: str | None = None) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     made = []
     for game, rules in registry().items():
         for n, story in enumerate(stories(rules)):
-            path = out / f"{game}-{label}-{story.name}.ndjson"
+            path = out / f"{game}-{label or f'r{rules.rules_version}'}-{story.name}.ndjson"
             if path.exists():
                 continue
             seed = int.from_bytes(hashlib.sha256(f"{game}/{story.name}".encode()).digest()[:4])
@@ -333,7 +333,7 @@ def rehash(out: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=LOGS)
-    parser.add_argument("--label", default="r1", help="the rules version the logs are of")
+    parser.add_argument("--label", help="the files' label (default: r<the game's rules_version>)")
     parser.add_argument("--rehash", action="store_true")
     args = parser.parse_args()
     if args.rehash:

@@ -93,8 +93,8 @@ def test_an_event_read_otherwise_changes_the_hash(monkeypatch: pytest.MonkeyPatc
 async def test_a_game_keeps_the_rules_version_it_began_under(
     game: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A game set up under version 1 plays under 1 after new games get 2 (its state and the
-    view say so); a log from before versions were recorded reads as 1."""
+    """A game set up under version N plays under N after new games get N + 1 (its state and
+    the view say so); a log from before versions were recorded reads as 1."""
     from contracts.streams import RoomStarted, StartedSeat
     from infra.auth import Principal
     from infra.eventstore.memory import MemoryEventStore
@@ -112,11 +112,12 @@ async def test_a_game_keeps_the_rules_version_it_began_under(
         started = [StartedSeat(seat=i, player_id=f"p{i}") for i in range(seats)]
         return await svc.create_from_room(RoomStarted(room_id=room, game=game, seats=started))
 
+    now = rules.rules_version
     old = await begin("old")
-    monkeypatch.setattr(type(rules), "rules_version", 2)
+    monkeypatch.setattr(type(rules), "rules_version", now + 1)
     new = await begin("new")
     me = Principal(player_id="p0", name="P0")
-    for game_id, version in ((old, 1), (new, 2)):
+    for game_id, version in ((old, now), (new, now + 1)):
         loaded = await svc.load(game_id)
         assert rules_version_of(loaded.state) == version
         assert (await game_view(svc, me, game_id, None)).rules_version == version

@@ -17,10 +17,13 @@ from games.itty_bitty.model import (
     DrawCollectors,
     EndTriggered,
     GameEnded,
+    GameSetUp,
     Hand,
     IttybitTaken,
     KeepCollector,
+    LastTurn,
     MarketFilled,
+    Options,
     PassTurn,
     State,
     SupplyReshuffled,
@@ -367,25 +370,25 @@ def test_another_eighth_collector_in_the_last_round_does_not_retrigger() -> None
     events, state = play(state, 1, complete(FILLERS[11], (0, [EARRINGS[0]])), SMALL)
     assert len(state.hands[1].completed) == 8
     assert not of(EndTriggered, events)
-    events, state = play(state, 1, PassTurn(), SMALL)
-    assert events[-1] == TurnBegan(seat=2, last_round=True)
+    assert events[-1] == TurnBegan(seat=2, last_round=True)  # one completion ends the turn
     events, state = play(state, 2, PassTurn(), SMALL)
     assert of(GameEnded, events) and state.end_triggered_by == 0
 
 
-def last_turn_table(seats: int = 3) -> State:
+def last_turn_table(seats: int = 3, last_turn: LastTurn = "one_collector") -> State:
     """Seat 0 has just triggered the end; seat 1, in its last turn, can complete FILLERS[9]
     with any of its Earrings, E2 with two, and HE with BOTH[0] and an Earring."""
     hands = [Hand(ittybits=(EARRINGS[4 + s],), collectors=(FILLERS[8 + s],)) for s in range(seats)]
     hands[0] = Hand(ittybits=(HOODIES[0],), collectors=(H1,), completed=face_down(*FILLERS[:7]))
     hands[1] = Hand(ittybits=(*EARRINGS[1:4], BOTH[0]), collectors=(FILLERS[9], E2, HE))
-    state = table(seats, hands=hands)
+    state = table(seats, hands=hands, options=Options(last_turn=last_turn))
     return play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)[1]
 
 
-def test_the_last_turn_is_for_completing_collectors_only() -> None:
+@pytest.mark.parametrize("last_turn", ["one_collector", "any_collectors"])
+def test_the_last_turn_is_for_completing_collectors_only(last_turn: LastTurn) -> None:
     # "gets one more turn to complete any collector cards": the turn is for completing.
-    state = last_turn_table()
+    state = last_turn_table(last_turn=last_turn)
     assert state.current == 1 and state.end_triggered_by == 0
     legal = SMALL.legal_actions(state, 1)
     assert {type(a) for a in legal} == {CompleteCollector, PassTurn}
@@ -393,9 +396,28 @@ def test_the_last_turn_is_for_completing_collectors_only() -> None:
         assert refused(state, 1, action) == "last_turn_completes_only"
 
 
-def test_the_last_turn_may_complete_several_collectors_one_at_a_time_then_pass() -> None:
-    # "...to complete any collector cards": the one-per-turn limit is lifted for this turn.
+def test_by_default_the_last_turn_completes_one_collector_which_ends_it() -> None:
+    # "You may only complete one collector card per turn", with no exception for the last.
+    assert Options().last_turn == "one_collector"
     state = last_turn_table()
+    events, state = play(state, 1, complete(E2, (0, EARRINGS[2:4])), SMALL)
+    assert [type(e) for e in events] == [CollectorCompleted, TurnBegan]
+    assert events[-1] == TurnBegan(seat=2, last_round=True)
+    assert SMALL.to_act(state) == frozenset({2})
+    assert refused(state, 1, complete(HE, (0, [BOTH[0]]), (1, [EARRINGS[1]]))) == "not_your_turn"
+    assert [d.collector for d in state.hands[1].completed] == [E2]
+
+
+def test_the_last_completion_of_the_last_seat_ends_the_game_by_default() -> None:
+    state = play(last_turn_table(), 1, PassTurn(), SMALL)[1]
+    events, state = play(state, 2, complete(FILLERS[10], (0, [EARRINGS[6]])), SMALL)
+    assert of(GameEnded, events) and state.result is not None
+    assert state.result.penalties == (0, 3, 0)
+
+
+def test_any_collectors_the_last_turn_may_complete_several_one_at_a_time_then_pass() -> None:
+    # "...to complete any collector cards" read as lifting the one-per-turn limit.
+    state = last_turn_table(last_turn="any_collectors")
     events, state = play(state, 1, complete(E2, (0, EARRINGS[2:4])), SMALL)
     assert [type(e) for e in events] == [CollectorCompleted]  # the turn goes on
     assert SMALL.to_act(state) == frozenset({1})
@@ -408,16 +430,30 @@ def test_the_last_turn_may_complete_several_collectors_one_at_a_time_then_pass()
     assert events == [TurnPassed(seat=1), TurnBegan(seat=2, last_round=True)]
 
 
-def test_the_last_turn_may_end_without_completing_anything() -> None:
-    state = last_turn_table()
+@pytest.mark.parametrize("last_turn", ["one_collector", "any_collectors"])
+def test_the_last_turn_may_end_without_completing_anything(last_turn: LastTurn) -> None:
+    state = last_turn_table(last_turn=last_turn)
     assert PassTurn() in SMALL.legal_actions(state, 1)
     events, state = play(state, 1, PassTurn(), SMALL)
     assert events == [TurnPassed(seat=1), TurnBegan(seat=2, last_round=True)]
     assert state.hands[1].completed == ()
 
 
-def test_the_last_turn_of_the_last_seat_ends_the_game_when_it_passes() -> None:
-    state = last_turn_table()
+def test_a_game_keeps_the_last_turn_it_began_with() -> None:
+    """Version 2 records the room's option in the setup; a game of version 1 (no option then)
+    completes any collectors in its last turn, as it began."""
+    for last_turn in ("one_collector", "any_collectors"):
+        events = SMALL.setup(Options(last_turn=last_turn), 2, Random(1))
+        [set_up] = of(GameSetUp, events)
+        assert set_up.rules == 2 and set_up.options == Options(last_turn=last_turn)
+        state = SMALL.evolve(None, set_up)
+        assert state.rules == 2 and state.options.last_turn == last_turn
+    for old in (GameSetUp(seats=2, first_seat=0), GameSetUp(seats=2, first_seat=0, rules=1)):
+        assert SMALL.evolve(None, old).options.last_turn == "any_collectors"
+
+
+def test_any_collectors_the_last_turn_of_the_last_seat_ends_the_game_when_it_passes() -> None:
+    state = last_turn_table(last_turn="any_collectors")
     state = play(state, 1, PassTurn(), SMALL)[1]
     events, state = play(state, 2, complete(FILLERS[10], (0, [EARRINGS[6]])), SMALL)
     assert state.result is None and SMALL.to_act(state) == frozenset({2})
