@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from importlib import resources
@@ -530,3 +531,14 @@ def test_validate_checks_content_built_in_code() -> None:
     tiles["tile-1"] = replace(tiles["tile-1"], rows=tiles["tile-1"].rows[:5])
     with pytest.raises(ContentError, match="6 rows of 4"):
         validate(replace(C, map_tiles=tiles))
+
+
+def test_content_md_counts_the_footprint_cards_it_lists() -> None:
+    # CONTENT.md once said "the 27 cards below" above a list of 28
+    text = (resources.files("games.footprints") / "CONTENT.md").read_text()
+    listed = re.findall(r"^- `(footprint-\d+)`", text, re.M)
+    assert sorted(listed) == sorted(C.footprint_cards) and len(listed) == 28
+    row = next(line for line in text.splitlines() if line.startswith("| Footprint cards |"))
+    counts = {int(n) for n in re.findall(r"\b(\d+) (?:cards|of ours)\b", row)}
+    assert counts == {28, 27}  # the 28 cards listed: the rulebook's example and 27 of ours
+    assert "the 28 cards below" in row
