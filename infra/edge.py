@@ -8,9 +8,12 @@ Litestar's routing and its handler, in this order:
    status, at the response's headers (500 when the handler raised);
 3. the rate limits (infra/ratelimit.py): 429 `rate_limited` over the limit, RateLimit-*
    headers always; not for the probes, the metrics or the web client's files;
-4. the bounds on the body (infra/guards.py): 413 `payload_too_large`, 400 `too_deep`;
-5. OPTIONS: `Allow` with every method of the path (infra/http.py);
-6. the route's fast path when it has one (infra/fastpath.py), else the route.
+4. the bearer, for a route that takes a token (`security=`): 401 with the token's fault
+   before anything else of the request is read, its body included (infra/http.py; the
+   handler's own `authenticate` then finds the bearer admitted, with no second check);
+5. the bounds on the body (infra/guards.py): 413 `payload_too_large`, 400 `too_deep`;
+6. OPTIONS: `Allow` with every method of the path (infra/http.py);
+7. the route's fast path when it has one (infra/fastpath.py), else the route.
 
 They were five Litestar middlewares, each a layer with its own checks and its own wrapper of
 `send`. As one, with the rate limiter's subject remembered per token and per address, they
@@ -33,10 +36,11 @@ from contracts.problems import ProblemError
 from infra import context, tracing
 from infra.fastpath import FastRoute
 from infra.guards import DEFAULTS, guard_body, send_problem
-from infra.http import allow_of
+from infra.http import admitted, allow_of, authorization_of, takes_token
 from infra.metrics import observe_request
 from infra.ratelimit import RateLimiter, exempt, route_class
 from infra.settings import Settings
+from infra.tokens import Tokens
 
 _REPLACED = frozenset((b"x-request-id",))
 _REPLACED_ON_OPTIONS = frozenset((b"x-request-id", b"allow"))
@@ -127,6 +131,13 @@ class Edge:
                     if not decision.allowed:
                         await send_problem(scope, respond, decision.refusal(kind))
                         return
+            tokens: Tokens | None = state.get("tokens")
+            if tokens is not None and takes_token(scope):
+                try:
+                    await admitted(tokens, authorization_of(scope), scope)
+                except ProblemError as refused:  # 401: nothing else of the request is read
+                    await send_problem(scope, respond, refused)
+                    return
             settings: Settings = state.get("settings") or DEFAULTS
             guarded = await guard_body(scope, receive, settings)
             if guarded is None:

@@ -12,6 +12,7 @@ import msgspec
 from litestar import Request, Response
 from litestar.config.cors import CORSConfig
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.handlers import HTTPRouteHandler
 from litestar.types import Scope
 
 from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
@@ -91,13 +92,47 @@ async def authenticate(request: Request[Any, Any, Any]) -> Principal:
     )
 
 
+# The request's scope remembers whom it admitted (infra/edge.py admits the bearer of every
+# route that takes a token before anything else; the handler then asks again, for free).
+ADMITTED = "turnpost.admitted"
+
+
 async def admitted(tokens: Tokens, authorization: str | None, scope: Any = None) -> Principal:
     """The bearer of an Authorization header's token, or 401 with the token's fault;
-    `scope`: the request's, where the rate limiter may have verified the token already."""
+    `scope`: the request's, where the rate limiter may have verified the token already and
+    Edge admitted it (the same header by the same `tokens`: answered without asking again)."""
+    if scope is not None:
+        seen = scope.get(ADMITTED)
+        if seen is not None and seen[0] is tokens and seen[1] == authorization:
+            who: Principal = seen[2]
+            return who
     try:
-        return await tokens.admit(authorization, scope)
+        who = await tokens.admit(authorization, scope)
     except InvalidToken as exc:
         raise ProblemError(401, exc.code, str(exc)) from exc
+    if scope is not None:
+        scope[ADMITTED] = (tokens, authorization, who)
+    return who
+
+
+def authorization_of(scope: Scope) -> str | None:
+    """The request's Authorization header as Litestar's `request.headers` gives it: the first
+    one (latin-1), None without any."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            return value.decode("latin-1")
+    return None
+
+
+def takes_token(scope: Scope) -> bool:
+    """Whether the request's route takes a bearer token: it declares one (`security=`, what
+    its OpenAPI operation says). OPTIONS never does (CORS preflights, Allow)."""
+    handler = scope.get("route_handler")
+    return (
+        isinstance(handler, HTTPRouteHandler)
+        and scope.get("method") != "OPTIONS"
+        and bool(handler.resolve_security())
+    )
 
 
 T = TypeVar("T")

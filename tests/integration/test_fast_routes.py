@@ -164,8 +164,9 @@ async def test_reads_answer_as_litestar_does(twins: Twins) -> None:
     await both("GET", VIEW, fast=False, headers=seat(0), params={"min_version": 3, "x": 1})
     await both("GET", VIEW, fast=False, headers=seat(0), params={"x": 1})
     await both("GET", VIEW, fast=False, headers=seat(0), params=[("min_version", 1)] * 2)
+    # a missing or bad token: Edge refuses it before any route, fast or not (infra/edge.py)
     for headers in ({}, {"authorization": "Bearer nonsense"}, {"authorization": "Basic eDp5"}):
-        assert (await both("GET", VIEW, fast=True, headers=headers)).status_code == 401
+        assert (await both("GET", VIEW, fast=False, headers=headers)).status_code == 401
     two = [("authorization", bearer(PLAYERS[0])), ("authorization", bearer(PLAYERS[1]))]
     await both("GET", VIEW, fast=False, headers=two)
     for path in (f"/v1/games/{uuid.uuid4()}", "/v1/games/not-a-game"):
@@ -185,7 +186,7 @@ async def test_reads_answer_as_litestar_does(twins: Twins) -> None:
     await both("GET", LEGAL, fast=True, headers=seat(2), params={"min_version": 11})
     stranger = {"authorization": bearer(STRANGER)}
     assert (await both("GET", LEGAL, fast=True, headers=stranger)).status_code == 403
-    assert (await both("GET", LEGAL, fast=True)).status_code == 401
+    assert (await both("GET", LEGAL, fast=False)).status_code == 401
     await both("GET", LEGAL, fast=False, headers=seat(0), params={"min_version": "x"})
 
 
@@ -215,14 +216,14 @@ async def test_moves_and_their_refusals_answer_as_litestar_does(twins: Twins) ->
     ):
         refused = await both("POST", ACT, fast=False, headers=seat(0), content=body)
         assert refused.status_code == 400, body
-    # and Litestar's order: the body is refused before the missing token is
+    # the missing token is refused first (by Edge), before the body is read
     past = b'{"action": {"type": "x"}, "expected_version": 1e16}'
-    assert (await both("POST", ACT, fast=False, content=past)).status_code == 400
+    assert (await both("POST", ACT, fast=False, content=past)).status_code == 401
     long_key = {**seat(0), "idempotency-key": "k" * 201}
     assert (await both("POST", ACT, fast=False, headers=long_key, json=plain)).status_code == 400
 
     # refusals the move's own rules give
-    assert (await both("POST", ACT, fast=True, json=plain)).status_code == 401
+    assert (await both("POST", ACT, fast=False, json=plain)).status_code == 401
     stranger = {"authorization": bearer(STRANGER)}
     assert (await both("POST", ACT, fast=True, headers=stranger, json=plain)).status_code == 403
     stale = await both(
