@@ -108,11 +108,19 @@ _EVENT_TEXT = (
 )
 
 
+_LEGAL_STANDING = (
+    "Who plays the caller's seat now (as the view's `standings`): `playing`, its person, and"
+    " the actions are theirs; `resigned` or `timed_out`, a bot plays it to the end, and"
+    " `actions` and `unavailable` are empty (a post would be 409 `seat_played_by_bot`)"
+)
+
+
 class LegalActions(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     seat: int
     actions: Annotated[list[Any], _component("DescribedAction", _ACTIONS, items=True)]
     unavailable: Annotated[list[Unavailable], msgspec.Meta(description=_UNAVAILABLE)]
+    standing: Annotated[Standing, msgspec.Meta(description=_LEGAL_STANDING)] = "playing"
 
 
 class PostAction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -64,7 +64,7 @@ from infra.ratelimit import rate_limits
 from infra.settings import Settings
 from services.game import seats
 from services.game.bootstrap import lifespan
-from services.game.handlers import Accepted, GameService, Loaded, status_of
+from services.game.handlers import Accepted, GameService, Loaded, bot_plays, status_of
 from services.game.maps import GameMap, map_components
 from services.game.repository import PageKey
 from services.game.sse import game_stream, live_feeds, my_stream
@@ -131,6 +131,11 @@ async def legal_actions_of(
     seat = _seat(record.seat_of(who.player_id))
     loaded = await svc.load_seen(record, min_version)
     rules, state = loaded.rules, loaded.state
+    mine = loaded.table.seats[seat]
+    if bot_plays(mine):  # its person's posts are refused: nothing is theirs to post
+        return LegalActions(
+            version=loaded.version, seat=seat, actions=[], unavailable=[], standing=mine.standing
+        )
     return LegalActions(
         version=loaded.version,
         seat=seat,
@@ -139,6 +144,7 @@ async def legal_actions_of(
             Unavailable(type=u.type, code=u.code, message=u.message)
             for u in rules.unavailable(state, seat)
         ],
+        standing=mine.standing,
     )
 
 

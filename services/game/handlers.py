@@ -21,7 +21,7 @@ from games import table as tables
 from games.api import IllegalAction, Rules, Seeded, fold
 from games.registry import get as get_rules
 from games.registry import narrator
-from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableEvent, TableState
+from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableEvent, TableSeat, TableState
 from games.text import narrate_table
 from infra.context import bind, carry
 from infra.eventstore import (
@@ -118,6 +118,13 @@ def fingerprint(seat: int, action: dict[str, Any]) -> str:
 
 def game_id_for_room(room_id: str) -> str:
     return str(command_uuid("room", room_id))
+
+
+def bot_plays(seat: TableSeat) -> bool:
+    """Whether a bot plays the seat for good (its person resigned, timed out under
+    bot_takeover, or was claimed): the person's moves are refused, 409 `seat_played_by_bot`.
+    A bot_move timeout's one move (`once`) leaves the seat its person's: they may move first."""
+    return seat.bot is not None and not seat.once
 
 
 class GameService:
@@ -374,7 +381,7 @@ class GameService:
         bot = table.seats[seat].bot
         if by_bot and bot is None:
             raise ProblemError(403, "not_a_bot_seat", f"a person plays seat {seat}")
-        if not by_bot and bot is not None and not table.seats[seat].once:
+        if not by_bot and bot_plays(table.seats[seat]):
             raise ProblemError(
                 409,
                 "seat_played_by_bot",

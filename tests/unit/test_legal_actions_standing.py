@@ -1,0 +1,121 @@
+"""`legal-actions` lists only what can be posted as-is: nothing for a seat a bot plays now
+(its person resigned, timed out under bot_takeover, or was claimed), and `standing` says
+why; a seat whose person still plays (an overdue seat under `wait`, a bot_move timeout's
+one move pending) lists its moves, and each posts."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import msgspec
+import pytest
+
+from contracts.problems import ProblemError
+from contracts.streams import RoomStarted, StartedSeat
+from infra.auth import Principal
+from infra.eventstore.memory import MemoryEventStore
+from services.game import seats
+from services.game.app import legal_actions_of
+from services.game.handlers import GameService
+from services.game.live import Waiters
+from services.game.repository import MemoryGamesRepository
+
+PLAYERS = ["p0", "p1", "p2"]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.at = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.at
+
+
+async def table(timing: dict[str, Any] | None = None) -> tuple[GameService, str, Clock]:
+    clock = Clock()
+    store = MemoryEventStore()
+    svc = GameService(store, MemoryGamesRepository(store), Waiters(), now=clock)
+    game_id = await svc.create_from_room(
+        RoomStarted(
+            room_id=str(uuid.uuid4()),
+            game="itty-bitty",
+            seats=[StartedSeat(seat=i, player_id=p, name=p) for i, p in enumerate(PLAYERS)],
+            timing=timing or {},
+        )
+    )
+    return svc, game_id, clock
+
+
+async def legal(svc: GameService, game_id: str, seat: int) -> Any:
+    return await legal_actions_of(svc, Principal(player_id=PLAYERS[seat], name=""), game_id, None)
+
+
+async def posts(svc: GameService, game_id: str, seat: int) -> None:
+    """Every action listed for the seat is accepted as-is (each tried on the same version:
+    the first that lands is the seat's move)."""
+    listed = await legal(svc, game_id, seat)
+    assert listed.actions, f"seat {seat} lists nothing"
+    action = {k: v for k, v in listed.actions[0].items() if k != "text"}
+    await svc.submit(game_id, seat, action, listed.version, uuid.uuid4())
+
+
+async def refused(svc: GameService, game_id: str, seat: int, action: Any, version: int) -> str:
+    with pytest.raises(ProblemError) as err:
+        await svc.submit(game_id, seat, action, version, uuid.uuid4())
+    return err.value.code
+
+
+async def test_a_resigned_seat_lists_nothing_and_says_so() -> None:
+    svc, game_id, _ = await table()
+    before = await legal(svc, game_id, 0)
+    assert before.actions
+    await seats.resign(svc, game_id, 0)
+    after = await legal(svc, game_id, 0)
+    assert (after.actions, after.unavailable) == ([], [])
+    assert after.standing == "resigned"
+    assert after.seat == 0 and after.version > before.version
+    # what it listed before is the bot's to play now: refused, as the empty list says
+    first = {k: v for k, v in before.actions[0].items() if k != "text"}
+    assert await refused(svc, game_id, 0, first, after.version) == "seat_played_by_bot"
+    await posts(svc, game_id, 1)  # the others play on
+
+
+async def test_a_seat_taken_over_at_its_timeout_lists_nothing() -> None:
+    svc, game_id, clock = await table({"per_move_s": 60, "on_timeout": "bot_takeover"})
+    clock.at += timedelta(seconds=61)
+    assert await seats.timeout(svc, game_id, 2, uuid.uuid4()) is not None
+    after = await legal(svc, game_id, 2)
+    assert (after.actions, after.unavailable) == ([], [])
+    assert after.standing == "timed_out"
+
+
+async def test_an_overdue_seat_lists_its_moves_until_it_is_claimed() -> None:
+    svc, game_id, clock = await table({"per_move_s": 60, "on_timeout": "wait"})
+    clock.at += timedelta(seconds=61)
+    assert await seats.timeout(svc, game_id, 1, uuid.uuid4()) is not None
+    overdue = await legal(svc, game_id, 1)
+    assert overdue.actions  # its person may still move
+    await seats.claim(svc, game_id, 0, 1)
+    claimed = await legal(svc, game_id, 1)
+    assert (claimed.actions, claimed.unavailable) == ([], [])
+    assert claimed.standing == "timed_out"
+
+
+async def test_a_bot_move_timeout_leaves_the_seat_its_persons_and_its_moves_post() -> None:
+    svc, game_id, clock = await table({"per_move_s": 60, "on_timeout": "bot_move"})
+    clock.at += timedelta(seconds=61)
+    assert await seats.timeout(svc, game_id, 0, uuid.uuid4()) is not None
+    listed = await legal(svc, game_id, 0)
+    assert listed.actions
+    await posts(svc, game_id, 0)  # before the bot makes its one move: the person's is taken
+
+
+def test_the_wire_names_the_standing() -> None:
+    from contracts.game import LegalActions
+
+    wire = msgspec.json.decode(
+        msgspec.json.encode(LegalActions(version=3, seat=0, actions=[], unavailable=[]))
+    )
+    assert wire["standing"] == "playing"
