@@ -76,13 +76,19 @@ def verify_in(scope: Any, keyring: Keyring, header: str | None) -> Principal:
     """`verify`, remembered in a request's scope: asked again for the same header under the
     same keyring (the same object), it answers what it found without verifying the signature
     again, its expiry checked again. A refusal is not remembered: it is raised again."""
+    return verified_in(scope, keyring, header)[0]
+
+
+def verified_in(scope: Any, keyring: Keyring, header: str | None) -> tuple[Principal, float]:
+    """`verify_in`, with the token's expiry (a time.time()): what a stream opened with it
+    checks again while it lasts (infra/tokens.py, Held)."""
     seen = scope.get(VERIFIED)
     if seen is not None and seen[0] is keyring and seen[1] == header:
-        return _unexpired(seen[2], seen[3])
+        return _unexpired(seen[2], seen[3]), seen[3]
     principal, expires = _verified(keyring, header)
     _unexpired(principal, expires)
     scope[VERIFIED] = (keyring, header, principal, expires)
-    return principal
+    return principal, expires
 
 
 @lru_cache(maxsize=4096)

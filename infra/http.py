@@ -19,9 +19,11 @@ from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
 from infra.auth import InvalidToken, Principal
 from infra.errors import is_transient
 from infra.settings import Settings, from_env
-from infra.tokens import Tokens
+from infra.tokens import Held, Tokens
 
 log = logging.getLogger(__name__)
+DEFAULT_SETTINGS = Settings()
+T = TypeVar("T")
 
 _HTTP_CODES = {
     400: "malformed_request",
@@ -115,6 +117,32 @@ async def admitted(tokens: Tokens, authorization: str | None, scope: Any = None)
     return who
 
 
+def check_every(settings: Settings | None) -> float:
+    """How often what a token opens that lasts checks it again (infra.tokens.Held): half the
+    game service's TOKEN_CHECK_TTL_S, so it ends within the TTL of its token's end."""
+    return max(0.05, (settings or DEFAULT_SETTINGS).token_check_ttl_s / 2)
+
+
+async def holding(request: Request[Any, Any, Any]) -> Held:
+    """The caller's token, admitted (401 otherwise) and held for what the request opens that
+    lasts: a stream or a long-poll checks it again while it runs (`Held`)."""
+    tokens: Tokens = request.app.state.tokens
+    every = check_every(request.app.state.get("settings"))
+    try:
+        return await tokens.hold(request.headers.get("authorization"), request.scope, every)
+    except InvalidToken as exc:
+        raise ProblemError(401, exc.code, str(exc)) from exc
+
+
+async def while_held(held: Held, work: Awaitable[T]) -> T:
+    """What `work` (a long-poll) gives, or the 401 a request with the token would get once it
+    ends meanwhile (found within the token-check TTL; the work is cancelled)."""
+    try:
+        return await held.during(work)
+    except InvalidToken as exc:
+        raise ProblemError(401, exc.code, str(exc)) from exc
+
+
 def authorization_of(scope: Scope) -> str | None:
     """The request's Authorization header as Litestar's `request.headers` gives it: the first
     one (latin-1), None without any."""
@@ -133,9 +161,6 @@ def takes_token(scope: Scope) -> bool:
         and scope.get("method") != "OPTIONS"
         and bool(handler.resolve_security())
     )
-
-
-T = TypeVar("T")
 
 
 def decode_body(raw: bytes, type_: Any) -> Any:

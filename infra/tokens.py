@@ -4,18 +4,28 @@ Each token carries a serial: registration issues 0, each `POST /v1/players/me/to
 next one. `DELETE /v1/players/me/tokens` ends every token but the caller's: the player's row
 then holds from `tokens_valid_from` on, plus `token_kept` (the caller's). The lobby reads the
 row on every request; the game service (same database) remembers it for a few seconds.
+
+What a token opens that lasts (a stream, a long-poll) holds it (`Held`): checked again while
+it runs, so it ends within the game service's TOKEN_CHECK_TTL_S of its token's end.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
-from typing import Any, Protocol
+from collections.abc import Awaitable
+from typing import Any, Protocol, TypeVar
 
 import asyncpg
 import msgspec
 
-from infra.auth import InvalidToken, Principal, issue, verify, verify_in
+from infra.auth import InvalidToken, Principal, issue, verified_in, verify, verify_in
+from infra.errors import is_transient
 from infra.keys import Keyring
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class TokenState(msgspec.Struct, frozen=True, kw_only=True):
@@ -27,8 +37,9 @@ class TokenState(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class TokenLedger(Protocol):
-    async def state(self, player_id: str) -> TokenState | None:
-        """None: no such player."""
+    async def state(self, player_id: str, max_age: float | None = None) -> TokenState | None:
+        """None: no such player. `max_age`: a remembered state at most that many seconds old
+        (the ledgers that remember any)."""
 
     async def next_serial(self, player_id: str, by: int) -> int | None:
         """A new token's serial, if token `by` still holds."""
@@ -41,7 +52,7 @@ class PostgresTokenLedger:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
 
-    async def state(self, player_id: str) -> TokenState | None:
+    async def state(self, player_id: str, max_age: float | None = None) -> TokenState | None:
         row = await self.pool.fetchrow(
             "SELECT tokens_valid_from, token_kept FROM players WHERE id = $1", player_id
         )
@@ -77,7 +88,7 @@ class MemoryTokenLedger:
     def add(self, player_id: str) -> None:
         self.rows.setdefault(player_id, (0, TokenState()))
 
-    async def state(self, player_id: str) -> TokenState | None:
+    async def state(self, player_id: str, max_age: float | None = None) -> TokenState | None:
         row = self.rows.get(player_id)
         return None if row is None else row[1]
 
@@ -102,18 +113,21 @@ class CachedTokenLedger:
 
     def __init__(self, inner: TokenLedger, ttl_s: float, max_players: int = 50_000) -> None:
         self.inner, self.ttl_s, self.max_players = inner, ttl_s, max_players
-        self._seen: dict[str, tuple[float, TokenState | None]] = {}
+        self._seen: dict[str, tuple[float, TokenState | None]] = {}  # player -> (asked, state)
 
-    async def state(self, player_id: str) -> TokenState | None:
+    async def state(self, player_id: str, max_age: float | None = None) -> TokenState | None:
+        """`max_age`: asked again when what is remembered is older (a held token's check:
+        fresher than the TTL, so that what it holds ends within the TTL)."""
         now = time.monotonic()
         hit = self._seen.get(player_id)
-        if hit is not None and hit[0] > now:
+        age = self.ttl_s if max_age is None else min(self.ttl_s, max_age)
+        if hit is not None and now - hit[0] < age:
             return hit[1]
         state = await self.inner.state(player_id)
         self._seen.pop(player_id, None)
         if len(self._seen) >= self.max_players:
             del self._seen[next(iter(self._seen))]  # the one fetched longest ago
-        self._seen[player_id] = (now + self.ttl_s, state)
+        self._seen[player_id] = (now, state)  # when it was asked: a change since is newer
         return state
 
     async def next_serial(self, player_id: str, by: int) -> int | None:
@@ -146,12 +160,27 @@ class Tokens:
             if scope is None
             else verify_in(scope, self.keyring, header)
         )
-        state = await self.ledger.state(who.player_id)
-        if state is None and self.require_player:
-            raise InvalidToken("this token names no player of this lobby", "unknown_player")
-        if state is not None and not state.allows(who.serial):
-            raise InvalidToken("this token was ended by its player", "token_revoked")
+        refused = self.refusal(who, await self.ledger.state(who.player_id))
+        if refused is not None:
+            raise refused
         return who
+
+    def refusal(self, who: Principal, state: TokenState | None) -> InvalidToken | None:
+        """Why the ledger's `state` of the player refuses the token; None: it holds."""
+        if state is None and self.require_player:
+            return InvalidToken("this token names no player of this lobby", "unknown_player")
+        if state is not None and not state.allows(who.serial):
+            return InvalidToken("this token was ended by its player", "token_revoked")
+        return None
+
+    async def hold(self, header: str | None, scope: Any, every: float) -> Held:
+        """The token of a request that opens something lasting, admitted (InvalidToken
+        otherwise) and held: see `Held`."""
+        who, expires = verified_in(scope, self.keyring, header)
+        held = Held(self, who, expires, every)
+        if (refused := await held.refusal()) is not None:
+            raise refused
+        return held
 
     async def renew(self, who: Principal) -> str:
         """Another token for the caller; the caller's own keeps working."""
@@ -163,3 +192,48 @@ class Tokens:
     async def end_others(self, who: Principal) -> None:
         if not await self.ledger.end_others(who.player_id, who.serial):
             raise InvalidToken("this token was ended by its player", "token_revoked")
+
+
+class Held:
+    """A token that opened something lasting (a stream, a long-poll), checked again while it
+    runs: `refusal` says whether it still holds: unexpired, not ended by its player as the
+    ledger knew at most `every` seconds ago. Whoever holds it asks at least every `every`
+    seconds and before each thing it sends, so what the token opened ends at most 2 x
+    `every` after the token did (TOKEN_CHECK_TTL_S, with `every` its half).
+
+    While the ledger cannot be asked (Postgres away), the token is taken to hold for up to
+    2 x `every` after it was last confirmed; then the ledger's error is raised."""
+
+    def __init__(self, tokens: Tokens, who: Principal, expires: float, every: float) -> None:
+        self.tokens, self.who, self.expires, self.every = tokens, who, expires, every
+        self._confirmed = time.monotonic()
+
+    async def refusal(self) -> InvalidToken | None:
+        if self.expires <= time.time():
+            return InvalidToken("this token has expired", "token_expired")
+        try:
+            state = await self.tokens.ledger.state(self.who.player_id, max_age=self.every)
+        except Exception as exc:
+            if not is_transient(exc) or time.monotonic() - self._confirmed > 2 * self.every:
+                raise
+            log.warning("a held token's check waits for its ledger: %r", exc)
+            return None
+        self._confirmed = time.monotonic()
+        return self.tokens.refusal(self.who, state)
+
+    async def during(self, work: Awaitable[T]) -> T:
+        """What `work` gives, if the token holds all along: InvalidToken, the work cancelled,
+        as soon as a check (every `every` seconds, and once it is done) finds it does not."""
+        task = asyncio.ensure_future(work)
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=self.every)
+                refused = await self.refusal()
+                if refused is not None:
+                    raise refused
+                if done:
+                    return task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)

@@ -56,7 +56,9 @@ from infra.http import (
     check_background,
     check_ready,
     cors,
+    holding,
     strictly,
+    while_held,
 )
 from infra.metrics import LIVE_SUBSCRIBERS, metrics_endpoint
 from infra.openapi import SECURITY, closed_structs, openapi_config, problems
@@ -433,7 +435,10 @@ async def events(
     record = await svc.record(game_id)
     seat = record.seat_of(who.player_id)
     with LIVE_SUBSCRIBERS.labels("long_poll").track_inprogress():
-        loaded, stored = await svc.events_since(record, after, wait, limit)
+        # a long-poll holds its token: 401 as soon as it ends meanwhile (infra.tokens.Held)
+        held = await holding(request) if wait > 0 else None
+        polled = svc.events_since(record, after, wait, limit)
+        loaded, stored = await (polled if held is None else while_held(held, polled))
     to_act = sorted(svc.to_act(loaded.rules, loaded.state))
     return EventFeed(
         events=svc.feed(loaded.rules, stored, seat, record.names),

@@ -5,6 +5,8 @@ player's news across their games (services/game/news.py)."""
 from __future__ import annotations
 
 import contextlib
+import logging
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any
@@ -19,15 +21,17 @@ from litestar.response import Stream
 from contracts.notifications import Notification
 from contracts.problems import ProblemError
 from infra.eventstore import StoredEvent
-from infra.http import authenticate
+from infra.http import holding
 from infra.metrics import LIVE_SUBSCRIBERS
 from infra.openapi import SECURITY, problems
 from infra.settings import Settings
+from infra.tokens import Held
 from services.game.handlers import GameService, beyond_version, status_of
 from services.game.live import Feeds
 from services.game.news import PlayerNews
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id
 
+log = logging.getLogger(__name__)
 MAX_VERSION = 2**62  # as the feed's `after`
 EVENT_STREAM = "text/event-stream"
 STREAM_HEADERS = {
@@ -37,6 +41,12 @@ STREAM_HEADERS = {
 HEARTBEAT = b": heartbeat\n\n"
 RENDERED_KEPT = 8192  # (game, version, seat) frames: a thousand feeds of a game redact once
 
+TOKEN_ENDS_DOC = (
+    "When the token it was opened with ends (its player ended it, or its `exp` passed), the"
+    " stream ends within the service's token check (`TOKEN_CHECK_TTL_S`, 5 s) after a comment"
+    " naming why (`: token_revoked: ...`, `: token_expired: ...`); nothing is sent after that"
+    " check. Opened again, it is 401 with that code (an EventSource stops there)."
+)
 STREAM_DOC = (
     "Server-Sent Events (`text/event-stream`): one event per game event, `id:` its version,"
     " `event:` its type, `data:` the event as `GET /v1/games/{id}/events` gives it to the"
@@ -44,6 +54,7 @@ STREAM_DOC = (
     " A comment (`: heartbeat`) after every quiet `SSE_HEARTBEAT_S` seconds (15 by default)."
     " The stream ends after the event that finishes the game. Resume with the `Last-Event-ID`"
     " header (what EventSource sends on reconnecting; it wins over `after`) or `?after=`."
+    " " + TOKEN_ENDS_DOC
 )
 STREAM_EXAMPLE = (
     ": game 6f1c0b9e-5d7e-5a57-8f0e-3c2a1d4b5e6f after version 11\n\n"
@@ -101,6 +112,36 @@ def _start(last_event_id: str | None, after: int) -> int:
     return int(text)
 
 
+async def _ended(held: Held) -> bytes | None:
+    """The comment that ends a stream whose token no longer holds, why in it (or that it
+    could not be checked for too long); None while it holds."""
+    try:
+        refused = await held.refusal()
+    except Exception:
+        log.exception("a stream's token could not be checked; the stream ends")
+        return b": service_unavailable: the token could not be checked\n\n"
+    if refused is None:
+        return None
+    return b": %s: %s\n\n" % (refused.code.encode(), str(refused).encode())
+
+
+class Quiet:
+    """When a stream woken more often than its heartbeat (to check its token) is due one."""
+
+    def __init__(self, heartbeat_s: float) -> None:
+        self.heartbeat_s = heartbeat_s
+        self.since = time.monotonic()
+
+    def sent(self) -> None:
+        self.since = time.monotonic()
+
+    def heartbeat_due(self) -> bool:
+        if time.monotonic() - self.since < self.heartbeat_s * 0.99:  # a timer fires early
+            return False
+        self.sent()
+        return True
+
+
 async def _game_frames(
     feeds: Feeds,
     frames: Frames,
@@ -111,15 +152,23 @@ async def _game_frames(
     head: int,
     final: int | None,
     heartbeat_s: float,
+    held: Held,
 ) -> AsyncIterator[bytes]:
     yield b": game %s after version %d\n\n" % (record.id.encode(), after)  # headers out now
     names = record.names
+    quiet = Quiet(heartbeat_s)
+    idle_s = min(heartbeat_s, held.every)  # the token checked at least that often
     with LIVE_SUBSCRIBERS.labels("sse").track_inprogress():
-        async with contextlib.aclosing(feeds.follow(record.id, after, head, heartbeat_s)) as news:
+        async with contextlib.aclosing(feeds.follow(record.id, after, head, idle_s)) as news:
             async for batch in news:
+                if (end := await _ended(held)) is not None:  # before anything more is sent
+                    yield end
+                    return
                 if not batch:
-                    yield HEARTBEAT
+                    if quiet.heartbeat_due():
+                        yield HEARTBEAT
                     continue
+                quiet.sent()
                 chunk = []
                 for event in batch:
                     chunk.append(frames.frame(rules, event, seat, names))
@@ -170,7 +219,8 @@ async def game_stream(
         str | None, HeaderParameter(name="Last-Event-ID", max_length=40, required=False)
     ] = None,
 ) -> Response[Any]:
-    who = await authenticate(request)
+    held = await holding(request)  # checked again while the stream lasts
+    who = held.who
     svc: GameService = request.app.state.service
     record = await svc.record(game_id)
     seat = record.seat_of(who.player_id)  # a spectator reads the public feed, as /events
@@ -192,6 +242,7 @@ async def game_stream(
         loaded.version,
         loaded.version if finished else None,
         settings.sse_heartbeat_s,
+        held,
     )
     return Stream(content, media_type=EVENT_STREAM, headers=STREAM_HEADERS)
 
@@ -202,7 +253,7 @@ NEWS_DOC = (
     " notification a webhook carries (game, title, version, seat, deadline, links; nothing"
     " private). Live only: news from while no stream was open is not replayed (read"
     " `GET /v1/me/games?awaiting=true` on connecting). A comment (`: heartbeat`) after every"
-    " quiet `SSE_HEARTBEAT_S` seconds."
+    " quiet `SSE_HEARTBEAT_S` seconds. " + TOKEN_ENDS_DOC
 )
 NEWS_EXAMPLE = (
     ": news of player 0b6c…\n\nevent: your_turn\ndata: "
@@ -219,13 +270,22 @@ def _news_frame(note: Notification) -> bytes:
 
 
 async def _news_frames(
-    news: PlayerNews, player_id: str, heartbeat_s: float
+    news: PlayerNews, player_id: str, heartbeat_s: float, held: Held
 ) -> AsyncIterator[bytes]:
     yield b": news of player %s\n\n" % player_id.encode()
+    quiet = Quiet(heartbeat_s)
+    idle_s = min(heartbeat_s, held.every)  # the token checked at least that often
     with LIVE_SUBSCRIBERS.labels("sse").track_inprogress():
-        async with contextlib.aclosing(news.follow(player_id, heartbeat_s)) as notes:
+        async with contextlib.aclosing(news.follow(player_id, idle_s)) as notes:
             async for batch in notes:
-                yield b"".join(_news_frame(n) for n in batch) if batch else HEARTBEAT
+                if (end := await _ended(held)) is not None:  # before anything more is sent
+                    yield end
+                    return
+                if batch:
+                    quiet.sent()
+                    yield b"".join(_news_frame(n) for n in batch)
+                elif quiet.heartbeat_due():
+                    yield HEARTBEAT
 
 
 @get(
@@ -248,9 +308,11 @@ async def _news_frames(
     },
 )
 async def my_stream(request: Request[Any, Any, Any]) -> Stream:
-    who = await authenticate(request)
+    held = await holding(request)  # checked again while the stream lasts
     settings: Settings = request.app.state.settings
-    content = _news_frames(request.app.state.news, who.player_id, settings.sse_heartbeat_s)
+    content = _news_frames(
+        request.app.state.news, held.who.player_id, settings.sse_heartbeat_s, held
+    )
     return Stream(content, media_type=EVENT_STREAM, headers=STREAM_HEADERS)
 
 
