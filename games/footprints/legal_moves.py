@@ -23,7 +23,7 @@ from games.footprints.gains import (
     pay_costs,
     use_fire,
 )
-from games.footprints.model import Bottom, Top
+from games.footprints.model import Bottom, FireDuring, Top
 from games.footprints.table import Table
 
 MAX_PICKS = 5  # "any skill" choices one action is listed with (see RULES.md)
@@ -193,7 +193,8 @@ def bottom_moves(
     ls: Lister, terrain: Terrain, extra: Terrain | None, fire: str | None
 ) -> list[tuple[Outcome, Bottom]]:
     """Every different bottom action: advance `terrain` (and `extra`), move to the next
-    unoccupied space; `fire` used before it, after it, or not."""
+    unoccupied space; `fire` used before it, after it, during it (rules version 2: between
+    the advance and the move, either first, where the card moves a marker back), or not."""
     led0 = ls.led
     effects = ls.effects(fire)
     fire_move = ls.t.fire_move(fire)
@@ -234,6 +235,21 @@ def bottom_moves(
         if "after" in when:
             for picks, led in ls.choose((*kind, "after", fire, bag), after):
                 out.append(((to, led), Bottom(to=to, fire_at=1, any_skill=picks)))
+        if "during" in when and ls.t.state.rules >= 2:  # between the advance and the move
+
+            def after_advance(p: list[Terrain], b: list[Bonus] = here) -> Ledger:
+                return ls.gain(ls.use(climb(led0, p), effects, p), b, p)
+
+            def after_move(p: list[Terrain], b: list[Bonus] = here) -> Ledger:
+                return climb(ls.use(ls.gain(led0, b, p), effects, p), p)
+
+            durings: tuple[tuple[FireDuring, Run], ...] = (
+                ("after_advance", after_advance),
+                ("after_move", after_move),
+            )
+            for during, run in durings:
+                for picks, led in ls.choose((*kind, during, fire, bag), run):
+                    out.append(((to, led), Bottom(to=to, fire_during=during, any_skill=picks)))
     if fire_move is None or ls.start is None:
         return out
     # the fire card's move before the action (it may end on a figure: the bottom move then

@@ -14,6 +14,7 @@ from games.footprints.content import Resource, Terrain
 
 Pos = tuple[int, int]
 Phase = Literal["setup", "play", "act", "act_again", "build", "power", "discard", "over"]
+FireDuring = Literal["after_advance", "after_move"]  # a fire card during a bottom action
 
 
 class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -122,12 +123,17 @@ class Top(Action, frozen=True, tag="top"):
 
 class Bottom(Action, frozen=True, tag="bottom"):
     """A follower's bottom action: advance, and move to `to` (next to you, or past a line of
-    figures). The fire card is used before (0) or after (1) it, or not (None)."""
+    figures). The fire card is used before (`fire_at` 0) or after (1) it, or not (None); or,
+    since rules version 2, during it (`fire_during`, `fire_at` left out): between the
+    advance and the move, in either order of the two."""
 
     to: Pos | None  # None only for a figure already on the cairn track
     fire_at: int | None = None
     fire_path: tuple[Pos, ...] = ()
     any_skill: tuple[Terrain, ...] = ()
+    # "after_advance": advance, the fire card, then move; "after_move": move, the fire card,
+    # then advance (rules version 2; version 1 refuses it)
+    fire_during: FireDuring | None = None
 
 
 class Lead(Action, frozen=True, tag="lead"):

@@ -69,7 +69,11 @@ class Footprints:
     name = "Footprints"
     seats = range(1, 7)
     schema_version = 2  # 2: a drawn footprint card waits alone, the cards still owed with it
-    rules_version = 1  # the rules new games play under (games/api.Rules.rules_version)
+    # The rules new games play under (games/api.Rules.rules_version). 2: a fire card may be
+    # used during a bottom action (`Bottom.fire_during`); with "Snake" and "2 Leaders" the
+    # empty panel of a clan left one leader (14 cards) ends the game at its 15th turn, which
+    # it passes. A game of version 1 keeps before-or-after and the end at any empty panel.
+    rules_version = 2
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent

@@ -36,6 +36,7 @@ from games.footprints.model import (
     Event,
     FigureMoved,
     FireDrawn,
+    FireDuring,
     FireReshuffled,
     FootprintChoice,
     FootprintDrawn,
@@ -316,8 +317,17 @@ class Table:
         fire_at: int | None,
         fire_path: Sequence[Pos],
         any_skill: list[Terrain],
+        during: FireDuring | None = None,
     ) -> None:
-        """Advance the skill (and the extra one), and move to the next unoccupied space."""
+        """Advance the skill (and the extra one), and move to the next unoccupied space; the
+        fire card before it, after it, or (`during`) between the advance and the move."""
+        if during is not None:
+            if fire is None:
+                raise illegal("no_fire_card", "no fire card was played with this card")
+            if fire_at is not None:
+                raise illegal("bad_fire_timing", "give fire_at or fire_during, not both")
+            self._bottom_during(seat, terrain, extra, to, fire, during, fire_path, any_skill)
+            return
         fire_at = self._check_fire_timing(fire, fire_at, 1, fire_path)
         start = self.player(seat).position
         others = self.figures(but=seat)
@@ -350,6 +360,58 @@ class Table:
                 raise illegal("occupied", "you may move through figures but not end on one")
             fresh = [p for p in walked if p not in moved]
             self.collect(seat, self._space_bonuses(fresh, others), any_skill)
+
+    def _bottom_during(
+        self,
+        seat: int,
+        terrain: Terrain,
+        extra: Terrain | None,
+        to: Pos | None,
+        fire: str,
+        during: FireDuring,
+        fire_path: Sequence[Pos],
+        any_skill: list[Terrain],
+    ) -> None:
+        """A bottom action with the fire card used between its two halves (rules version 2):
+        advance, the card, move ("after_advance"), or move, the card, advance
+        ("after_move"). The card's own move goes with it, as before or after the action."""
+        others = self.figures(but=seat)
+
+        def climb() -> None:
+            bonuses = self.advance(seat, terrain, 1)
+            if extra is not None:
+                bonuses += self.advance(seat, extra, 1)
+            self.collect(seat, bonuses, any_skill)
+
+        def step() -> list[Pos]:
+            start = self.player(seat).position
+            if start is None:
+                if to is not None:
+                    raise illegal("on_cairn_track", "your figure is on the cairn track")
+                return []
+            if to not in bottom_destinations(self.board, start, others):
+                raise illegal(
+                    "not_next_space", f"{to} is not the next unoccupied space from {start}"
+                )
+            self.emit(FigureMoved(seat=seat, path=(to,)))
+            return [to]
+
+        if during == "after_advance":
+            climb()
+            moved = self._fire_walk(seat, fire, fire_path, self.player(seat).position)
+            self.fire_effects(seat, fire, any_skill)
+            moved += step()
+            self.collect(seat, self._space_bonuses(moved, others), any_skill)
+            return
+        moved = step()
+        self.collect(seat, self._space_bonuses(moved, others), any_skill)
+        self.fire_effects(seat, fire, any_skill)
+        walked = self._fire_walk(seat, fire, fire_path, self.player(seat).position)
+        if walked and walked[-1] in others:
+            raise illegal("occupied", "you may move through figures but not end on one")
+        fresh = [p for p in walked if p not in moved]
+        self.collect(seat, self._space_bonuses(fresh, others), any_skill)
+        climb()
 
     def _fire_walk(self, seat: int, fire: str, path: Sequence[Pos], start: Pos | None) -> list[Pos]:
         if not path:

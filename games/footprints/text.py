@@ -242,9 +242,16 @@ def _top(action: Top) -> str:
     return text + _fire(action.fire_at, action.fire_path) + _skills(action.any_skill)
 
 
+DURING = {"after_advance": "the advance", "after_move": "the move"}
+
+
 def _bottom(action: Bottom) -> str:
     where = f", moving to {at(action.to)}" if action.to is not None else ""
     text = f"Bottom action: advance{where}"
+    if action.fire_during is not None:  # between the two halves, one of them first
+        on = f", then on to {at(action.fire_path[-1])}" if action.fire_path else ""
+        text += f", the fire card after {DURING[action.fire_during]}{on}"
+        return text + _skills(action.any_skill)
     return text + _fire(action.fire_at, action.fire_path) + _skills(action.any_skill)
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import msgspec
 
 from games.footprints.board import creation_bonuses, engraving_spaces
-from games.footprints.content import TERRAINS, Follower, Leader, Terrain, clan_card
+from games.footprints.content import (
+    MAP_SHAPE_LEADERS,
+    TERRAINS,
+    Follower,
+    Leader,
+    Terrain,
+    clan_card,
+)
 from games.footprints.goals import Facts, complete
 from games.footprints.model import (
     Action,
@@ -86,9 +93,22 @@ def follower_action(
             t.move_top(
                 seat, card.terrain, 0, card.extra_move, path, fire, fire_at, fire_path, any_skill
             )
-        case Bottom(to=to, fire_at=fire_at, fire_path=fire_path):
+        case Bottom(to=to, fire_at=fire_at, fire_path=fire_path, fire_during=during):
+            if during is not None and t.state.rules < 2:
+                raise illegal(
+                    "bad_fire_timing",
+                    "under rules version 1 a fire card is used before or after a bottom action",
+                )
             t.move_bottom(
-                seat, card.terrain, card.extra_advance, to, fire, fire_at, fire_path, any_skill
+                seat,
+                card.terrain,
+                card.extra_advance,
+                to,
+                fire,
+                fire_at,
+                fire_path,
+                any_skill,
+                during,
             )
         case _:
             raise illegal("not_now", f"{type(action).__name__} is not step 2")
@@ -263,10 +283,32 @@ def finish(t: Table, seat: int) -> None:
         t.emit(ReachedCairn(seat=seat, points=points))
         if not t.state.end_triggered:
             t.emit(EndTriggered(seat=seat, reason="cairn"))
-    if not t.player(seat).panel and not t.state.end_triggered:
+    if out_of_cards(t, seat):
         t.emit(EndTriggered(seat=seat, reason="empty_panel"))
     t.emit(StepDone(seat=seat, phase="over"))
     next_turn(t, seat)
+
+
+def out_of_cards(t: Table, seat: int, passing: bool = False) -> bool:
+    """Whether `seat`'s empty panel ends the game at the end of this turn: at the turn it
+    played its last card; but since rules version 2, for a seat whose clan deck is a card
+    short of the 15 "2 Leaders" promises (the Snake took one of its two leaders), at the
+    turn it passes next, so that the game lasts the variant's one more turn."""
+    if t.player(seat).panel or t.state.end_triggered:
+        return False
+    if t.state.rules < 2 or not short_of_a_leader(t, seat):
+        return not passing
+    return passing
+
+
+def short_of_a_leader(t: Table, seat: int) -> bool:
+    """With "Snake" and "2 Leaders", a clan one of whose leaders the Snake bars (the Scout,
+    the Recluse) plays 13 followers and one leader: 14 cards where the others have 15."""
+    options = t.state.options
+    if not (options.snake and options.two_leaders):
+        return False
+    clan = t.content.clans[t.player(seat).clan]
+    return any(x.ability in MAP_SHAPE_LEADERS for x in clan.leaders)
 
 
 def next_turn(t: Table, seat: int) -> None:
@@ -278,7 +320,9 @@ def next_turn(t: Table, seat: int) -> None:
         t.emit(TurnBegan(seat=seat))
         if t.player(seat).panel:
             return
-        # no clan card left to play: the turn passes (our ruling)
+        # no clan card left to play: the turn passes (our ruling), and may end the game
+        if out_of_cards(t, seat, passing=True):
+            t.emit(EndTriggered(seat=seat, reason="empty_panel"))
         t.emit(StepDone(seat=seat, phase="over"))
 
 

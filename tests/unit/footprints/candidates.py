@@ -24,6 +24,7 @@ from games.footprints.model import (
     CompleteFootprint,
     DecideFootprint,
     DiscardFire,
+    FireDuring,
     FootprintChoice,
     KeepStartingFootprint,
     Lead,
@@ -41,6 +42,7 @@ from games.footprints.table import board_of
 
 Path = tuple[Pos, ...]
 SKILL_LISTS: tuple[tuple[str, ...], ...] = ((), *((t,) for t in TERRAINS))
+DURING: tuple[FireDuring, ...] = ("after_advance", "after_move")
 
 
 def candidates(
@@ -167,6 +169,13 @@ def _bottoms(board: MapBoard, start: Pos | None, fire: bool, rng: Random) -> Ite
                 base = start if at == 0 else to
                 for fire_path in _walks(board, base, 3, rng, 3)[1:]:
                     yield Bottom(to=to, fire_at=at, fire_path=fire_path)
+            for during in DURING:  # between the advance and the move, either first
+                for skills in _skill_lists(rng, 2):
+                    yield Bottom(to=to, fire_during=during, any_skill=skills)
+                yield Bottom(to=to, fire_at=0, fire_during=during)
+                base = start if during == "after_advance" else to
+                for fire_path in _walks(board, base, 3, rng, 2)[1:]:
+                    yield Bottom(to=to, fire_during=during, fire_path=fire_path)
 
 
 def _acts(
@@ -237,6 +246,7 @@ def _leads(
             yield Lead(follower=played, top=Top(path=top.path), any_skill=top.any_skill)
         for bottom in _bottoms(board, here, False, rng):
             yield Lead(follower=played, bottom=Bottom(to=bottom.to), any_skill=bottom.any_skill)
+            yield Lead(follower=played, bottom=Bottom(to=bottom.to, fire_during="after_move"))
 
 
 def _some_gives(have: tuple[int, int, int, int], rng: Random) -> list[tuple[Any, ...]]:

@@ -127,6 +127,28 @@ def test_a_cost_only_the_actions_bonuses_pay_and_a_marker_moved_back() -> None:
     assert timings == {None, 0, "later"}
 
 
+def test_a_marker_moved_back_during_a_bottom_action_in_either_order() -> None:
+    # fire-16 (ice back) with f02 (ice, + mountain advance) by an ice-advance space; fire-15
+    # (swamp back, two "any skill") with f05 (swamp, + forest advance): the card between the
+    # advance and the move, either first, is listed where it makes a difference
+    sixteen = played(
+        table(players=[{"position": (3, 14), "skills": (5, 5, 5, 5), "fire_hand": ("fire-16",)}]),
+        0,
+        follower("clan-1", 2),
+        "fire-16",
+    )
+    fifteen = follower_with("fire-15", 5, skills=(3, 3, 3, 3))
+    durings = []
+    for state in (sixteen, fifteen):
+        oracle(state, budget=None)
+        listed = REAL.legal_actions(state, 0)
+        durings.append({a.fire_during for a in listed if isinstance(a, Bottom)})
+        old = replace(state, rules=1)  # a game of rules version 1: before or after only
+        oracle(old, budget=None)
+        assert not [a for a in REAL.legal_actions(old, 0) if getattr(a, "fire_during", None)]
+    assert durings == [{None, "after_advance", "after_move"}, {None, "after_move"}]
+
+
 def test_both_actions_list_each_first_action_and_then_the_other() -> None:
     state = follower_with("fire-05", 3)  # both actions of a mountain or ice follower
     oracle(state)
@@ -215,6 +237,23 @@ def test_any_skill_choices_are_listed_up_to_their_bound(monkeypatch: pytest.Monk
     assert not cut.complete
     for terrain in TERRAINS:  # the choice not listed is accepted
         REAL.decide(state, seat, replace(cut.actions[0], row=2, any_skill=(terrain,)), Random(0))
+
+
+def test_a_bottom_actions_list_stays_within_its_documented_size() -> None:
+    # RULES.md, "The bounds": the largest bottom-action list found in 38,000 random positions
+    # with a card moving a marker back (fire-15: swamp back, two "any skill"): 621 moves
+    # under rules version 2, 618 under version 1 (the uses during the action add 3)
+    me = {"position": (4, 2), "skills": (8, 4, 2, 6), "fire_hand": ("fire-15",)}
+    spots = [{"position": at} for at in ((3, 24), (2, 23), (5, 24), (0, 5))]
+    clans = ["clan-3", "clan-1", "clan-2", "clan-4", "clan-5"]
+    state = played(table(5, players=[me, *spots], clans=clans), 0, follower("clan-3", 7), "fire-15")
+    sizes = []
+    for rules in (2, 1):
+        listed = REAL.legal_actions(replace(state, rules=rules), 0)
+        bottoms = [a for a in listed if isinstance(a, Bottom)]
+        sizes.append(len(bottoms))
+        assert len({a.to for a in bottoms}) <= 6
+    assert sizes == [621, 618]
 
 
 def test_the_bounds_hold_no_move_of_a_seat_not_to_act() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from games.footprints.model import (
     Bottom,
@@ -22,6 +23,7 @@ from games.footprints.model import (
     FigureMoved,
     FireDrawn,
     GameEnded,
+    Lead,
     Options,
     Play,
     PowerUsed,
@@ -34,6 +36,7 @@ from games.footprints.model import (
     TurnBegan,
     UsePower,
 )
+from tests.unit.footprints.playouts import quick_playout
 from tests.unit.footprints.rules_helpers import (
     CAIRN_FS,
     CAIRN_MI,
@@ -41,6 +44,7 @@ from tests.unit.footprints.rules_helpers import (
     REAL,
     follower,
     goods,
+    leader,
     of,
     play,
     played,
@@ -308,6 +312,91 @@ def test_an_empty_clan_panel_ends_the_game_and_a_player_with_no_card_passes() ->
     state = table(players=[{}, {"panel": (), "deck_top": (), "deck_bottom": ()}])
     events = play(played(state, 0, F03), 0, Top(path=()))[0]
     assert events[-3:] == [TurnBegan(seat=1), StepDone(seat=1, phase="over"), TurnBegan(seat=0)]
+
+
+SNAKE_TWO = Options(snake=True, two_leaders=True)
+
+
+def last_cards(rules: int | None = None) -> Any:
+    """ "Snake" and "2 Leaders", 13 turns taken: seat 0 (Horse, whose Scout the Snake bars: 13
+    followers and leader A, 14 cards) has its last card, f13, on the panel; seat 1 (Deer,
+    both leaders, 15 cards) its last two, f12 and f13. Rules version 2 unless `rules`."""
+
+    def seat(clan: str, leaders: tuple[str, ...]) -> dict[str, Any]:
+        own = [*leaders, *(follower(clan, n) for n in range(1, 14))]
+        return {
+            "panel": tuple(own[13:]),
+            "played": tuple(own[:13]),
+            "deck_top": (),
+            "deck_bottom": (),
+            "leader": leaders[0],
+            "turns": 13,
+        }
+
+    state = table(
+        players=[
+            seat("clan-1", (leader("clan-1"),)),
+            seat("clan-3", (leader("clan-3"), leader("clan-3", "b"))),
+        ],
+        clans=["clan-1", "clan-3"],
+        options=SNAKE_TWO,
+    )
+    return state if rules is None else replace(state, rules=rules)
+
+
+def test_snake_and_two_leaders_a_clan_left_one_leader_passes_its_15th_turn_then_the_end() -> None:
+    # "2 LEADERS ... your clan deck will have 15 cards, and the game may last one more turn";
+    # the Snake bars the Scout: the Horse Clan has 14. Its empty panel does not end the game
+    # at its 14th turn; it passes its 15th (as any seat with no card), which ends the game,
+    # and every seat has had its 15 turns.
+    state = last_cards()
+    events, state = play(played(state, 0, follower("clan-1", 13)), 0, Top(path=()))
+    assert not of(EndTriggered, events) and not state.end_triggered
+    events, state = run(state, 1, Play(card=follower("clan-3", 12)), Top(path=()))
+    assert events[-4:] == [
+        TurnBegan(seat=0),
+        EndTriggered(seat=0, reason="empty_panel"),
+        StepDone(seat=0, phase="over"),
+        TurnBegan(seat=1),
+    ]
+    events, state = run(state, 1, Play(card=follower("clan-3", 13)), Top(path=()))
+    assert isinstance(events[-1], GameEnded)
+    assert [p.turns for p in state.players] == [15, 15]
+
+
+def test_a_game_of_rules_version_1_ends_at_the_short_clans_empty_panel() -> None:
+    state = last_cards(rules=1)
+    events, state = play(played(state, 0, follower("clan-1", 13)), 0, Top(path=()))
+    assert EndTriggered(seat=0, reason="empty_panel") in events
+    events, state = run(state, 1, Play(card=follower("clan-3", 12)), Top(path=()))
+    assert isinstance(events[-1], GameEnded)
+    assert [p.turns for p in state.players] == [14, 14]
+
+
+def test_snake_and_two_leaders_games_last_15_turns_when_the_cards_run_out() -> None:
+    # whole games: whoever's panel empties first, a game that ends for lack of cards gives
+    # every seat 15 turns; two short clans alone end too (at their 15th turns, both passes)
+    ended = set()
+    for seed in range(12):
+        game = quick_playout(REAL, seed, 2, SNAKE_TWO)
+        last = game.states[-1]
+        clans = tuple(sorted(p.clan for p in last.players))
+        reason = next(e.reason for e in game.events if isinstance(e, EndTriggered))
+        if reason == "empty_panel":
+            assert {p.turns for p in last.players} == {15}, (seed, clans)
+            ended.add(clans)
+    assert any({"clan-1", "clan-2"} & set(c) for c in ended)
+    short = table(
+        players=[
+            {"panel": (leader("clan-1"),), "deck_top": (), "deck_bottom": ()},
+            {"panel": (), "deck_top": (), "deck_bottom": ()},
+        ],
+        clans=["clan-1", "clan-2"],
+        options=SNAKE_TWO,
+    )
+    events = play(played(short, 0, leader("clan-1")), 0, Lead())[0]
+    assert of(EndTriggered, events) == [EndTriggered(seat=1, reason="empty_panel")]
+    assert isinstance(events[-1], GameEnded)
 
 
 # -- scoring -----------------------------------------------------------------------------------

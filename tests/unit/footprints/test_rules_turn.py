@@ -12,6 +12,7 @@ fire card; ice 4 and 5 a mammoth; past 11: mountain berries, swamp mammoth.
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import replace
 
 from games.footprints.model import (
     Bottom,
@@ -33,6 +34,7 @@ from games.footprints.model import (
 )
 from tests.unit.footprints.rules_helpers import (
     REAL,
+    bonus,
     follower,
     goods,
     leader,
@@ -41,6 +43,7 @@ from tests.unit.footprints.rules_helpers import (
     play,
     played,
     refused,
+    set_up,
     skills,
     table,
     terrains,
@@ -370,6 +373,95 @@ def test_a_fire_card_moves_3_spaces_of_its_terrain_before_or_after_a_bottom_acti
         "fire_has_no_move"
     )
     assert refused(played(horse(), 0, F06), 0, Bottom(to=(1, 1), fire_at=0)) == "no_fire_card"
+
+
+def audit_position(rules: int | None = None) -> State:
+    """The audit's position (rules version 2 unless `rules`): on seed 0's map, seat 0
+    (Mammoth: ice 4 a fire card, ice 5 berries, ice 6 a swamp advance) on (2, 14) with its
+    ice marker on 4 plays clan-2-f09 (ice) with fire-16 (ice back 1; stone, wood, berries);
+    (2, 15) next to it advances ice."""
+    seed0 = set_up(2, 0)[1]
+    me = {"position": (2, 14), "skills": terrains(ice=4), "fire_hand": ("fire-16",)}
+    state = table(players=[me], clans=["clan-2", "clan-5"])
+    state = replace(state, tiles=seed0.tiles, turned=seed0.turned, houses=seed0.houses)
+    if rules is not None:
+        state = replace(state, rules=rules)
+    assert bonus(state, (2, 15)) == {"kind": "skill", "terrain": "ice"}
+    return played(state, 0, follower("clan-2", 9), "fire-16")
+
+
+def test_a_fire_card_during_a_bottom_action_between_the_advance_and_the_move() -> None:
+    # "before, during, or after your main action"; the bottom action: "In any order, perform
+    # these actions: advance ... and move". During: advance (ice 5, berries), the card (ice
+    # back to 4), move: (2, 15) advances ice to 5 again, and its berries come again.
+    state = audit_position()
+    during = Bottom(to=(2, 15), fire_during="after_advance")
+    events, after = play(state, 0, during)
+    assert events[:9] == [
+        SkillAdvanced(seat=0, terrain="ice", level=5),
+        ResourcesChanged(seat=0, resource="berries", change=1),
+        SkillMovedBack(seat=0, terrain="ice", level=4),
+        STONE,
+        ResourcesChanged(seat=0, resource="wood", change=1),
+        ResourcesChanged(seat=0, resource="berries", change=1),
+        FigureMoved(seat=0, path=((2, 15),)),
+        SkillAdvanced(seat=0, terrain="ice", level=5),
+        ResourcesChanged(seat=0, resource="berries", change=1),
+    ]
+    assert owned(after, 0) == {"stone": 1, "mammoth": 0, "wood": 1, "berries": 3}
+    # neither before nor after gives that: ice 4's fire card, or ice 6's swamp advance
+    before = play(state, 0, Bottom(to=(2, 15), fire_at=0))[1]
+    later = play(state, 0, Bottom(to=(2, 15), fire_at=1))[1]
+    assert owned(before, 0)["berries"] == owned(later, 0)["berries"] == 2
+    assert len(before.players[0].fire_hand) == 1 and skills(later, 0)["swamp"] == 3
+    # moving first, then the card, then the advance, ends alike here: listed once
+    moved_first = Bottom(to=(2, 15), fire_during="after_move")
+    assert play(state, 0, moved_first)[1] == after
+    listed = REAL.legal_actions(state, 0)
+    assert during in listed and moved_first not in listed
+    assert [a.to for a in listed if isinstance(a, Bottom) and a.fire_during] == [(2, 15)]
+    assert refused(state, 0, replace(during, fire_at=0)) == "bad_fire_timing"
+    plain = played(horse(), 0, F06)
+    assert refused(plain, 0, Bottom(to=(1, 1), fire_during="after_move")) == "no_fire_card"
+
+
+def test_a_fire_card_during_a_bottom_action_with_the_move_first() -> None:
+    # clan-1-f02: ice, + a mountain advance; fire-16: ice back 1. On (3, 14) with every skill
+    # on 5, the move to (4, 14) advances ice (ice 6: a fire card), the card moves it back,
+    # and the action's own advance reaches ice 6 again: two fire cards, as no other order.
+    me = {"position": (3, 14), "skills": (5, 5, 5, 5), "fire_hand": ("fire-16",)}
+    state = played(table(players=[me]), 0, F02, "fire-16")
+    uses = [
+        Bottom(to=(4, 14), fire_at=0),
+        Bottom(to=(4, 14), fire_at=1),
+        Bottom(to=(4, 14), fire_during="after_advance"),
+        Bottom(to=(4, 14), fire_during="after_move"),
+    ]
+    drawn = [len(of(FireDrawn, play(state, 0, use)[0])) for use in uses]
+    assert drawn == [1, 1, 1, 2]
+    events = play(state, 0, uses[3])[0]
+    assert events[:2] == [
+        FigureMoved(seat=0, path=((4, 14),)),
+        SkillAdvanced(seat=0, terrain="ice", level=6),
+    ]
+    assert events.index(SkillMovedBack(seat=0, terrain="ice", level=5)) < events.index(
+        SkillAdvanced(seat=0, terrain="mountain", level=6)
+    )
+    listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Bottom) and a.to == (4, 14)]
+    assert {a.fire_during for a in listed} == {None, "after_advance", "after_move"}
+
+
+def test_a_game_of_rules_version_1_uses_a_fire_card_before_or_after_a_bottom_action_only() -> None:
+    # a game keeps the rules it began under: version 1 had no use during a bottom action
+    old, new = audit_position(rules=1), audit_position()
+    during = Bottom(to=(2, 15), fire_during="after_advance")
+    assert refused(old, 0, during) == "bad_fire_timing"
+    assert not [a for a in REAL.legal_actions(old, 0) if isinstance(a, Bottom) and a.fire_during]
+    for use in (Bottom(to=(2, 15), fire_at=0), Bottom(to=(2, 15), fire_at=1)):
+        assert play(old, 0, use)[0] == play(new, 0, use)[0]
+    assert {a for a in REAL.legal_actions(new, 0) if not getattr(a, "fire_during", None)} == set(
+        REAL.legal_actions(old, 0)
+    )
 
 
 def test_both_actions_of_a_follower_of_either_terrain_top_then_bottom() -> None:

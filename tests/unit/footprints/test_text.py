@@ -7,6 +7,7 @@ import pytest
 
 from games.footprints import text
 from games.footprints.model import (
+    Bottom,
     CardPlayed,
     FireDrawn,
     GameEnded,
@@ -43,6 +44,13 @@ def test_actions_in_words() -> None:
     assert (
         text.describe(Top(path=((2, 0), (2, 1)), fire_at=1, fire_path=((3, 1),)), NAMES)
         == "Top action: move to [2, 1] (2 steps), the fire card after 1 step, then on to [3, 1]"
+    )
+    assert (
+        text.describe(Bottom(to=(2, 15), fire_during="after_advance"), NAMES)
+        == "Bottom action: advance, moving to [2, 15], the fire card after the advance"
+    )
+    assert text.describe(Bottom(to=(2, 15), fire_during="after_move"), NAMES).endswith(
+        "the fire card after the move"
     )
 
 
