@@ -55,13 +55,20 @@ class Notification(msgspec.Struct, frozen=True, kw_only=True):
     # game_finished: the result (null for other news, and for a game whose log has no
     # game_over: one that ended before the event existed; its view still has the outcome)
     outcome: GameResult | None = None
+    # When the game's log recorded the event at `version` this news follows (RFC 3339, Z);
+    # null for deadline_soon. With the version it names that event even after the service's
+    # database was restored to an earlier moment, where the version comes again with other
+    # moves: news of those is other news (docs/operations-backup.md).
+    recorded_at: str | None = None
 
     def key(self) -> str:
         """What makes it one notification: the same news derived twice has the same key
-        (a redelivered envelope, two notifiers), so a delivery can be made once per key."""
+        (a redelivered envelope, two notifiers), so a delivery can be made once per key;
+        news of another event at the same version (a restored database's) has another."""
         if self.type == "deadline_soon":  # once per deadline, whatever the version
             return f"{self.type}:{self.game_id}:{self.seat}:{self.deadline}"
-        return f"{self.type}:{self.game_id}:{self.seat}:{self.version}"
+        key = f"{self.type}:{self.game_id}:{self.seat}:{self.version}"
+        return f"{key}:{self.recorded_at}" if self.recorded_at else key
 
 
 def links_for(game_id: str) -> Links:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 import msgspec
@@ -59,6 +60,9 @@ class GameEvent(StreamMessage, frozen=True, tag="game_event"):
     bots: dict[str, str]  # seat (as a string) -> bot level
     batch_end: bool  # last event of the command that produced it
     global_position: int
+    # when it was appended: with the version, names one stored event even across a restore
+    # of the database to an earlier moment (which may append another at the same version)
+    recorded_at: datetime | None = None
 
 
 class SubmitAction(StreamMessage, frozen=True, tag="submit_action"):

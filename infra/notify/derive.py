@@ -38,6 +38,8 @@ class GameFacts(msgspec.Struct, frozen=True, kw_only=True):
     before: Iterable[int] | None
     # the game's result when this command ended it (its game_over: infra/notify/facts.py)
     outcome: GameResult | None = None
+    # when the envelope's event was recorded: the news' `recorded_at` (None: not known)
+    recorded_at: datetime | None = None
 
 
 class Clocks(msgspec.Struct, frozen=True, kw_only=True):
@@ -125,4 +127,5 @@ def _tell(kind: NotificationType, event: GameEvent, seat: int, facts: GameFacts)
         player_id=facts.players[seat],
         deadline=timestamp(deadline) if deadline is not None else None,
         links=links_for(event.game_id),
+        recorded_at=timestamp(facts.recorded_at) if facts.recorded_at is not None else None,
     )

@@ -17,18 +17,19 @@ from infra.notify.derive import GameFacts
 
 # `before`: to_act as the last command before this envelope's left it (the events of the
 # envelope's own command before it are not batch ends); none at all: this is the set-up.
-# `outcome`: the envelope's own event's, when it is the game_over that ends the command that
-# ended the game (games/table.py: always its last event); a key lookup, so asked every time.
+# The envelope's own event, a key lookup: `outcome`, when it is the game_over that ends the
+# command that ended the game (games/table.py: always its last event); when it was recorded
+# and where, which say whether it is the event the envelope names (below).
 _FACTS = """
 SELECT g.seats::text AS seats, t.deadlines::text AS deadlines,
        (SELECT (e.metadata -> 'to_act')::text FROM events e
         WHERE e.stream_id = 'game-' || g.id::text AND e.version < $2
           AND coalesce((e.metadata ->> 'batch_end')::boolean, true)
         ORDER BY e.version DESC LIMIT 1) AS before,
-       (SELECT (e.data -> 'outcome')::text FROM events e
-        WHERE e.stream_id = 'game-' || g.id::text AND e.version = $2
-          AND e.type = 'game_over') AS outcome
+       e.recorded_at, e.global_position,
+       CASE WHEN e.type = 'game_over' THEN (e.data -> 'outcome')::text END AS outcome
 FROM games g LEFT JOIN turns t ON t.game_id = g.id
+LEFT JOIN events e ON e.stream_id = 'game-' || g.id::text AND e.version = $2
 WHERE g.id = $1"""
 
 
@@ -46,13 +47,14 @@ def deadlines_of(deadlines_json: str | None) -> dict[int, datetime]:
 
 
 async def read_facts(conn: asyncpg.Pool | asyncpg.Connection, event: GameEvent) -> GameFacts | None:
-    """The game's facts for one envelope (None: no such game here, e.g. another database).
+    """The game's facts for one envelope (None: no such game here, e.g. another database;
+    or not this event: see `of_this_database`).
 
     The deadlines are the projection's now, which may be later than the envelope: a seat
     still awaited has the deadline its turn started with (set once per turn); one that
     acted since gets a later `your_turn` of its own."""
     row = await conn.fetchrow(_FACTS, uuid.UUID(event.game_id), event.version)
-    if row is None:
+    if row is None or not of_this_database(event, row["recorded_at"], row["global_position"]):
         return None
     before = None if row["before"] is None else [int(s) for s in json.loads(row["before"])]
     return GameFacts(
@@ -60,7 +62,24 @@ async def read_facts(conn: asyncpg.Pool | asyncpg.Connection, event: GameEvent) 
         deadlines=deadlines_of(row["deadlines"]),
         before=before,
         outcome=result_of(row["outcome"]),
+        recorded_at=row["recorded_at"],
     )
+
+
+def of_this_database(
+    event: GameEvent, recorded_at: datetime | None, global_position: int | None
+) -> bool:
+    """Whether the event stored at the envelope's version (when it was recorded, where) is
+    the one the envelope names. Not after the database was restored to a moment before the
+    envelope's event (the games stream in Redis still holds what the lost moves published),
+    whether or not the game has reached that version again since: that is no news, and
+    telling it would tell what did not happen. An envelope without `recorded_at` (a relay
+    of before it) is matched by its position alone."""
+    if recorded_at is None:
+        return False  # no event at that version here
+    if event.recorded_at is not None:
+        return event.recorded_at == recorded_at
+    return event.global_position == global_position
 
 
 def result_of(outcome_json: str | None) -> GameResult | None:

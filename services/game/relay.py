@@ -55,6 +55,7 @@ def envelope(event: StoredEvent) -> GameEvent:
         bots=dict(m.get("bots", {})),
         batch_end=bool(m.get("batch_end", True)),
         global_position=event.global_position,
+        recorded_at=event.recorded_at,
         trace=trace,
     )
 

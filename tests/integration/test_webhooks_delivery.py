@@ -293,7 +293,9 @@ async def test_a_receiver_failing_three_times_gets_the_news_once_on_the_fourth(
                 "legal_actions": f"/v1/games/{game_id}/legal-actions",
             },
             "outcome": None,  # game_finished's result only
+            "recorded_at": news["data"]["recorded_at"],  # when its event was recorded
         }
+        assert news["data"]["recorded_at"].endswith("Z")
         # exactly these fields: no card, no view, nothing of another seat's
         assert set(news) == {"type", "timestamp", "data"}
         # the other endpoint's own news, signed with its own secret; no other's

@@ -162,6 +162,41 @@ async def test_a_task_pushed_twice_makes_one_attempt_and_a_lost_one_is_pushed_ag
             await asyncio.to_thread(courier.close)
 
 
+async def test_after_a_restore_news_at_a_version_reached_again_is_new_and_lost_news_is_none(
+    pool: asyncpg.Pool, redis_client: aioredis.Redis, settings: Settings
+) -> None:
+    """The database restored to a moment before the set-up's last event was recorded, and
+    the game at that version again by another append (docs/operations-backup.md): the
+    envelope the lost event left on the games stream tells nothing now, and the news of the
+    new event has webhook-ids of its own, not those a receiver has seen and would drop."""
+    ada = f"ada-{uuid.uuid4().hex[:6]}"
+    hook_id = await hook(pool, ada, "http://127.0.0.1:9/hook")
+    game_id, lost = await set_up(pool, [ada, f"bob-{uuid.uuid4().hex[:6]}"])
+    notifier = Notifier(pool, redis_client, settings)
+    await notifier.on_message(lost)
+    told = await pending(pool, hook_id)
+    assert len(told) == 2  # game_started, your_turn
+
+    # the restore: the deliveries were never recorded, another event holds the version
+    await pool.execute("DELETE FROM webhook_deliveries WHERE webhook_id = $1", uuid.UUID(hook_id))
+    version = msgspec.json.decode(lost.payload)["version"]
+    await pool.execute(
+        """UPDATE events SET recorded_at = recorded_at + interval '1 minute'
+           WHERE stream_id = $1 AND version = $2""",
+        stream_id(game_id),
+        version,
+    )
+    await notifier.on_message(lost)  # still on the stream: not this database's event
+    assert await pending(pool, hook_id) == []
+
+    [again] = await game_service(pool).store.read(stream_id(game_id), after=version - 1)
+    await notifier.on_message(
+        Message(stream=GAMES, id="2-0", payload=msgspec.json.encode(envelope(again)))
+    )
+    new = await pending(pool, hook_id)
+    assert len(new) == 2 and not set(new) & set(told)
+
+
 class CountingPool:
     """The pool, counting the queries that look for endpoints."""
 

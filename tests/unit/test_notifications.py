@@ -13,7 +13,7 @@ import pytest
 from contracts.notifications import GameResult, Notification
 from contracts.streams import GameEvent
 from infra.notify.derive import Clocks, GameFacts, deadlines_soon, notifications, title_of
-from infra.notify.facts import result_of
+from infra.notify.facts import of_this_database, result_of
 from infra.notify.ssrf import UnsafeURL, forbidden, vet_url
 from services.notifier.worker import backoff
 
@@ -45,6 +45,7 @@ def facts(before: Iterable[int] | None = (), **kw: Any) -> GameFacts:
         deadlines=kw.get("deadlines", {}),
         before=before,
         outcome=kw.get("outcome"),
+        recorded_at=kw.get("recorded_at", NOW),
     )
 
 
@@ -140,6 +141,36 @@ def test_the_same_news_has_the_same_key_whatever_derives_it() -> None:
     assert a[0].key() != later[0].key()
 
 
+def test_news_of_another_event_at_the_same_version_is_other_news() -> None:
+    """A database restored to an earlier moment reaches a version again with other moves:
+    what follows them is told anew (another key, another webhook-id), while the news of the
+    event the restored database kept, derived again, is the same news."""
+    lost = notifications(envelope(), facts(before=[0], recorded_at=NOW))
+    again = notifications(envelope(), facts(before=[0], recorded_at=NOW))
+    after = notifications(envelope(), facts(before=[0], recorded_at=NOW + timedelta(minutes=5)))
+    assert [n.key() for n in lost] == [n.key() for n in again]
+    assert [n.key() for n in lost] != [n.key() for n in after]
+    assert (lost[0].type, lost[0].version) == (after[0].type, after[0].version)
+    assert lost[0].recorded_at == "2026-01-02T03:04:05Z"
+    assert after[0].recorded_at == "2026-01-02T03:09:05Z"
+    # news derived before recorded_at was known keeps the key it had
+    [old] = notifications(envelope(), facts(before=[0], recorded_at=None))
+    assert old.key() == f"your_turn:{GAME}:1:7" and old.recorded_at is None
+
+
+def test_an_envelope_is_of_this_database_only_when_it_names_the_stored_event() -> None:
+    at = envelope(recorded_at=NOW)
+    assert of_this_database(at, NOW, 70)
+    assert not of_this_database(at, NOW + timedelta(microseconds=1), 70)  # another event
+    assert not of_this_database(at, None, None)  # none at that version (yet)
+    # a relay of before recorded_at: the position alone
+    assert of_this_database(envelope(), NOW, 70)
+    assert not of_this_database(envelope(), NOW, 71)
+    # the relay's envelope carries it, to the microsecond, through the stream
+    decoded = msgspec.json.decode(msgspec.json.encode(at), type=GameEvent)
+    assert decoded.recorded_at == NOW
+
+
 def test_a_notification_names_nothing_private() -> None:
     out = notifications(envelope(to_act=[0, 1]), facts(before=None))
     for n in out:
@@ -147,6 +178,7 @@ def test_a_notification_names_nothing_private() -> None:
         assert set(body) == {
             "type", "game_id", "game", "title", "version", "seat", "player_id", "deadline", "links",
             "outcome",  # game_finished's result (public: the same for every seat), else null
+            "recorded_at",  # when its event was recorded
         }  # fmt: skip
         assert "ittybit-" not in msgspec.json.encode(n).decode()
 
