@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import msgspec
@@ -97,8 +97,19 @@ return #ARGV - 2
 """
 
 
-def _position(c: Checkpoint) -> str:
-    return f"{c.tx_id}:{c.global_position}"
+def _position(c: Checkpoint, recorded_at: datetime) -> str:
+    """The stream's position: the last event published, by its place in the outbox and the
+    moment it was recorded. The place alone can be taken again after the database was
+    restored to an earlier moment (transaction ids and the sequence go back with it), by
+    another event; the two together name one event."""
+    return f"{c.tx_id}:{c.global_position}:{_micros(recorded_at)}"
+
+
+def _micros(moment: datetime) -> int:
+    return (moment - _EPOCH) // timedelta(microseconds=1)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class FencedRelay:
@@ -120,17 +131,22 @@ class FencedRelay:
 
     async def start(self, conn: asyncpg.Connection) -> None:
         """Where to go on from: Redis' position if it names an event of this database (a
-        Redis kept over a database made anew holds another's), else the checkpoint."""
+        Redis kept over a database made anew, or restored to an earlier moment, holds an
+        event it does not), else the checkpoint. A position without the moment (a relay of
+        before it) is taken at its place alone."""
         held = await self.r.get(self.key)
         self.known = held.decode() if held else ""
-        tx, _, gp = self.known.partition(":")
-        if tx.isdigit() and gp.isdigit():
-            if await conn.fetchval(
-                "SELECT 1 FROM events WHERE global_position = $1 AND tx_id = $2::text::xid8",
-                int(gp),
+        parts = self.known.split(":")
+        if 2 <= len(parts) <= 3 and all(p.isdigit() for p in parts):
+            tx, gp = parts[0], int(parts[1])
+            recorded = await conn.fetchval(
+                "SELECT recorded_at FROM events WHERE global_position = $1"
+                " AND tx_id = $2::text::xid8",
+                gp,
                 tx,
-            ):
-                self.at = Checkpoint(tx_id=int(tx), global_position=int(gp))
+            )
+            if recorded is not None and (len(parts) == 2 or _micros(recorded) == int(parts[2])):
+                self.at = Checkpoint(tx_id=int(tx), global_position=gp)
                 return
         if self.known:
             log.warning("the games stream's position %r is not of this database", self.known)
@@ -142,13 +158,14 @@ class FencedRelay:
         if not batch:
             return 0
         reached = batch[-1][0]
+        position = _position(reached, batch[-1][1].recorded_at)
         payloads = [msgspec.json.encode(envelope(e)) for _, e in batch]
         published = await self.r.eval(  # type: ignore[misc]
-            _PUBLISH, 2, self.stream, self.key, self.known, _position(reached), *payloads
+            _PUBLISH, 2, self.stream, self.key, self.known, position, *payloads
         )
         if int(published) < 0:
             raise Superseded(f"{self.stream} moved past {self.known or 'nothing'}")
-        self.at, self.known = reached, _position(reached)
+        self.at, self.known = reached, position
         await self.outbox.save_checkpoint(self.consumer, reached)
         return len(batch)
 

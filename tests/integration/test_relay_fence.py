@@ -101,3 +101,40 @@ async def test_a_position_of_another_database_is_not_believed(
         await relay.start(conn)
         assert await relay.once() == 1
     assert await _published(redis_client, stream) == [(game, 1), (game, 2)]
+
+
+async def test_a_position_whose_place_another_event_took_after_a_restore_is_not_believed(
+    conn: asyncpg.Connection, redis_client: aioredis.Redis, stream_prefix: str
+) -> None:
+    """A database restored to an earlier moment gives out its transaction ids and positions
+    again: the place of the last event published (lost with the restore) may be taken by
+    another. The stream's position names the moment too, so the relay goes on from the
+    restored checkpoint and publishes the new event, not skipping it as published."""
+    consumer = f"test-fence-{uuid.uuid4()}"
+    stream = f"{stream_prefix}fence-{uuid.uuid4().hex[:8]}"
+    await _from_the_tip(conn, consumer)
+    restored_checkpoint = await PostgresOutbox(conn).load_checkpoint(consumer)
+    game = str(uuid.uuid4())
+    await _insert_settled(conn, f"game-{game}", 1)
+    relay = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
+    await relay.start(conn)
+    assert await relay.once() == 1
+
+    # the restore: the checkpoint as it was, and another event where the published one was
+    await PostgresOutbox(conn).save_checkpoint(consumer, restored_checkpoint)
+    await conn.execute(
+        "UPDATE events SET recorded_at = recorded_at + interval '1 minute' WHERE stream_id = $1",
+        f"game-{game}",
+    )
+    again = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
+    await again.start(conn)
+    assert await again.once() == 1
+    assert await _published(redis_client, stream) == [(game, 1), (game, 1)]
+
+    # a position of a relay of before the moment was named: its place alone
+    at = await PostgresOutbox(conn).load_checkpoint(consumer)
+    await redis_client.set(f"{stream}:relayed", f"{at.tx_id}:{at.global_position}")
+    await PostgresOutbox(conn).save_checkpoint(consumer, restored_checkpoint)
+    believed = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
+    await believed.start(conn)
+    assert await believed.once() == 0
