@@ -104,6 +104,19 @@ async def test_a_task_behind_the_game_plays_where_the_game_is_with_the_newer_tri
     assert await service.store.version(f"game-{game_id}") == v + 2
 
 
+async def test_a_trigger_beyond_the_game_plays_nothing_and_fails_nothing(
+    pool: asyncpg.Pool,
+) -> None:
+    """The database was restored to a moment before the trigger's version, its task still
+    queued in Redis (docs/operations-backup.md): nothing to play, and no failure to try
+    again and dead-letter. The game's own trigger plays the seat where the game is."""
+    service = game_service(pool)
+    game_id, _ = await new_game(service, [None, "greedy"])
+    v = (await service.load(game_id)).version
+    assert await _decide(pool, Turn("itty-bitty", game_id, 1, "greedy", v + 3)) is None
+    assert await _decide(pool, Turn("itty-bitty", game_id, 1, "greedy", v)) is not None
+
+
 async def test_a_bot_move_refused_as_stale_is_played_again_from_the_news(
     pool: asyncpg.Pool,
 ) -> None:
