@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -271,7 +271,12 @@ class EmbeddedPostgres:
     killed server, only not against a crash of the machine."""
 
     def __init__(
-        self, data: Path, port: int | None = None, durable: bool = True, bin: Path | None = None
+        self,
+        data: Path,
+        port: int | None = None,
+        durable: bool = True,
+        bin: Path | None = None,
+        settings: Mapping[str, str] | None = None,
     ) -> None:
         found = bin or postgres_binaries()
         if found is None:
@@ -282,6 +287,7 @@ class EmbeddedPostgres:
         self.data = Path(data).resolve()
         self.port = port or free_port()
         self.durable = durable
+        self.settings = dict(settings or {})  # more server settings (-c name=value)
         self.user = _unprivileged()
         self.proc: subprocess.Popen[bytes] | None = None
         self.pid: int | None = None
@@ -393,6 +399,8 @@ class EmbeddedPostgres:
         cmd += ["-c", "max_connections=200"]
         if not self.durable:
             cmd += ["-c", "fsync=off", "-c", "synchronous_commit=off"]
+        for name, value in self.settings.items():
+            cmd += ["-c", f"{name}={value}"]
         # A postgres killed with SIGKILL leaves its children a moment to notice: until they
         # have, the next start finds the old shared memory in use and exits. Try again then.
         for attempt in range(50):

