@@ -364,6 +364,16 @@ def test_snake_and_two_leaders_a_clan_left_one_leader_passes_its_15th_turn_then_
     assert [p.turns for p in state.players] == [15, 15]
 
 
+def test_only_snake_and_two_leaders_together_leave_a_clan_short() -> None:
+    # the Snake alone: every clan has 14 cards; 2 Leaders alone: 15; the empty panel of a
+    # Horse seat ends the game at once
+    for options in (Options(snake=True), Options(two_leaders=True)):
+        last = {"panel": (F03,), "deck_top": (), "deck_bottom": ()}
+        state = table(players=[last], options=options)
+        events = play(played(state, 0, F03), 0, Top(path=()))[0]
+        assert EndTriggered(seat=0, reason="empty_panel") in events
+
+
 def test_a_game_of_rules_version_1_ends_at_the_short_clans_empty_panel() -> None:
     state = last_cards(rules=1)
     events, state = play(played(state, 0, follower("clan-1", 13)), 0, Top(path=()))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
+from games.api import IllegalAction
 from games.footprints.model import (
     Bottom,
     CardPlayed,
@@ -34,6 +35,7 @@ from games.footprints.model import (
 )
 from tests.unit.footprints.rules_helpers import (
     REAL,
+    Picks,
     bonus,
     follower,
     goods,
@@ -449,6 +451,70 @@ def test_a_fire_card_during_a_bottom_action_with_the_move_first() -> None:
     )
     listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Bottom) and a.to == (4, 14)]
     assert {a.fire_during for a in listed} == {None, "after_advance", "after_move"}
+
+
+def refusal(state: State, action: Bottom) -> tuple[str, str]:
+    with pytest.raises(IllegalAction) as err:
+        REAL.decide(state, 0, action, Picks())
+    return err.value.code, err.value.message
+
+
+def test_a_fire_cards_move_during_a_bottom_action_goes_with_the_card() -> None:
+    # fire-01 moves 3 mountain spaces: during the action, after the advance, its move comes
+    # before the bottom move (as used before); after the move, it starts where the bottom
+    # move ended (as used after) and may end on the space the figure left, not on a figure
+    me = {"position": (2, 6), "fire_hand": ("fire-01",)}
+    state = played(table(players=[me, {"position": (3, 5)}]), 0, F06, "fire-01")
+    walk = ((3, 6), (4, 6))
+    before = play(state, 0, Bottom(to=(5, 5), fire_at=0, fire_path=walk))[1]
+    during = play(state, 0, Bottom(to=(5, 5), fire_during="after_advance", fire_path=walk))[1]
+    assert during == before and during.players[0].position == (5, 5)
+    after = play(state, 0, Bottom(to=(3, 6), fire_at=1, fire_path=((4, 6),)))[1]
+    moved = Bottom(to=(3, 6), fire_during="after_move", fire_path=((4, 6),))
+    assert play(state, 0, moved)[1] == after
+    events, back = play(state, 0, Bottom(to=(3, 6), fire_during="after_move", fire_path=((2, 6),)))
+    assert back.players[0].position == (2, 6) and STONE in events  # (3, 6): a stone
+    onto = Bottom(to=(3, 6), fire_during="after_move", fire_path=((3, 5),))
+    assert refusal(state, onto) == (
+        "occupied",
+        "you may move through figures but not end on one",
+    )
+    assert refusal(state, Bottom(to=(0, 0), fire_during="after_move")) == (
+        "not_next_space",
+        "(0, 0) is not the next unoccupied space from (2, 6)",
+    )
+    track = played(
+        table(players=[{"position": None, "fire_hand": ("fire-01",)}]), 0, F06, "fire-01"
+    )
+    assert refusal(track, Bottom(to=(0, 3), fire_during="after_advance")) == (
+        "on_cairn_track",
+        "your figure is on the cairn track",
+    )
+    events = play(track, 0, Bottom(to=None, fire_during="after_move"))[0]
+    assert SkillAdvanced(seat=0, terrain="swamp", level=3) in events
+
+
+def test_any_skill_choices_during_a_bottom_action_come_in_its_order() -> None:
+    # (1, 14) is a swamp space with an "any skill" bonus. Moving onto it first, then fire-15
+    # (swamp back; two "any skill"), then the advance: the space's bonus takes the first
+    # choice, the card the next two.
+    me = {"position": (1, 13), "skills": terrains(swamp=4), "fire_hand": ("fire-15",)}
+    state = played(table(players=[me]), 0, F06, "fire-15")
+    events = play(state, 0, Bottom(to=(1, 14), fire_during="after_move", any_skill=("forest",)))[0]
+    assert of(SkillAdvanced, events)[0] == SkillAdvanced(seat=0, terrain="forest", level=3)
+    advance_first = Bottom(to=(1, 14), fire_during="after_advance", any_skill=("ice", "forest"))
+    events = play(state, 0, advance_first)[0]
+    back = events.index(SkillMovedBack(seat=0, terrain="swamp", level=4))
+    assert [e.terrain for e in of(SkillAdvanced, events[back:])][:2] == ["ice", "forest"]
+    # fire-04 moves 3 swamp spaces: after the move, its own move's new space pays too
+    four = played(
+        table(players=[{"position": (1, 13), "fire_hand": ("fire-04",)}]), 0, F06, "fire-04"
+    )
+    walked = Bottom(
+        to=(0, 14), fire_during="after_move", fire_path=((1, 14),), any_skill=("forest",)
+    )
+    events = play(four, 0, walked)[0]
+    assert of(SkillAdvanced, events)[0] == SkillAdvanced(seat=0, terrain="forest", level=3)
 
 
 def test_a_game_of_rules_version_1_uses_a_fire_card_before_or_after_a_bottom_action_only() -> None:
