@@ -354,6 +354,10 @@ class Footprints:
                 return replace(event, leader=None)
             case StartingFootprints(seat=owner) | FootprintsReturned(seat=owner) if owner != seat:
                 return replace(event, cards=None)  # dealt face down; only the kept one shows
+            case ChoicesOpened(pending=SetupChoices(footprints=dealt) as choices):
+                # who chooses, as the view shows it; the cards dealt: their owner's alone
+                mine = tuple((s, cards if s == seat else ()) for s, cards in dealt)
+                return replace(event, pending=replace(choices, footprints=mine))
         return event
 
     def outcome(self, state: State) -> Outcome | None:

@@ -41,6 +41,7 @@ from games.footprints.model import (
     State,
     TurnBegan,
 )
+from games.footprints.text import narrate
 from games.testing import check_conservation, random_playout
 from tests.unit.footprints.rules_helpers import (
     CAIRN_FS,
@@ -215,6 +216,16 @@ def test_the_dealt_footprint_cards_are_seen_by_their_owner_alone_and_only_the_ke
         assert REAL.redact(event, event.seat) == event and event.cards == dealt[event.seat]
         for other in (None, *(s for s in range(3) if s != event.seat)):
             assert REAL.redact(event, other) == StartingFootprints(seat=event.seat, cards=None)
+    # the choices opened: who chooses, as the view has it; each seat's own cards, nobody else's
+    [opened] = [e for e in of(ChoicesOpened, events) if isinstance(e.pending, SetupChoices)]
+    for seat in (None, 0, 1, 2):
+        copy = REAL.redact(opened, seat)
+        assert isinstance(copy, ChoicesOpened) and isinstance(copy.pending, SetupChoices)
+        mine = {s: dealt[s] if s == seat else () for s in range(3)}
+        assert dict(copy.pending.footprints) == mine
+        assert copy.pending.leaders == opened.pending.leaders  # type: ignore[union-attr]
+        text = narrate(copy, ["Ada", "Bob", "Cy"])
+        assert not any(card in text for s, cards in dealt.items() if s != seat for card in cards)
     for seat in range(3):
         view = REAL.view(state, seat)
         shown = {s: tuple(cards) for s, cards in view.public["pending"]["footprints"]}
@@ -377,6 +388,10 @@ def test_fire_cards_drawn_and_leaders_chosen_are_hidden_from_the_others() -> Non
             assert REAL.redact(event, event.seat) == event
             for other in (None, *(s for s in range(3) if s != event.seat)):
                 assert getattr(REAL.redact(event, other), field) is None
+        elif isinstance(event, ChoicesOpened) and isinstance(event.pending, SetupChoices):
+            for s in (None, 0, 1, 2):  # the cards dealt: their owner's copy alone names them
+                shown = REAL.redact(event, s).pending.footprints  # type: ignore[union-attr]
+                assert all(cards == () for owner, cards in shown if owner != s)
         elif isinstance(event, DeckBuilt):
             # which followers lie above the others is unknown to everyone, the owner too
             for s in (None, 0, 1, 2):
