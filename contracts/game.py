@@ -56,6 +56,24 @@ class Clock(msgspec.Struct, frozen=True, kw_only=True):
     seats: list[SeatClock]
 
 
+_OUTCOME_DETAIL = (
+    "The game's own words on the end (`reason`; itty-bitty's `penalties`, footprints'"
+    " `parts` and `solo`...), and `forfeited`: the seats whose person resigned or timed out"
+)
+
+
+class GameOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """How a finished game ended, as its log's `game_over` says: `ranks[seat]` is 1 for the
+    winners and ties share a rank; a seat whose person resigned or timed out is ranked below
+    every other, whatever the bot that played it on scored."""
+
+    scores: list[int]  # per seat, as the engine scored it
+    ranks: list[int]
+    winners: list[int]  # empty: nobody won (a draw, a solo game lost)
+    tie_break: str | None = None  # what broke a tie of scores, if one did
+    detail: Annotated[dict[str, Any], msgspec.Meta(description=_OUTCOME_DETAIL)] = {}
+
+
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     game: str
@@ -65,7 +83,7 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     to_act: list[int]
     your_seat: int | None
     view: Annotated[dict[str, Any], _component("AnyView", "The caller's view: `{public, private}`")]
-    outcome: dict[str, Any] | None
+    outcome: GameOutcome | None  # once finished
     standings: list[SeatStanding]
     clock: Clock | None  # null when the room has no clock
     rules_version: Annotated[
@@ -155,7 +173,7 @@ class EventFeed(msgspec.Struct, frozen=True, kw_only=True):
     status: Literal["active", "finished"]
     to_act: list[int]
     your_turn: bool  # the caller must act now (a bot playing their seat does not count)
-    outcome: dict[str, Any] | None  # once finished
+    outcome: GameOutcome | None  # once finished
 
 
 class GameMap(msgspec.Struct, frozen=True, kw_only=True):

@@ -20,6 +20,7 @@ from contracts.game import (
     Claim,
     Clock,
     EventFeed,
+    GameOutcome,
     GameSummary,
     GameView,
     LegalActions,
@@ -30,6 +31,7 @@ from contracts.game import (
     Unavailable,
     timestamp,
 )
+from contracts.notifications import Notification, WebhookPayload, WebhookTest
 from contracts.problems import ProblemError
 from games import table as tables
 from games.api import rules_version_of
@@ -61,7 +63,13 @@ from infra.http import (
     while_held,
 )
 from infra.metrics import LIVE_SUBSCRIBERS, metrics_endpoint
-from infra.openapi import SECURITY, closed_structs, openapi_config, problems
+from infra.openapi import (
+    SECURITY,
+    closed_structs,
+    openapi_config,
+    problems,
+    struct_components,
+)
 from infra.ratelimit import rate_limits
 from infra.settings import Settings
 from services.game import seats
@@ -69,7 +77,8 @@ from services.game.bootstrap import lifespan
 from services.game.handlers import Accepted, GameService, Loaded, bot_plays, status_of
 from services.game.maps import GameMap, map_components
 from services.game.repository import PageKey
-from services.game.sse import game_stream, live_feeds, my_stream
+from services.game.sse import STREAM_ITEMS, game_stream, live_feeds, my_stream
+from services.game.webhooks import DELIVERIES as WEBHOOK_DELIVERIES
 from services.game.webhooks import ROUTES as WEBHOOK_ROUTES
 from services.game.webhooks import webhook_store
 
@@ -84,6 +93,7 @@ MinVersion = Annotated[
     QueryParameter(
         ge=0,
         le=MAX_VERSION,
+        schema_extra={"minimum": 0},  # Litestar leaves a 0 out of an optional one's schema
         description="The newest version of the game you have seen (from a move's answer, a "
         "view or the feed). The answer is at least that recent, and the service may give it "
         "without asking its store: send it on every read to make reads cheaper and never see "
@@ -219,14 +229,14 @@ async def get_game(
     return await game_view(_svc(request), await _who(request), game_id, min_version)
 
 
-def _outcome(loaded: Loaded) -> dict[str, Any] | None:
+def _outcome(loaded: Loaded) -> GameOutcome | None:
     """The game's result as its log's `game_over` says (people who resigned or timed out
-    ranked last); for a game that ended before that event, the same made from the engine's."""
+    ranked last); for a game that ended before that event, the same made from the engine's.
+    Field by field: a field the engines' Outcome gains and the contract lacks fails here."""
     result = tables.result(loaded.rules.outcome(loaded.state), loaded.table)
     if result is None:
         return None
-    ranked: dict[str, Any] = msgspec.to_builtins(result)
-    return ranked
+    return GameOutcome(**msgspec.structs.asdict(result))
 
 
 def _clock(table: TableState) -> Clock | None:
@@ -574,7 +584,14 @@ def _components() -> dict[str, Any]:
         ],
         "description": "A legal action (`AnyAction`) with its `text`, for a person to read",
     }
-    return {**components, "DescribedAction": described, **map_components(games, components)}
+    # what the service sends beside its answers: webhooks' bodies, /v1/me/stream's news
+    sent = struct_components(WebhookPayload, WebhookTest, Notification)
+    return {
+        **components,
+        "DescribedAction": described,
+        **map_components(games, components),
+        **sent,
+    }
 
 
 def create_app(settings: Settings | None = None, embedded: bool = False) -> Litestar:
@@ -605,6 +622,8 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             "Turnpost game service",
             _components(),
             closed=closed_structs(contracts.game, contracts.notifications),
+            webhooks=WEBHOOK_DELIVERIES,
+            stream_items=STREAM_ITEMS,
         ),
         debug=False,
         logging_config=None,  # infra.logging configures the process (LOG_LEVEL, LOG_FORMAT)

@@ -18,12 +18,12 @@ from litestar.openapi.spec import Example
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from contracts.notifications import Notification
+from contracts.notifications import NOTIFICATION_TYPES, Notification
 from contracts.problems import ProblemError
 from infra.eventstore import StoredEvent
 from infra.http import holding
 from infra.metrics import LIVE_SUBSCRIBERS
-from infra.openapi import SECURITY, problems
+from infra.openapi import SECURITY, problems, sse_item
 from infra.settings import Settings
 from infra.tokens import Held
 from services.game.handlers import GameService, beyond_version, status_of
@@ -263,6 +263,22 @@ NEWS_EXAMPLE = (
     "\n\n"
 )
 _note = msgspec.json.Encoder()
+# Each stream's events, for the document (infra/openapi.py: sse_item); comments (`:
+# heartbeat`, `: token_revoked: ...`) are not events.
+STREAM_ITEMS = {
+    "streamGameEvents": sse_item(
+        "FeedEvent",
+        "One game event, as one item of `GET /v1/games/{game_id}/events`' `events`",
+        {"type": "string", "description": "The event's type (`data.type`)"},
+        has_id=True,
+    ),
+    "streamMyNews": sse_item(
+        "Notification",
+        "One piece of news: the notification a webhook's delivery carries as `data`",
+        {"enum": list(NOTIFICATION_TYPES), "description": "The notification's `type`"},
+        has_id=False,
+    ),
+}
 
 
 def _news_frame(note: Notification) -> bytes:

@@ -44,6 +44,74 @@ from services.game.webhook_store import (
 UNKNOWN_WEBHOOK = {404: ["unknown_webhook"]}
 REFUSED_URL = ["invalid_webhook_url", "webhook_url_forbidden", "webhook_url_unresolvable"]
 
+# What the service sends to an endpoint (services/notifier/worker.py), for the document's
+# `webhooks`: its body's type is a component, so a client generator makes the type even where
+# it reads no `webhooks`; one that does reads the signature's headers and the answers too.
+_SIGNED = [
+    {
+        "name": "webhook-id",
+        "in": "header",
+        "required": True,
+        "schema": {"type": "string"},
+        "description": "The delivery's id, the same on every retry of it: deduplicate by it",
+    },
+    {
+        "name": "webhook-timestamp",
+        "in": "header",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+        "description": "When this attempt was signed (Unix seconds)",
+    },
+    {
+        "name": "webhook-signature",
+        "in": "header",
+        "required": True,
+        "schema": {"type": "string"},
+        "description": "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under the endpoint's "
+        "`whsec_` secret (Standard Webhooks: `Webhook(secret).verify(body, headers)`)",
+    },
+]
+_ANSWERS = {
+    "2XX": {"description": "Delivered: not sent again"},
+    "410": {"description": "Gone: the endpoint is disabled, and nothing more is sent to it"},
+    "default": {
+        "description": "Any other answer, or none within the timeouts (3 s to connect, 5 s per"
+        " read), is a failed attempt: retried with backoff for a day"
+    },
+}
+
+
+def _delivery(operation_id: str, summary: str, body: str) -> dict[str, Any]:
+    return {
+        "post": {
+            "operationId": operation_id,
+            "summary": summary,
+            "parameters": _SIGNED,
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {"schema": {"$ref": f"#/components/schemas/{body}"}}
+                },
+            },
+            "responses": _ANSWERS,
+        }
+    }
+
+
+DELIVERIES = {
+    "gameNews": _delivery(
+        "deliverGameNews",
+        "A player's news (`your_turn`, `deadline_soon`, `game_started`, `game_finished`), "
+        "posted to each endpoint registered for its type and game",
+        "WebhookPayload",
+    ),
+    "webhookTest": _delivery(
+        "deliverWebhookTest",
+        "What `POST /v1/me/webhooks/{webhook_id}/test` sends",
+        "WebhookTest",
+    ),
+}
+
 
 @contextlib.asynccontextmanager
 async def webhook_store(app: Litestar) -> AsyncIterator[None]:

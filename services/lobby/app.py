@@ -383,6 +383,7 @@ async def add_bot(
             name="Location",
             description="On 202: the room, to follow until it carries game_id",
             documentation_only=True,
+            value="/v1/rooms/{room_id}",  # what the document needs: its schema (a string)
         )
     ],
     responses={

@@ -121,7 +121,7 @@ async def test_two_people_play_itty_bitty_to_the_end_with_the_async_client(urls:
     )
     assert {f.status for f in finals} == {"finished"} and finals[0].to_act == []
     final = finals[0]
-    assert final.outcome is not None and len(final.outcome["ranks"]) == 2
+    assert final.outcome is not None and len(final.outcome.ranks) == 2
     # the long-poll and the SSE stream tell the same story, each to its end
     polled = [e async for e in players[0].iter_events(game_id)]
     streamed = [e async for e in players[0].stream_game_events(game_id)]
