@@ -13,7 +13,11 @@ Litestar's routing and its handler, in this order:
    handler's own `authenticate` then finds the bearer admitted, with no second check);
 5. the bounds on the body (infra/guards.py): 413 `payload_too_large`, 400 `too_deep`;
 6. OPTIONS: `Allow` with every method of the path (infra/http.py);
-7. the route's fast path when it has one (infra/fastpath.py), else the route.
+7. the route's fast path when it has one (infra/fastpath.py), else the route;
+8. a request still running when the server stops (uvicorn cancels what is left after its
+   graceful shutdown's wait, 5 s): not a 500 and a traceback, but a 503 `service_unavailable`
+   with Retry-After, which a client asks again (another replica, in a rolling upgrade), or
+   for a stream already under way its end, from which a client resumes it.
 
 They were five Litestar middlewares, each a layer with its own checks and its own wrapper of
 `send`. As one, with the rate limiter's subject remembered per token and per address, they
@@ -25,6 +29,9 @@ action cycle under load fell to 0.79x (tests/bench/compare_actions.py).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import time
 
 from litestar.enums import ScopeType
@@ -42,6 +49,7 @@ from infra.ratelimit import RateLimiter, exempt, route_class
 from infra.settings import Settings
 from infra.tokens import Tokens
 
+log = logging.getLogger(__name__)
 _REPLACED = frozenset((b"x-request-id",))
 _REPLACED_ON_OPTIONS = frozenset((b"x-request-id", b"allow"))
 
@@ -155,6 +163,18 @@ class Edge:
                 await fast(scope, guarded, respond, self.app)  # infra/fastpath.py
             else:
                 await self.app(scope, guarded, respond)
+        except asyncio.CancelledError:
+            # Only the server cancels a request's own task: it is stopping, and this request
+            # outlived its graceful shutdown (a long-poll, a stream). Answered, the task ends
+            # here, as uvicorn wants it to; re-raised, uvicorn would answer 500 and log it.
+            log.warning("the server is stopping: %s %s cut short", method, scope["path"])
+            with contextlib.suppress(Exception):
+                if not observed:
+                    added.append((b"retry-after", b"1"))
+                    stopping = ProblemError(503, "service_unavailable", "this server is stopping")
+                    await send_problem(scope, respond, stopping)
+                else:
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
         except BaseException:
             if not observed:
                 observed = True
