@@ -246,7 +246,7 @@ async def test_a_rematch_waits_again(client: httpx.AsyncClient, pool: asyncpg.Po
 async def test_two_lobbies_racing_fill_each_room_once(
     database_url: str, pool: asyncpg.Pool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    lobby = Lobby(pool)
+    lobby = Lobby(pool, max_open_rooms=1000)  # one host opens them all
     host = await lobby.new_player("host")
     rooms = [
         await lobby.create_room(

@@ -330,7 +330,7 @@ def test_completing_the_eighth_collector_gives_each_other_player_one_more_turn(
 ) -> None:
     state = trigger_table(seats, trigger)
     events, state = play(state, trigger, complete(H1, (0, [HOODIES[0]])), SMALL)
-    assert of(EndTriggered, events) == [EndTriggered(seat=trigger)]
+    assert of(EndTriggered, events) == [EndTriggered(seat=trigger, last_turn="one_collector")]
     assert state.end_triggered_by == trigger
     turns = []
     while state.result is None:
