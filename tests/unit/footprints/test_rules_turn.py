@@ -483,6 +483,27 @@ def test_a_fire_cards_move_during_a_bottom_action_goes_with_the_card() -> None:
         "not_next_space",
         "(0, 0) is not the next unoccupied space from (2, 6)",
     )
+    # used after the action (fire_at=1) alike: the card's move may not end on a figure
+    assert refusal(state, Bottom(to=(3, 6), fire_at=1, fire_path=((3, 5),))) == refusal(state, onto)
+    assert refusal(state, Bottom(to=(0, 0))) == refusal(
+        state, Bottom(to=(0, 0), fire_during="after_advance")
+    )
+    assert refusal(state, Bottom(to=(3, 6), fire_at=0, fire_during="after_move")) == (
+        "bad_fire_timing",
+        "give fire_at or fire_during, not both",
+    )
+    assert refusal(state, Bottom(to=(3, 6), fire_at=2))[0] == "bad_fire_timing"  # 0 or 1
+    assert refusal(state, Bottom(to=(3, 6), fire_path=((4, 6),)))[0] == "fire_not_used"
+    plain = played(horse(position=(2, 6)), 0, F06)
+    assert refusal(plain, Bottom(to=(3, 6), fire_during="after_move")) == (
+        "no_fire_card",
+        "no fire card was played with this card",
+    )
+    old = replace(state, rules=1)
+    assert refusal(old, Bottom(to=(3, 6), fire_during="after_move")) == (
+        "bad_fire_timing",
+        "under rules version 1 a fire card is used before or after a bottom action",
+    )
     track = played(
         table(players=[{"position": None, "fire_hand": ("fire-01",)}]), 0, F06, "fire-01"
     )
@@ -490,6 +511,8 @@ def test_a_fire_cards_move_during_a_bottom_action_goes_with_the_card() -> None:
         "on_cairn_track",
         "your figure is on the cairn track",
     )
+    assert refusal(track, Bottom(to=(0, 3))) == refusal(track, Bottom(to=(0, 3), fire_at=0))
+    assert refusal(track, Bottom(to=(0, 3)))[1] == "your figure is on the cairn track"
     events = play(track, 0, Bottom(to=None, fire_during="after_move"))[0]
     assert SkillAdvanced(seat=0, terrain="swamp", level=3) in events
 
@@ -515,6 +538,12 @@ def test_any_skill_choices_during_a_bottom_action_come_in_its_order() -> None:
     )
     events = play(four, 0, walked)[0]
     assert of(SkillAdvanced, events)[0] == SkillAdvanced(seat=0, terrain="forest", level=3)
+    after = Bottom(to=(0, 14), fire_at=1, fire_path=((1, 14),), any_skill=("ice",))
+    events = play(four, 0, after)[0]  # used after: the advance, then the card's move
+    assert of(SkillAdvanced, events)[:2] == [
+        SkillAdvanced(seat=0, terrain="swamp", level=3),
+        SkillAdvanced(seat=0, terrain="ice", level=3),
+    ]
 
 
 def test_a_game_of_rules_version_1_uses_a_fire_card_before_or_after_a_bottom_action_only() -> None:
