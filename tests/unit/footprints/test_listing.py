@@ -149,6 +149,18 @@ def test_a_marker_moved_back_during_a_bottom_action_in_either_order() -> None:
     assert durings == [{None, "after_advance", "after_move"}, {None, "after_move"}]
 
 
+def test_a_fire_cards_move_with_a_bottom_action_onto_a_figure_and_an_any_skill_space() -> None:
+    # fire-04 moves 3 swamp spaces; (1, 14) is a swamp space with an "any skill" bonus, a
+    # figure stands on the swamp space (1, 15): the card's move used before may end on it
+    # (the bottom move then starts there), and either way its "any skill" is listed four ways
+    me = {"position": (1, 13), "fire_hand": ("fire-04",)}
+    state = played(table(players=[me, {"position": (1, 15)}]), 0, follower("clan-1", 6), "fire-04")
+    oracle(state, budget=None)
+    listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Bottom) and a.fire_path]
+    assert any(a.fire_at == 0 and a.fire_path[-1] == (1, 15) for a in listed)
+    assert {a.any_skill for a in listed if a.fire_path == ((1, 14),)} >= {(t,) for t in TERRAINS}
+
+
 def test_both_actions_list_each_first_action_and_then_the_other() -> None:
     state = follower_with("fire-05", 3)  # both actions of a mountain or ice follower
     oracle(state)
