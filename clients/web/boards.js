@@ -22,17 +22,18 @@ function cardsNamed(value, content, out = []) {
   return out;
 }
 
-/** A card face: its corner glyph, name, traits and text; clickable when a move names it. */
-export function card(ctx, id, { mark = () => false, note = "" } = {}) {
-  const info = ctx.cards.get(id);
+/** A card face: its corner glyph, name, traits and text; clickable when a move names it.
+ * `as`: the card's face drawn for a name that is no card's id (an Itchy Feet kind). */
+export function card(ctx, id, { mark = () => false, note = "", as = null, name = null } = {}) {
+  const info = ctx.cards.get(as || id);
   const key = `card:${id}`;
   const can = ctx.index.has(key);
   const focused = ctx.focus === key;
   if (!info) return html`<div class="card unknown" title="${id}">${id}</div>`;
   return html`<div class="card kind-${info.kind} ${can ? "can" : ""} ${focused ? "focused" : ""}"
       data-card="${id}" ${can ? html`data-target="${key}" tabindex="0" role="button"` : ""} title="${id}">
-    ${info.glyph && info.glyph.length <= 3 ? html`<span class="corner">${info.glyph}</span>` : ""}
-    <span class="name">${info.name}</span>
+    ${!as && info.glyph && info.glyph.length <= 3 ? html`<span class="corner">${info.glyph}</span>` : ""}
+    <span class="name">${name || info.name}</span>
     ${info.traits.length ? html`<ul class="traits">${info.traits.map(
       (t) => html`<li class="${mark(t) ? "wanted" : ""}">${t}</li>`
     )}</ul>` : ""}
@@ -125,6 +126,8 @@ const itchyFeet = {
   colour,
   targets(action, content) {
     const keys = cardsNamed(action, content);
+    // a card to take from the discard is named by its kind, as the discard shows it
+    if (action.type === "recycle" && !content.byId.has(action.take)) keys.push(`card:${action.take}`);
     if (action.type === "steal") keys.push(`seat:${action.victim}`);
     if (action.type === "offer_trade") keys.push(`seat:${action.to}`);
     return keys;
@@ -136,6 +139,17 @@ const itchyFeet = {
     const kinds = new Map(ctx.content.cards.map((c) => [c.kind, c.name]));
     const kindOf = new Map(ctx.content.cards.map((c) => [c.id, c.kind]));
     const held = new Set((own?.hand || []).map((id) => kindOf.get(id)));
+    // a copy the table sees by its kind (the discard, an offer): drawn as the kind's first card
+    const firstOf = new Map();
+    const named = new Map(); // a kind's name: its cards' own, or the kind where they differ
+    for (const c of ctx.content.cards) {
+      if (!firstOf.has(c.kind)) firstOf.set(c.kind, c.id);
+      named.set(c.kind, named.has(c.kind) && named.get(c.kind) !== c.name ? words(c.kind) : c.name);
+    }
+    const shown = (ids) => ids.length
+      ? html`<div class="cards">${ids.map((id) => (ctx.cards.has(id)
+        ? card(ctx, id) : card(ctx, id, { as: firstOf.get(id), name: named.get(id) })))}</div>`
+      : html`<p class="quiet">none</p>`;
     const country = (id, label, done) => {
       const c = countries.get(id);
       if (!c) return html`<div class="country">${id}</div>`;
@@ -161,7 +175,7 @@ const itchyFeet = {
       ${own ? html`<section class="hand"><h3>Your hand (${own.hand.length})</h3>${cards(ctx, own.hand)}</section>` : ""}
       ${own?.keep_one_of?.length ? html`<section><h3>Keep one of</h3>${cards(ctx, own.keep_one_of)}</section>` : ""}
       <section class="discard"><h3>Discard pile (face up, newest last)</h3>
-        ${cards(ctx, pub.discard)}
+        ${shown(pub.discard)}
         <p class="quiet">Draw pile: ${pub.draw_pile} cards · turn ${pub.turn}
           ${pub.current !== null ? html` · ${ctx.names[pub.current]} has ${pub.actions_left} action(s) left` : ""}</p>
         ${pub.revealed.length ? html`<h3>Events revealed</h3>${cards(ctx, pub.revealed)}` : ""}

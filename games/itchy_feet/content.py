@@ -67,14 +67,44 @@ class Content(msgspec.Struct, frozen=True, kw_only=True, dict=True):
 
     @cached_property
     def kind_of(self) -> dict[str, str]:
-        """Each card id's kind (a plain dict: looked up on every move)."""
-        return {c.id: c.kind for c in self.cards.values()}
+        """Each card id's kind (a plain dict: looked up on every move); a kind with copies,
+        the name the table knows a copy by (`alike`), is its own kind."""
+        kinds = {c.id: c.kind for c in self.cards.values()}
+        return kinds | {k: k for k, n in self.copies.items() if n > 1}
 
     def kind(self, card: str) -> str:
         return self.kind_of[card]
 
+    @cached_property
+    def alike(self) -> dict[str, str]:
+        """What the table sees of each card in a move of another seat: its kind where the
+        kind has copies (they are identical: nobody can tell which copy was played,
+        RULES.md, "Identical cards"), else the card itself."""
+        return {c.id: c.kind if self.copies[c.kind] > 1 else c.id for c in self.cards.values()}
+
+    @cached_property
+    def kind_names(self) -> dict[str, str]:
+        """Each kind as a person names it: its cards' name, or the kind where they differ
+        (the five postcards: "Postcard")."""
+        names: dict[str, set[str]] = {}
+        for c in self.cards.values():
+            names.setdefault(c.kind, set()).add(c.name)
+        return {
+            k: n.pop() if len(n) == 1 else k.replace("-", " ").capitalize()
+            for k, n in names.items()
+        }
+
+    def kind_name(self, kind: str) -> str:
+        return self.kind_names[kind]
+
+    @cached_property
+    def type_of(self) -> dict[str, str]:
+        """Each card id's type; a kind with copies (`alike`) has its cards' type."""
+        types: dict[str, str] = {c.id: c.type for c in self.cards.values()}
+        return types | {c.kind: c.type for c in self.cards.values() if self.copies[c.kind] > 1}
+
     def type(self, card: str) -> str:
-        return self.cards[card].type
+        return self.type_of[card]
 
     def distance_km(self, a: str, b: str) -> float:
         """Great-circle distance between two countries' capitals."""

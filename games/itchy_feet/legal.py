@@ -1,9 +1,11 @@
 """The moves a seat can make now, each postable as-is: every move with a different result.
 
 Copies of one kind are interchangeable (RULES.md), so a choice of cards is listed once per
-choice of kinds, paid with the lowest ids. Trade offers are the one place the full list
-would explode (any cards of yours for any cards of a partner's): one card for one card is
-listed, and `decide` accepts every other offer the rules allow (RULES.md, "Legal actions").
+choice of kinds, paid with the lowest ids (rules 2: whatever copy is named, the copies moved
+are the longest held), and a card to take from the discard is named by its kind, as the
+table sees it. Trade offers are the one place the full list would explode (any cards of
+yours for any cards of a partner's): one card for one card is listed, and `decide` accepts
+every other offer the rules allow (RULES.md, "Legal actions").
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def actions(c: Content, state: State, seat: int) -> list[Action]:
     """For a seat that is to act: its answers to its question, each naming it (the answers
     refused now are `questions.unavailable`), or its turn."""
     hand = state.hands[seat]
-    for question in asked(state, seat):  # one at most
+    for question in asked(c, state, seat):  # one at most
         match question:
             case TradeQuestion(want=want):
                 decline: list[Action] = [DeclineTrade(question=question)]
@@ -157,7 +159,8 @@ def turn_actions(c: Content, state: State, seat: int) -> list[Action]:
 
 
 def recycles(c: Content, state: State, seat: int, usable: list[str]) -> list[Action]:
-    """Every payment with every kind to take; two that leave the same cards are one."""
+    """Every payment with every kind to take (named as the discard shows it: by its kind;
+    the copy longest in the discard is taken); two that leave the same cards are one."""
     cost = 1 if state.characters[seat] == "backpacker" else 2
     takes = by_kind(c, (x for x in state.discard if c.type(x) != "event"))
     out: list[Action] = []
@@ -174,7 +177,7 @@ def recycles(c: Content, state: State, seat: int, usable: list[str]) -> list[Act
                 key = (tuple(net), None)
             if key not in seen:
                 seen.add(key)
-                out.append(Recycle(discard=paid, take=take))
+                out.append(Recycle(discard=paid, take=c.alike[take]))  # a kind: as shown
     return out
 
 

@@ -29,15 +29,17 @@ from games.itchy_feet.model import (
 )
 
 
-def asked(state: State, seat: int) -> tuple[AnyQuestion, ...]:
-    """The question `seat` must answer now (none, or one: the game waits for one thing)."""
+def asked(c: Content, state: State, seat: int) -> tuple[AnyQuestion, ...]:
+    """The question `seat` must answer now (none, or one: the game waits for one thing). A
+    trade names the cards offered as the table sees them (`Content.alike`: their kinds)."""
     if state.end is not None:
         return ()
     match state.pending:
         case TradeOffer(asker=asker, responder=responder, give=give, want=want) if (
             responder == seat
         ):
-            return (TradeQuestion(seat=seat, asker=asker, give=give, want=want),)
+            shown = tuple(c.alike[x] for x in give)
+            return (TradeQuestion(seat=seat, asker=asker, give=shown, want=want),)
         case BonusOffer(seats=seats, declined=declined) if seats[:1] == (seat,):
             return (BonusQuestion(seat=seat, declined=declined),)
         case StealAnswer(thief=thief, victim=victim) if victim == seat:
@@ -48,6 +50,17 @@ def asked(state: State, seat: int) -> tuple[AnyQuestion, ...]:
             return (KeepOneQuestion(seat=seat, cards=cards),)
         case CharacterPick(seat=chooser, options=options) if chooser == seat:
             return (CharacterQuestion(seat=seat, options=options),)
+    return ()
+
+
+def named_before(state: State, seat: int) -> tuple[AnyQuestion, ...]:
+    """The trade question as it named the offered cards before they were shown by kind (by
+    id): an answer a client read then still names its question."""
+    match state.pending:
+        case TradeOffer(asker=asker, responder=responder, give=give, want=want) if (
+            responder == seat and state.end is None
+        ):
+            return (TradeQuestion(seat=seat, asker=asker, give=give, want=want),)
     return ()
 
 
@@ -67,7 +80,7 @@ NOTHING_TO_DRAW = "no card is left to draw: skip the bonus"
 def unavailable(c: Content, state: State, seat: int, can_draw: bool) -> list[Unavailable]:
     """The answers to the seat's question the rules refuse now, each with why."""
     out: list[Unavailable] = []
-    for question in asked(state, seat):
+    for question in asked(c, state, seat):
         match question:
             case TradeQuestion(want=want):
                 if (short := shortfall(c, state.hands[seat], want)) is not None:

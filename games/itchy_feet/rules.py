@@ -29,6 +29,7 @@ from games.itchy_feet.model import (
     CardKept,
     CardPassed,
     CardsDealt,
+    CardsDiscarded,
     CardStolen,
     CharacterChosen,
     CharacterOffered,
@@ -78,6 +79,19 @@ from games.questions import check_named
 
 STARTING_ITEMS = 3
 CHARACTERS = ("backpacker", "pickpocket", "hoarder", "planner", "haggler", "globetrotter")
+# the fields of each move that name cards of the mover's own hand (rules 2: each stands for
+# its kind, `ItchyFeet._held_copies`)
+COPY_FIELDS: dict[type, tuple[str, ...]] = {
+    Recycle: ("discard",),
+    OfferTrade: ("give",),
+    AcceptTrade: ("cards",),
+    Steal: ("discard",),
+    CancelSteal: ("card",),
+    Travel: ("pay",),
+    PlaySpecial: ("card",),
+    DisposeForbidden: ("card", "with_card"),
+    Discard: ("cards",),
+}
 
 
 def _illegal(code: str, message: str) -> IllegalAction:
@@ -89,7 +103,11 @@ class ItchyFeet:
     name = "Itchy Feet: The Travel Game"
     seats = range(2, 7)
     schema_version = 2
-    rules_version = 1  # the rules new games play under (games/api.Rules.rules_version)
+    # The rules new games play under (games/api.Rules.rules_version). 2: a card named from
+    # a hand stands for its kind: the copies moved are the hand's longest held of it
+    # (`_held_copies`; an accepted trade's too); games of version 1 move the copies named
+    # (an accepted trade naming none: the lowest ids).
+    rules_version = 2
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent
@@ -163,8 +181,11 @@ class ItchyFeet:
             raise _illegal("game_over", "the game has ended")
         if seat not in self.to_act(state):
             raise _illegal("not_your_turn", f"seat {seat} is not to act now")
-        check_named(action, questions.asked(state, seat))  # "stale_question"
+        asked = questions.asked(self.content, state, seat)
+        check_named(action, (*asked, *questions.named_before(state, seat)))  # "stale_question"
         tx = Tx(self.content, state, rng)
+        if state.rules >= 2 and type(action) in COPY_FIELDS:
+            action = self._held_copies(state, seat, action)
         pending = state.pending
         match pending, action:
             case TradeOffer(), AcceptTrade():
@@ -254,11 +275,12 @@ class ItchyFeet:
                         tx.check_postcards()
                 else:
                     tx.draw(seat, "draw")
-            case Recycle(discard=paid, take=take):
+            case Recycle(discard=paid, take=named):
                 cost = 1 if state.characters[seat] == "backpacker" else 2
                 self._pay(state, seat, paid, cost, "recycle")
+                take = self._from_discard(state, named)
                 if take not in state.discard:
-                    raise _illegal("not_in_discard", f"{take} is not in the discard pile")
+                    raise _illegal("not_in_discard", f"{named} is not in the discard pile")
                 if self.content.type(take) == "event":
                     raise _illegal("cannot_recycle_event", "event cards cannot be recycled")
                 tx.emit(ActionTaken(seat=seat, action="recycle"))
@@ -326,6 +348,42 @@ class ItchyFeet:
                 "impossible_trade", f"seat {to} cannot hold the cards you ask for: ask for less"
             )
 
+    def _held_copies(self, state: State, seat: int, action: Action) -> Action:
+        """Rules 2: each card of its own hand a move names stands for its kind, and the
+        copies it moves are the hand's longest held of that kind (the first in the hand):
+        copies are identical, so which one a seat names tells nobody anything, not even a
+        seat that later holds it (RULES.md, "Identical cards"). A card not in the hand is
+        left as named, for `decide` to refuse."""
+        fields = COPY_FIELDS[type(action)]
+        hand = state.hands[seat]
+        named: list[str] = []
+        for field in fields:
+            value = getattr(action, field)
+            named += [value] if isinstance(value, str) else list(value or ())
+        kind = self.content.kind
+        moved: dict[str, str] = {}
+        for x in dict.fromkeys(x for x in named if x in hand):  # in the order named
+            held = [y for y in hand if kind(y) == kind(x) and y not in moved.values()]
+            moved[x] = held[0]
+        changes: dict[str, Any] = {}
+        for field in fields:
+            value = getattr(action, field)
+            if isinstance(value, str):
+                changes[field] = moved.get(value, value)
+            elif value is not None:
+                changes[field] = tuple(moved.get(x, x) for x in value)
+        return replace(action, **changes)
+
+    def _from_discard(self, state: State, named: str) -> str:
+        """The card a recycle takes. Named by its kind (as the table sees the discard:
+        `Content.alike`), or by a card of the discard that stands for its kind (rules 2;
+        rules 1: the very card), it is the copy of that kind longest in the discard. A card
+        not in the discard is left as named, for `decide` to refuse."""
+        kind = self.content.kind_of.get(named)
+        if kind is None or (named != kind and (state.rules < 2 or named not in state.discard)):
+            return named
+        return next((x for x in state.discard if self.content.kind_of[x] == kind), named)
+
     def _accept(self, tx: Tx, offer: TradeOffer, action: AcceptTrade) -> None:
         hand = tx.state.hands[offer.responder]
         wanted = Counter(offer.want)
@@ -338,8 +396,11 @@ class ItchyFeet:
             if short := questions.shortfall(self.content, hand, offer.want):
                 raise _illegal("cannot_fulfil_trade", questions.cannot_fulfil(*short))
             picked: list[str] = []
+            # rules 2: the copies held longest (the asker learns nothing from which); rules
+            # 1: the lowest ids
+            order = hand if tx.state.rules >= 2 else sorted(hand)
             for kind, n in wanted.items():
-                picked += sorted(c for c in hand if self.content.kind(c) == kind)[:n]
+                picked += [c for c in order if self.content.kind(c) == kind][:n]
             received = tuple(picked)
         tx.emit(
             TradeAccepted(
@@ -433,9 +494,12 @@ class ItchyFeet:
     # -- what each seat sees -----------------------------------------------------------------
 
     def view(self, state: State, seat: int | None) -> View:
+        alike = self.content.alike
         pending: Any = msgspec.to_builtins(state.pending) if state.pending is not None else None
         if isinstance(state.pending, KeepOne):
             pending = {"kind": "keep_one", "seat": state.pending.seat}
+        elif isinstance(state.pending, TradeOffer):  # the offer as the table sees it: kinds
+            pending["give"] = tuple(alike[x] for x in state.pending.give)
         public = {
             "seats": state.seats,
             "options": msgspec.to_builtins(state.options),
@@ -451,7 +515,7 @@ class ItchyFeet:
             "trade_declined": state.trade_declined,
             "hand_sizes": [len(h) for h in state.hands],
             "draw_pile": len(state.draw_pile),
-            "discard": list(state.discard),
+            "discard": [alike[x] for x in state.discard],  # face up: each by its kind
             "revealed": list(state.revealed),
             "skips": list(state.skips),
             "pending": pending,
@@ -462,25 +526,58 @@ class ItchyFeet:
             return View(public=public)
         private: dict[str, Any] = {
             "hand": list(state.hands[seat]),
-            "questions": [msgspec.to_builtins(q) for q in questions.asked(state, seat)],
+            "questions": [
+                msgspec.to_builtins(q) for q in questions.asked(self.content, state, seat)
+            ],
         }
         if isinstance(state.pending, KeepOne) and state.pending.seat == seat:
             private["keep_one_of"] = list(state.pending.cards)
         return View(public=public, private=private)
 
     def redact(self, event: Event, seat: int | None) -> Event | None:
+        """A seat's copy of an event: the cards of a hand not its own hidden, or, where the
+        table sees them go, named by their kind (`Content.alike`: nobody can tell which of
+        identical copies a hand played); the seats a card leaves or joins see its id."""
+        alike = self.content.alike
+
+        def kinds(cards: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(alike[x] for x in cards)
+
         match event:
             case CardsDealt(seat=owner) | PlannerChoice(seat=owner) if owner != seat:
                 return replace(event, cards=None)
             case CardDrawn(seat=owner) if owner != seat:
                 return replace(event, card=None)
-            case CardKept(seat=owner) if owner != seat:
-                return replace(event, kept=None)
+            case CardKept(seat=owner, discarded=gone) if owner != seat:
+                return replace(event, kept=None, discarded=alike[gone])
             case CardPassed(from_seat=a, to_seat=b) | CardStolen(thief=a, victim=b) if seat not in (
                 a,
                 b,
             ):
                 return replace(event, card=None)
+            case (
+                CardsDiscarded(seat=owner, cards=cards) | HandLimitMet(seat=owner, cards=cards)
+            ) if owner != seat:
+                return replace(event, cards=kinds(cards))
+            case Recycled(seat=owner, discarded=paid, taken=taken) if owner != seat:
+                return replace(event, discarded=kinds(paid), taken=alike[taken])
+            case TradeOffered(asker=owner, give=give) if owner != seat:
+                return replace(event, give=kinds(give))
+            case TradeAccepted(asker=a, responder=b, given=given, received=got) if seat not in (
+                a,
+                b,
+            ):
+                return replace(event, given=kinds(given), received=kinds(got))
+            case StealAttempted(thief=owner, discarded=str(paid)) if owner != seat:
+                return replace(event, discarded=alike[paid])
+            case StealCancelled(victim=owner, card=card) | SpecialPlayed(seat=owner, card=card) if (
+                owner != seat
+            ):
+                return replace(event, card=alike[card])
+            case Travelled(seat=owner, paid=paid) if owner != seat:
+                return replace(event, paid=kinds(paid))
+            case ForbiddenDisposed(seat=owner, card=card, with_card=other) if owner != seat:
+                return replace(event, card=alike[card], with_card=alike[other])
         return event
 
     def outcome(self, state: State) -> Outcome | None:
@@ -523,6 +620,10 @@ class ItchyFeet:
 
     def all_cards(self) -> frozenset[str]:
         return frozenset(c.id for c in self.content.of_type("item", "passport", *EXTENSIONS))
+
+    def copy_class(self, card: str) -> str:
+        """Cards the rules never tell apart: copies of one kind (four `umbrella` cards)."""
+        return self.content.kind(card)
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -48,10 +48,54 @@ def sample(content: Content, state: State, seat: int, rng: Rng) -> State:
         raise ValueError("no deal of the hidden cards is a state the rules can reach")
     if planner is not None:  # its cards to choose from, re-dealt
         pending = KeepOne(seat=planner, cards=tuple(hands[planner][-len(undecided) :]))
-    return replace(
+    guess = replace(
         state,
         hands=tuple(tuple(h) for h in hands),
         draw_pile=tuple(sorted(events + pool)),
+        pending=pending,
+    )
+    return _copies_in_order(content, guess, seat)
+
+
+def _copies_in_order(content: Content, state: State, seat: int) -> State:
+    """The guess with the copies `seat` cannot tell apart (every copy but its own hand's:
+    the table sees the others by their kind) named in one fixed order, place by place: so
+    the guess says nothing of which copy lies where in the real game."""
+    own = set(state.hands[seat])
+    free: dict[str, list[str]] = {}
+    for card in sorted(content.alike):
+        if card not in own and card != content.alike[card]:
+            free.setdefault(content.kind(card), []).append(card)
+    for copies in free.values():
+        copies.reverse()  # popped from the end: the lowest first
+    names: dict[str, str] = {}
+
+    def name(cards: tuple[str, ...] | list[str]) -> None:
+        for card in cards:
+            if card not in own and card in content.alike and card != content.alike[card]:
+                names[card] = free[content.kind(card)].pop()
+
+    name(state.discard)
+    name(state.box)
+    for s in range(state.seats):
+        if s != seat:
+            name(state.hands[s])
+    name(state.draw_pile)
+
+    def renamed(cards: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(names.get(c, c) for c in cards)
+
+    pending = state.pending
+    if isinstance(pending, TradeOffer):
+        pending = replace(pending, give=renamed(pending.give))
+    elif isinstance(pending, KeepOne):
+        pending = replace(pending, cards=renamed(pending.cards))
+    return replace(
+        state,
+        hands=tuple(h if s == seat else renamed(h) for s, h in enumerate(state.hands)),
+        draw_pile=tuple(sorted(renamed(state.draw_pile))),
+        discard=renamed(state.discard),
+        box=tuple(sorted(renamed(state.box))),
         pending=pending,
     )
 

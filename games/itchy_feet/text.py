@@ -87,9 +87,15 @@ DISCARD_REASONS = {
 
 
 def card(card_id: CardId) -> str:
-    """ "item-umbrella-1 (Umbrella)": its id and its name."""
-    found = load().cards.get(card_id)
-    return f"{card_id} ({found.name})" if found else card_id
+    """ "item-umbrella-1 (Umbrella)": its id and its name; a copy another seat played, which
+    the table knows by its kind only ("umbrella"): "an Umbrella"."""
+    content = load()
+    if found := content.cards.get(card_id):
+        return f"{card_id} ({found.name})"
+    if card_id in content.copies:
+        name = content.kind_name(card_id)
+        return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    return card_id
 
 
 def named(ids: Iterable[CardId]) -> str:
@@ -107,8 +113,8 @@ def character(key: str) -> str:
 
 
 def kind(key: str) -> str:
-    """A card kind a trade asks for, by the name its cards carry ("Umbrella")."""
-    return next((c.name for c in load().cards.values() if c.kind == key), key)
+    """A card kind a trade asks for, by the name its cards carry ("Umbrella", "Postcard")."""
+    return load().kind_name(key) if key in load().copies else key
 
 
 SUITS = {"spades": "\u2660", "hearts": "\u2665", "diamonds": "\u2666", "clubs": "\u2663"}

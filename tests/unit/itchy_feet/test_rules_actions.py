@@ -145,7 +145,7 @@ def test_event_cards_cannot_be_recycled() -> None:
         "cannot_recycle_event"
     )
     takes = {a.take for a in REAL.legal_actions(state, 0) if isinstance(a, Recycle)}
-    assert takes == {GUIDE}
+    assert takes == {"guidebook"}  # named as the discard shows it
 
 
 def test_a_forbidden_item_cannot_pay_for_a_recycle() -> None:
@@ -162,21 +162,27 @@ def test_legal_recycles_list_every_payment_with_every_kind_to_take() -> None:
     hand = [*GERMANY, CAM, item("guidebook", 2)]
     state = table(hands=[hand, [BOOTS]], discard=[GUIDE, CAM2, item("camera", 3)])
     listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Recycle)]
-    assert {a.take for a in listed} == {GUIDE, CAM2}  # one copy of a kind stands for all
+    assert {a.take for a in listed} == {"guidebook", "camera"}  # by kind, as the table sees
     # ten pairs for each kind taken, but paying a camera and taking a camera back leaves
     # the same hand as paying a guidebook and taking a guidebook back: 20 - 3 moves
     assert len(listed) == 17
     for spent in GERMANY:  # paid with a camera taken back, or with a guidebook: one move
         back = [a for a in listed if spent in a.discard and C.kind(a.take) in kinds(a.discard)]
         assert len(back) == 1
-    after = play(state, 0, Recycle(discard=GERMANY[:2], take=item("camera", 3)))[1]
-    assert item("camera", 3) in after.hands[0]  # any copy is accepted
+    # any copy of the discard is accepted; it stands for its kind: the camera longest in the
+    # discard is taken (rules 2), or the very copy named (a game of rules 1)
+    named = Recycle(discard=GERMANY[:2], take=item("camera", 3))
+    assert CAM2 in play(state, 0, named)[1].hands[0]
+    assert item("camera", 3) in play(replace(state, rules=1), 0, named)[1].hands[0]
 
 
 def test_a_recycle_that_pays_a_kind_and_takes_it_back_is_listed_once() -> None:
     state = table(hands=[[CAM, SUN], [BOOTS]], discard=[CAM2], characters=["backpacker", None])
     listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Recycle)]
-    assert listed == [Recycle(discard=(CAM,), take=CAM2), Recycle(discard=(SUN,), take=CAM2)]
+    assert listed == [
+        Recycle(discard=(CAM,), take="camera"),
+        Recycle(discard=(SUN,), take="camera"),
+    ]
     after = play(state, 0, Recycle(discard=(CAM,), take=CAM2))[1]  # changes nothing
     assert after.hands[0] == (SUN, CAM2) and after.discard == (CAM,) and after.current == 1
 
@@ -202,8 +208,9 @@ def test_a_trade_offer_is_public_and_the_responder_answers() -> None:
     ]
     assert offered.pending == TradeOffer(asker=0, responder=1, give=(CAM,), want=("umbrella",))
     assert REAL.to_act(offered) == frozenset({1})
-    assert list(REAL.view(offered, 2).public["pending"]["give"]) == [CAM]
-    asked = TradeQuestion(seat=1, asker=0, give=(CAM,), want=("umbrella",))
+    # the table, the responder too, sees the offered card by its kind (identical cards)
+    assert list(REAL.view(offered, 2).public["pending"]["give"]) == ["camera"]
+    asked = TradeQuestion(seat=1, asker=0, give=("camera",), want=("umbrella",))
     assert REAL.legal_actions(offered, 1) == [
         AcceptTrade(question=asked),
         DeclineTrade(question=asked),
@@ -269,8 +276,11 @@ def test_no_bonus_is_offered_when_nothing_can_be_drawn() -> None:
 def test_the_responder_may_pick_the_copies_but_not_other_kinds() -> None:
     state = table(hands=[[*GERMANY, CAM], [UMB2, item("umbrella", 3), BOOTS]])
     _, offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("umbrella",)))
-    events = play(offered, 1, AcceptTrade(cards=(item("umbrella", 3),)))[0]
+    named = AcceptTrade(cards=(item("umbrella", 3),))
+    # rules 1: the copy named; rules 2: a copy named stands for its kind, the one held longest
+    events = play(replace(offered, rules=1), 1, named)[0]
     assert of(TradeAccepted, events)[0].received == (item("umbrella", 3),)
+    assert of(TradeAccepted, play(offered, 1, named)[0])[0].received == (UMB2,)
     assert refused(offered, 1, AcceptTrade(cards=(BOOTS,))) == "not_what_was_asked"
     assert refused(offered, 1, AcceptTrade(cards=(UMB2, BOOTS))) == "not_what_was_asked"
     assert refused(offered, 1, AcceptTrade(cards=(SUN,))) == "card_not_in_hand"
@@ -279,7 +289,7 @@ def test_the_responder_may_pick_the_copies_but_not_other_kinds() -> None:
 def test_a_responder_without_the_cards_asked_cannot_accept_lying_is_allowed() -> None:
     state = trade_table()
     _, offered = play(state, 0, OfferTrade(to=2, give=(CAM,), want=("umbrella",)))
-    asked = TradeQuestion(seat=2, asker=0, give=(CAM,), want=("umbrella",))
+    asked = TradeQuestion(seat=2, asker=0, give=("camera",), want=("umbrella",))
     assert REAL.legal_actions(offered, 2) == [DeclineTrade(question=asked)]  # why: unavailable
     assert refused(offered, 2, AcceptTrade()) == "cannot_fulfil_trade"
     assert refused(offered, 2, AcceptTrade(cards=(SUN2,))) == "not_what_was_asked"

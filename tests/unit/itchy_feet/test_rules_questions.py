@@ -87,13 +87,20 @@ def offered(to: int = 1, want: tuple[str, ...] = ("umbrella",)) -> State:
 
 def test_the_responder_sees_the_offer_with_its_cards_and_who_made_it() -> None:
     state = offered()
-    question = TradeQuestion(seat=1, asker=0, give=(CAM,), want=("umbrella",))
+    # the cards offered by their kind: copies are identical (RULES.md, "Identical cards")
+    question = TradeQuestion(seat=1, asker=0, give=("camera",), want=("umbrella",))
     assert questions(state, 1) == [
-        {"kind": "trade", "seat": 1, "asker": 0, "give": [CAM], "want": ["umbrella"]}
+        {"kind": "trade", "seat": 1, "asker": 0, "give": ["camera"], "want": ["umbrella"]}
     ]
     assert questions(state, 0) == questions(state, 2) == [] and questions(state, None) is None
     # the offer is public (asked aloud): the others see it as the table does
-    pending = {"kind": "trade", "asker": 0, "responder": 1, "give": [CAM], "want": ["umbrella"]}
+    pending = {
+        "kind": "trade",
+        "asker": 0,
+        "responder": 1,
+        "give": ["camera"],
+        "want": ["umbrella"],
+    }
     assert all(wire(REAL.view(state, s).public["pending"]) == pending for s in (None, 0, 1, 2))
     assert REAL.legal_actions(state, 1) == [
         AcceptTrade(question=question),
@@ -196,13 +203,20 @@ def test_every_kind_of_question_is_in_its_seat_s_view_and_named_by_every_answer(
 
 def test_an_answer_naming_another_question_is_refused_and_one_naming_none_is_not() -> None:
     state = offered()
-    asked = TradeQuestion(seat=1, asker=0, give=(CAM,), want=("umbrella",))
+    asked = TradeQuestion(seat=1, asker=0, give=("camera",), want=("umbrella",))
     # an offer that is not the one open (another card offered), or one to another seat
     assert refused(state, 1, AcceptTrade(question=replace(asked, give=(SUN,)))) == "stale_question"
+    assert refused(state, 1, AcceptTrade(question=replace(asked, give=("sunscreen",)))) == (
+        "stale_question"
+    )
     assert refused(state, 1, DeclineTrade(question=replace(asked, seat=2))) == "stale_question"
     assert refused(state, 1, AcceptTrade(question=replace(asked, asker=2))) == "stale_question"
     # an answer that names no question answers the open one (clients before questions)
     assert play(state, 1, AcceptTrade())[0] == play(state, 1, AcceptTrade(question=asked))[0]
+    # and one naming it as it was shown before the cards offered were shown by kind (by the
+    # very cards: a client that read it then) answers it too
+    by_id = replace(asked, give=(CAM,))
+    assert play(state, 1, AcceptTrade(question=by_id))[0] == play(state, 1, AcceptTrade())[0]
 
 
 def test_an_answer_to_a_question_already_answered_is_stale() -> None:
@@ -227,7 +241,7 @@ def test_an_answer_to_a_question_already_answered_is_stale() -> None:
 
 def test_a_responder_without_the_cards_asked_is_told_why_it_cannot_accept() -> None:
     state = offered(to=2)
-    question = TradeQuestion(seat=2, asker=0, give=(CAM,), want=("umbrella",))
+    question = TradeQuestion(seat=2, asker=0, give=("camera",), want=("umbrella",))
     assert REAL.legal_actions(state, 2) == [DeclineTrade(question=question)]  # alone
     why = Unavailable(
         type="accept_trade",

@@ -11,6 +11,7 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
+import msgspec
 import pytest
 from msgspec.structs import replace
 
@@ -18,6 +19,7 @@ from games.itchy_feet import content
 from games.itchy_feet import rules as rules_module
 from games.itchy_feet.content import ContentError, load, parse
 from games.itchy_feet.model import (
+    AcceptTrade,
     CardDrawn,
     CardKept,
     CardPassed,
@@ -25,13 +27,22 @@ from games.itchy_feet.model import (
     CardStolen,
     Draw,
     KeepCard,
+    OfferTrade,
     Options,
     PlannerChoice,
+    Recycle,
     State,
     Steal,
     StealAnswer,
+    StealAttempted,
+    StealCancelled,
+    TradeAccepted,
+    TradeOffered,
+    Travel,
+    Travelled,
 )
 from games.itchy_feet.rules import CHARACTERS, ItchyFeet
+from games.itchy_feet.text import narrate
 from games.questions import STALE
 from games.testing import card_ids_in, check_conservation, check_sample, random_playout
 from tests.unit.itchy_feet.reachable import reachable
@@ -47,11 +58,13 @@ from tests.unit.itchy_feet.test_rules_setup import (
     item,
     of,
     play,
+    refused,
     set_up,
     table,
 )
 
 CARDS = REAL.all_cards()
+NAMES = ["Ada", "Bob", "Cy"]
 CAM, SUN, BOOTS, GUIDE = item("camera"), item("sunscreen"), item("hiking-boots"), item("guidebook")
 PRIVATE = (CardsDealt, CardDrawn, CardPassed, CardStolen, PlannerChoice, CardKept)
 
@@ -230,7 +243,10 @@ def test_a_stolen_card_is_seen_only_by_the_thief_and_the_victim() -> None:
     assert REAL.redact(stolen, 0) == stolen and REAL.redact(stolen, 1) == stolen
     for viewer in (2, None):
         assert REAL.redact(stolen, viewer) == CardStolen(thief=0, victim=1, card=None)
-    assert CAM in card_ids_in(REAL.redact(events[1], 2), CARDS)  # the payment is face up
+    paid = events[1]  # the payment is face up: its kind, not which copy (identical cards)
+    assert REAL.redact(paid, 0) == paid and REAL.redact(paid, 2) == replace(
+        paid, discarded="camera"
+    )
 
 
 def test_the_planners_cards_are_hidden_and_the_one_let_go_is_public() -> None:
@@ -250,18 +266,40 @@ def test_the_planners_cards_are_hidden_and_the_one_let_go_is_public() -> None:
     }
     kept = play(choosing, 0, KeepCard(card=GUIDE))[0][0]
     assert REAL.redact(kept, 0) == kept
-    assert REAL.redact(kept, 1) == CardKept(seat=0, kept=None, discarded=BOOTS)
+    assert REAL.redact(kept, 1) == CardKept(seat=0, kept=None, discarded="hiking-boots")
 
 
 def _owners(e: object) -> set[int]:
-    if isinstance(e, CardPassed):
-        return {e.from_seat, e.to_seat}
-    if isinstance(e, CardStolen):
-        return {e.thief, e.victim}
-    return {e.seat} if isinstance(e, PRIVATE) else set()  # type: ignore[union-attr]
+    """The seats whose hands an event's cards leave or join: they see the cards' ids."""
+    match e:
+        case CardPassed(from_seat=a, to_seat=b) | CardStolen(thief=a, victim=b):
+            return {a, b}
+        case TradeAccepted(asker=a, responder=b):
+            return {a, b}
+        case TradeOffered(asker=a) | StealAttempted(thief=a) | StealCancelled(victim=a):
+            return {a}
+    return {e.seat} if hasattr(e, "seat") and card_ids_in(e, CARDS) else set()  # type: ignore[attr-defined]
 
 
-def test_every_other_event_is_public_and_the_owner_sees_everything() -> None:
+def _as_the_table_sees(e: Any) -> Any:
+    """The event with each copy of a kind with copies named by its kind."""
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, str):
+            return C.kind(x) if x in COPIES else x
+        if isinstance(x, list | tuple):
+            return [walk(v) for v in x]
+        if isinstance(x, dict):
+            return {k: walk(v) for k, v in x.items()}
+        return x
+
+    return msgspec.convert(walk(msgspec.to_builtins(e)), REAL.event_type)
+
+
+COPIES = frozenset(c for c in CARDS if C.copies[C.kind(c)] > 1)  # of a kind with copies
+
+
+def test_the_owner_sees_its_cards_and_the_table_each_copy_by_its_kind() -> None:
     options = Options(
         events=True, special_items=True, forbidden_items=True, postcards=True, characters="random"
     )
@@ -272,13 +310,117 @@ def test_every_other_event_is_public_and_the_owner_sees_everything() -> None:
             seen.add(type(e).__name__)
             for viewer in [None, *range(playout.seats)]:
                 copy = REAL.redact(e, viewer)
-                if not isinstance(e, PRIVATE) or viewer in _owners(e):
+                if viewer in _owners(e):
                     assert copy == e
-                else:
+                elif isinstance(e, PRIVATE):  # hidden, but a card the Planner lets go
+                    assert not card_ids_in(copy, COPIES)
                     assert not card_ids_in(copy, CARDS) - card_ids_in(
                         getattr(copy, "discarded", None), CARDS
                     )
+                else:  # public, each copy by its kind: no seat can tell which was played
+                    assert copy == _as_the_table_sees(e) and not card_ids_in(copy, COPIES)
     assert {"TradeOffered", "TradeAccepted", "Recycled", "EventRevealed", "CardStolen"} <= seen
+
+
+# -- identical cards: nobody tells copies apart but their holder ------------------------------
+
+UMB, UMB3 = item("umbrella"), item("umbrella", 3)
+# Germany's items with two umbrellas, and a passport
+TWO_UMBRELLAS = ["passport-1", UMB, UMB3, item("phrasebook"), item("warm-jacket")]
+
+
+def _seen(state: State, events: list[Any], viewer: int | None) -> list[Any]:
+    """What `viewer` is shown of the events: each copy, its text, the view after it."""
+    out = []
+    for e in events:
+        state = REAL.evolve(state, e)
+        copy = REAL.redact(e, viewer)
+        out.append((copy, narrate(copy, NAMES), REAL.view(state, viewer)))
+    return out
+
+
+@pytest.mark.parametrize("rules", [1, 2])
+@pytest.mark.parametrize(
+    "move",
+    [
+        lambda u: Travel(pay=(u, item("phrasebook"), item("warm-jacket"))),
+        lambda u: OfferTrade(to=1, give=(u,), want=("camera",)),
+        lambda u: Recycle(discard=(u, item("phrasebook")), take=GUIDE),
+        lambda u: Steal(victim=1, discard=u),
+    ],
+    ids=["travel", "offer", "recycle", "steal"],
+)
+def test_which_copy_a_move_names_no_other_seat_can_tell(rules: int, move: Any) -> None:
+    """Two copies of a kind are identical: whether a seat pays, offers or discards one
+    umbrella or the other, every other seat and a spectator get the same copies of the
+    events, the same texts and the same views (under rules 1 too, where the copy named is
+    the one moved); the seat itself sees its own ids."""
+    state = table(3, hands=[TWO_UMBRELLAS, [SUN, CAM], [BOOTS]], discard=[GUIDE], rules=rules)
+    for seed in range(4):
+        one = REAL.decide(state, 0, move(UMB), Random(seed))
+        other = REAL.decide(state, 0, move(UMB3), Random(seed))
+        for viewer in (None, 1, 2):
+            assert _seen(state, one, viewer) == _seen(state, other, viewer)
+        mine = [c for c in card_ids_in(one, CARDS) if C.kind(c) == "umbrella"]
+        assert mine and all(REAL.redact(e, 0) == e for e in one)  # the mover: its ids
+        if rules == 1:  # the copy named is the copy moved
+            assert UMB in card_ids_in(one, CARDS) and UMB3 in card_ids_in(other, CARDS)
+
+
+def test_the_discard_and_a_trade_offer_show_each_copy_by_its_kind() -> None:
+    hand = [*GERMANY, CAM, item("camera", 3)]
+    discard = [item("camera", 2), GUIDE, event("strike")]
+    state = table(3, hands=[hand, [SUN], [BOOTS]], discard=discard, options=ALL)
+    # the discard, face up, shows a copy by its kind (a card with no copies: by its id)
+    assert REAL.view(state, 1).public["discard"] == ["camera", "guidebook", event("strike")]
+    # and a move takes a kind from it: the copy is drawn from those of that kind
+    takes = {a.take for a in REAL.legal_actions(state, 0) if isinstance(a, Recycle)}
+    assert takes == {"camera", "guidebook"}
+    after = play(state, 0, Recycle(discard=(CAM, GERMANY[0]), take="camera"))[1]
+    assert item("camera", 2) in after.hands[0]
+    assert [C.kind(c) for c in after.discard] == ["guidebook", "strike", "camera", "umbrella"]
+    assert refused(state, 0, Recycle(discard=(CAM, GERMANY[0]), take="sunscreen")) == (
+        "not_in_discard"
+    )
+    # an offer is made aloud: the cards offered are shown by their kind, to the partner too
+    _, offered = play(state, 0, OfferTrade(to=1, give=(item("camera", 3),), want=("sunscreen",)))
+    for viewer in (None, 0, 1, 2):
+        assert REAL.view(offered, viewer).public["pending"]["give"] == ("camera",)
+    [question] = REAL.view(offered, 1).private["questions"]
+    assert question["give"] == ("camera",)
+
+
+def test_under_rules_2_a_card_named_stands_for_its_kind_the_longest_held_moves() -> None:
+    """Rules 2: a card named from a hand stands for its kind: the copy moved is the one of
+    that kind held longest (the first in the hand), whichever is named, so even a seat that
+    later holds it learns nothing from which (an accepted trade hands the asker the
+    responder's longest held). Rules 1: the copies named (and the lowest ids, unnamed)."""
+    hand = ["passport-1", UMB3, item("phrasebook"), UMB, item("warm-jacket")]  # 3 held longer
+    state = table(3, hands=[hand, [SUN, CAM], [BOOTS]], discard=[GUIDE])
+    assert state.rules == 2
+    for named in (UMB, UMB3):
+        trip = of(Travelled, play(state, 0, Travel(pay=(named, *GERMANY[1:])))[0])[0]
+        assert trip.paid == (UMB3, *GERMANY[1:])
+        old = of(Travelled, play(replace(state, rules=1), 0, Travel(pay=(named, *GERMANY[1:])))[0])
+        assert old[0].paid == (named, *GERMANY[1:])
+    bob = replace(state, current=1)
+    _, offered = play(bob, 1, OfferTrade(to=0, give=(SUN,), want=("umbrella",)))
+    assert of(TradeAccepted, play(offered, 0, AcceptTrade())[0])[0].received == (UMB3,)
+    old = of(TradeAccepted, play(replace(offered, rules=1), 0, AcceptTrade())[0])
+    assert old[0].received == (UMB,)  # rules 1: the lowest id
+
+
+def test_a_guess_of_the_hidden_cards_does_not_depend_on_which_copy_lies_where() -> None:
+    """What a bot's search starts from (`sample`) names the copies the seat cannot tell
+    apart (all but its own hand's) in one fixed order: two games that differ only in which
+    copy lies in the discard, another hand or the pile give the same guess."""
+    hands = [[*GERMANY, CAM], [SUN, item("camera", 3)], [BOOTS]]
+    state = table(3, hands=hands, discard=[item("camera", 2)])
+    hands[1] = [SUN, item("camera", 2)]
+    swapped = table(3, hands=hands, discard=[item("camera", 3)])
+    for seed in range(5):
+        assert REAL.sample(state, 0, Random(seed)) == REAL.sample(swapped, 0, Random(seed))
+        check_sample(REAL, state, 0, Random(seed), reachable)
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -288,7 +430,7 @@ def test_a_seat_sees_its_own_hand_only_and_a_spectator_no_hand() -> None:
     state = table(3, hands=[[*GERMANY, CAM], [SUN], [BOOTS, GUIDE]], discard=[item("camera", 2)])
     public = REAL.view(state, None).public
     assert REAL.view(state, None).private is None and REAL.view(state, 7).private is None
-    assert public["hand_sizes"] == [4, 1, 2] and public["discard"] == [item("camera", 2)]
+    assert public["hand_sizes"] == [4, 1, 2] and public["discard"] == ["camera"]  # its kind
     assert public["draw_pile"] == len(state.draw_pile)  # a count, not the cards
     assert public["homes"] == ["germany", "france", "italy"] and public["centre"] == "japan"
     held = {c for h in state.hands for c in h}
@@ -349,7 +491,7 @@ def test_the_public_view_shows_the_whole_table_but_the_hands() -> None:
         "trade_declined": True,
         "hand_sizes": [1, 1, 2],
         "draw_pile": len(state.draw_pile),
-        "discard": [item("camera", 2)],
+        "discard": ["camera"],  # face up, each card by its kind
         "revealed": [event("strike")],
         "skips": [0, 0, 1],
         "pending": {"kind": "steal", "thief": 1, "victim": 2},

@@ -14,6 +14,7 @@ from games.itchy_feet.model import (
     OfferTrade,
     Options,
     Recycle,
+    Recycled,
     Steal,
     TradeOffered,
     Travelled,
@@ -69,8 +70,34 @@ def test_what_only_two_players_see_is_said_to_them_alone() -> None:
     assert text.narrate(RULES.redact(drawn, 0), NAMES) == "Cy drew a card as a bonus"
     kept = CardKept(seat=1, kept="item-camera-2", discarded="passport-1")
     assert (
-        text.narrate(RULES.redact(kept, 0), NAMES)
-        == "Bob kept one card and discarded passport-1 (Passport)"
+        text.narrate(RULES.redact(kept, 0), NAMES) == "Bob kept one card and discarded a Passport"
+    )
+    assert (
+        text.narrate(RULES.redact(kept, 1), NAMES)
+        == "Bob kept item-camera-2 (Camera) and discarded passport-1 (Passport)"
+    )
+
+
+def test_a_copy_another_seat_played_is_said_by_its_kind() -> None:
+    # identical cards: the table hears which kind was played, never which copy
+    trip = Travelled(
+        seat=1, destination="home", country="france", paid=("item-camera-3", "item-guidebook-1")
+    )
+    said = "Bob travelled home to France, paying item-camera-3 (Camera) and item-guidebook-1"
+    assert text.narrate(RULES.redact(trip, 1), NAMES) == f"{said} (Guidebook)"
+    for seat in (0, None):
+        assert text.narrate(RULES.redact(trip, seat), NAMES) == (
+            "Bob travelled home to France, paying a Camera and a Guidebook"
+        )
+    swap = Recycled(
+        seat=0, discarded=("item-umbrella-2", "postcard-postcard-4"), taken="item-umbrella-3"
+    )
+    assert text.narrate(RULES.redact(swap, 2), NAMES) == (
+        "Ada recycled an Umbrella and a Postcard and took an Umbrella"
+    )
+    recycle = Recycle(discard=("item-umbrella-2",), take="passport")
+    assert text.describe(recycle, NAMES) == (
+        "Recycle item-umbrella-2 (Umbrella) to take a Passport from the discard"
     )
 
 
