@@ -95,7 +95,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # serving both, as compose and the Ingress do). `make run` sets its own port.
     web_game_url: str = ""
 
-    # Connection budgets (infra/db.py; README "Connections"). Postgres: the HTTP services'
+    # Connection budgets (infra/db.py; docs/operations.md "Scale-out and connection budgets"). Postgres: the HTTP services'
     # pool (other processes keep small fixed ones), how long a query may wait for a
     # connection and run, and when the server gives up on a client gone silent (TCP
     # keepalives, unacknowledged data); Redis: socket timeouts above the blocking reads (a
@@ -118,7 +118,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     relay_lock_timeout_s: float = 5.0
     # The relay reads the outbox this often while nothing is new (at once again after a
     # batch): an event reaches the games stream within it. No notification per append
-    # (migration 010; README "Scale-out and connection budgets").
+    # (migration 010; docs/operations.md "Scale-out and connection budgets").
     relay_poll_s: float = 0.05
     # After a short batch the dispatcher lets the next one gather this long if the batch
     # held the bots of two games or more, a quarter of it otherwise (services/bots/

@@ -13,7 +13,7 @@ over the rounds. Its own database, dropped at the end.
 A NOTIFY is queued at commit under one cluster-wide lock held through the commit's WAL
 flush, so every committing transaction that notifies waits for the one before it, and group
 commit cannot gather them: the question was whether that shows at 64 clients. It does
-(README "Scale-out and connection budgets"), so the trigger is gone and the relay polls;
+(docs/operations.md "Scale-out and connection budgets"), so the trigger is gone and the relay polls;
 the run ends with what the relay costs polling (idle, 10 s: its process and its Postgres
 backend, % of a core) and an append's time to the games stream (40 appends, one at a time).
 """

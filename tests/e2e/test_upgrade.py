@@ -92,11 +92,11 @@ ROOMS: list[tuple[str, int, dict[str, Any], Timing | None, list[str], str]] = [
 ]
 CLOCKED = "itty-bitty"
 OLD_ONLY = ("lobby", "game", "relay", "dispatcher", "worker", "scheduler", "notifier")
-# replaced after the game service, in this order (README "Deploying a new version")
+# replaced after the game service, in this order (docs/operations.md, "Deploying a new version")
 IN_TURN = ("relay", "dispatcher", "worker", "scheduler", "notifier")
 HTTP = {"lobby": "LOBBY_PORT", "game": "GAME_PORT"}
 LOBBY, GAME = "http://lobby", "http://game"  # service names, routed by Router
-# what a migration of a rolling upgrade may do: add (README "Deploying a new version")
+# what a migration of a rolling upgrade may do: add (docs/operations.md, "Deploying a new version")
 ADDITIVE = re.compile(
     r"^(CREATE\s+TABLE\s+IF\s+NOT\s+EXISTS|CREATE\s+INDEX|COMMENT\s+ON"
     r"|ALTER\s+TABLE\s+\S+\s+ADD\s+COLUMN(?!.*NOT\s+NULL(?!.*DEFAULT)))\b",
