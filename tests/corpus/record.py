@@ -54,7 +54,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from contracts.streams import RoomStarted, StartedSeat  # noqa: E402
-from games import table as tables  # noqa: E402
 from games.registry import registry  # noqa: E402
 from infra.eventstore.memory import MemoryEventStore  # noqa: E402
 from services.bots.observe import Observation  # noqa: E402
@@ -63,6 +62,7 @@ from services.game import seats as table_commands  # noqa: E402
 from services.game.handlers import GameService  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import MemoryGamesRepository, stream_id  # noqa: E402
+from tests.corpus.replay import final_hash, replay, schema_of  # noqa: E402
 
 LOGS = Path(__file__).resolve().parent / "logs"
 CORPUS_FORMAT = 1
@@ -160,15 +160,6 @@ def rows(stored: list[Any]) -> list[dict[str, Any]]:
         }
         for e in stored
     ]
-
-
-def final_hash(state: Any, table: Any) -> str:
-    encoded = msgspec.json.encode((state, table), order="deterministic")
-    return hashlib.sha256(encoded).hexdigest()
-
-
-def schema_of(rules: Any) -> int:
-    return tables.snapshot_schema(rules.state_type, rules.schema_version)
 
 
 async def play(game: str, story: Story, seed: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -311,8 +302,6 @@ def record(out: Path, label: str | None = None) -> list[Path]:
 
 
 def rehash(out: Path) -> None:
-    from tests.corpus.replay import replay  # the check CI runs, here to re-derive the hash
-
     for path in sorted(out.glob("*.ndjson")):
         header, lines = read(path)
         result = replay(header, lines)

@@ -13,6 +13,7 @@ service loads it:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from datetime import UTC, datetime
@@ -56,13 +57,20 @@ def _stored(game_id: str, row: dict[str, Any]) -> StoredEvent:
     )
 
 
+def final_hash(state: Any, table: Any) -> str:
+    encoded = msgspec.json.encode((state, table), order="deterministic")
+    return hashlib.sha256(encoded).hexdigest()
+
+
+def schema_of(rules: Any) -> int:
+    return snapshot_schema(rules.state_type, rules.schema_version)
+
+
 def _json(value: Any) -> Any:
     return json.loads(msgspec.json.encode(value))
 
 
 def replay(header: dict[str, Any], lines: list[dict[str, Any]]) -> Replayed:
-    from tests.corpus.record import final_hash
-
     rules = registry()[header["game"]]
     store = MemoryEventStore()
     svc = GameService(store, MemoryGamesRepository(store), Waiters())
@@ -116,7 +124,7 @@ def replay(header: dict[str, Any], lines: list[dict[str, Any]]) -> Replayed:
         raise Diverged(f"{where}: no events")
     outcome = table.outcome or rules.outcome(state)
     return Replayed(
-        schema=snapshot_schema(rules.state_type, rules.schema_version),
+        schema=schema_of(rules),
         hash=final_hash(state, table),
         outcome=msgspec.to_builtins(outcome),
         version=version,

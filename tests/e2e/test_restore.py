@@ -56,6 +56,7 @@ from contracts.lobby import Timing
 from contracts.streams import GAMES, GameEvent
 from infra.embedded import EmbeddedPostgres
 from infra.tasks import FAST_QUEUE
+from tests.e2e.conftest import wait_for
 from tests.e2e.servers import PrivatePostgres, PrivateRedis, Processes, _wait_port, free_port
 from turnpost.client import BadRequest, Client, Policy, StaleVersion, my_turn
 
@@ -350,15 +351,6 @@ class Person:
                 self.client.get_events(self.game_id, view.version, wait=5)
 
 
-def until(check: Any, what: str, seconds: float = 60) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if result := check():
-            return result
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def caught_up(r: redis.Redis, group: str) -> bool:
     """The group has read the games stream to its end and acked all of it."""
     newest: Any = r.xrevrange(GAMES, count=1)
@@ -407,7 +399,7 @@ def test_a_point_in_time_restore_keeps_the_moves_before_it_and_the_games_play_on
                 args=(site.game, person.client.token, told, stop_news),
                 daemon=True,
             ).start()
-        until(lambda: ada_told.streams_opened and bo_told.streams_opened, "the news streams")
+        wait_for(lambda: ada_told.streams_opened and bo_told.streams_opened, "the news streams")
 
         room = ada.client.create_room("itty-bitty", 2)
         ada.client.add_bot(room.id, "random")
@@ -434,14 +426,14 @@ def test_a_point_in_time_restore_keeps_the_moves_before_it_and_the_games_play_on
         lost = [ada.move()]
         lost_turns = [ada.wait_turn()]
         bo.move()
-        until(lambda: caught_up(redis.Redis.from_url(rd.url), "notifier"), "the notifier")
+        wait_for(lambda: caught_up(redis.Redis.from_url(rd.url), "notifier"), "the notifier")
         site.procs.kill("notifier")  # what follows stays unread on the games stream
         lost += [ada.move()]
         lost_turns += [ada.wait_turn()]
         site.procs.kill("worker")  # the bot's next turn stays in its queue
         lost += [ada.move()]
-        until(lambda: redis.Redis.from_url(rd.url).llen(FAST_QUEUE), "the bot's turn queued")
-        until(lambda: ada_told.cut()[1] and key(ada_told.news[-1])[3] == lost_turns[-1], "news")
+        wait_for(lambda: redis.Redis.from_url(rd.url).llen(FAST_QUEUE), "the bot's turn queued")
+        wait_for(lambda: ada_told.cut()[1] and key(ada_told.news[-1])[3] == lost_turns[-1], "news")
         archive_all(old.url)
         site.stop()
         old.server.stop()
@@ -463,11 +455,11 @@ def test_a_point_in_time_restore_keeps_the_moves_before_it_and_the_games_play_on
         site = Site(new_url, rd.url, tmp_path / "stack-restored.log", secret, ports)
         sites.append(site)
         site.start(but=("worker",))  # the bots' worker comes up late: see below
-        until(
+        wait_for(
             lambda: ada_told.streams_opened > opened[0] and bo_told.streams_opened > opened[1],
             "the news streams to open again",
         )
-        until(lambda: caught_up(r, "notifier"), "the notifier to read what it left")
+        wait_for(lambda: caught_up(r, "notifier"), "the notifier to read what it left")
 
         # a client holding a lost version is told, and moves at the restored one
         with pytest.raises(BadRequest) as beyond:
@@ -488,7 +480,7 @@ def test_a_point_in_time_restore_keeps_the_moves_before_it_and_the_games_play_on
         again += [ada.move() for _ in lost[1:]]
         assert again == lost  # the game played again reaches the versions it had
         ada.play_to_end()
-        until(lambda: bo.client.get_game(bo.game_id).status == "finished", "Bo's game", 60)
+        wait_for(lambda: bo.client.get_game(bo.game_id).status == "finished", "Bo's game", 60)
 
         finals = versions(new_url)
         for game_id in (ada.game_id, bo.game_id):
@@ -505,7 +497,7 @@ def test_a_point_in_time_restore_keeps_the_moves_before_it_and_the_games_play_on
                 assert log["fired"] == 1
                 assert bo.client.get_game(game_id).standings[0].standing == "timed_out"
         for room_id, person in ((room.id, ada), (room_b.id, bo)):
-            until(
+            wait_for(
                 lambda rid=room_id, p=person: p.client.get_room(rid).status == "finished",
                 "the rooms to finish",
             )
@@ -539,9 +531,9 @@ def test_a_point_in_time_restore_keeps_the_moves_before_it_and_the_games_play_on
         assert told_a[-1][0] == "game_finished" and told_b[-1][0] == "game_finished"
         reused = {n[3] for n in told_a if n[0] == "your_turn"} & set(lost_turns)
         assert reused == set(lost_turns)  # the news of the replay comes at the lost versions
-        until(lambda: key(ada_told.webhooks[-1][1])[0] == "game_finished", "Ada's webhooks")
-        until(lambda: ada_told.news and key(ada_told.news[-1])[0] == "game_finished", "news")
-        until(lambda: bo_told.news and key(bo_told.news[-1])[0] == "game_finished", "Bo's")
+        wait_for(lambda: key(ada_told.webhooks[-1][1])[0] == "game_finished", "Ada's webhooks")
+        wait_for(lambda: ada_told.news and key(ada_told.news[-1])[0] == "game_finished", "news")
+        wait_for(lambda: bo_told.news and key(bo_told.news[-1])[0] == "game_finished", "Bo's")
         assert sorted(ada_told.new_webhooks(webhooks_cut)) == sorted(told_a)
         assert sorted(ada_told.new_news(ada_news_cut)) == sorted(told_a)
         assert sorted(bo_told.new_news(bo_news_cut)) == sorted(told_b)

@@ -72,6 +72,7 @@ from services.game.relay import RELAY_LOCK
 from services.game.repository import PostgresGamesRepository, stream_id
 from tests.corpus.from_store import corpus_log
 from tests.corpus.replay import replay
+from tests.e2e.conftest import wait_for
 from tests.e2e.servers import ROOT, PrivatePostgres, PrivateRedis, Processes, _wait_port, free_port
 from turnpost.client import ApiError, Client, Conflict, my_turn
 
@@ -420,7 +421,7 @@ class Upgrade:
         release.start(name, key, **env)
         _wait_port(port, 60)
         if name in HTTP:
-            _until(lambda: _healthy(port), f"{release.label} {name} to answer /health")
+            wait_for(lambda: _healthy(port), f"{release.label} {name} to answer /health")
         return port
 
     def play(self, moves: int = 1, skips: dict[str, int] | None = None) -> None:
@@ -428,7 +429,7 @@ class Upgrade:
         `skips[game]` times); back once all did, or their games ended."""
         for p in self.people:
             p.grant(moves, (skips or {}).get(p.key, 0))
-        _until(lambda: all(p.idle() for p in self.people), "the people's moves", 90)
+        wait_for(lambda: all(p.idle() for p in self.people), "the people's moves", 90)
         if failed := [p for p in self.people if p.failed]:
             raise AssertionError(f"{failed[0].name} failed") from failed[0].failed
         ended = [f"{p.key} after {p.made} moves" for p in self.people if p.finished]
@@ -451,7 +452,7 @@ class Upgrade:
                 for bot in bots:
                     me.add_bot(room.id, bot)
                 assert me.start_room(room.id).status == "starting"
-                game_id = _until(lambda r=room.id, c=me: c.get_room(r).game_id, f"{key}'s game")
+                game_id = wait_for(lambda r=room.id, c=me: c.get_room(r).game_id, f"{key}'s game")
                 assert me.token is not None
                 self.host_token = me.token
             self.rooms[game_id] = room.id
@@ -465,7 +466,7 @@ class Upgrade:
             room = two[0].create_room("itty-bitty", 2)
             two[1].join_room(room.id, 1)
             two[0].start_room(room.id, fill=False)
-            self.probe = _until(lambda: two[0].get_room(room.id).game_id, "the probe's game")
+            self.probe = wait_for(lambda: two[0].get_room(room.id).game_id, "the probe's game")
             self.probe_tokens = [c.token or "" for c in two]
 
     def move_probe(self) -> int:
@@ -527,15 +528,6 @@ def _healthy(port: int) -> bool:
     with contextlib.suppress(httpx.HTTPError):
         return httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200
     return False
-
-
-def _until(check: Any, what: str, seconds: float = 60) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if result := check():
-            return result
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def added_migrations(commit: str) -> dict[str, str]:
@@ -695,7 +687,7 @@ def test_games_begun_before_a_rolling_upgrade_finish_under_the_new_release(
         stopped = datetime.now(UTC)
         old.stop(name)
         if name == "relay":
-            _until(lambda: _relay_holder(u) not in (None, holder), "the new relay to take over")
+            wait_for(lambda: _relay_holder(u) not in (None, holder), "the new relay to take over")
         u.play(1, {CLOCKED: 1} if name == "scheduler" else {})
         if name == "scheduler":
             fired = u.sql(
@@ -756,7 +748,7 @@ def test_games_begun_before_a_rolling_upgrade_finish_under_the_new_release(
     assert dead == 0, f"{dead} dead letters"
     with u.router.client() as http:  # the new lobby saw every game finish
         host = Client(LOBBY, GAME, u.host_token, http=http)
-        _until(lambda: host.get_room(u.rooms[first]).status == "finished", "the room to finish")
+        wait_for(lambda: host.get_room(u.rooms[first]).status == "finished", "the room to finish")
     print(
         f"\nupgrade from {FROM}: {time.monotonic() - u.began:.0f} s; steps (s): "
         + "; ".join(f"{what} {at:.1f}" for what, at in u.steps)
