@@ -58,9 +58,10 @@ async def test_a_held_token_sees_its_end_within_every_though_the_cache_keeps_lon
 
 async def test_a_held_token_expires_while_held() -> None:
     held_by, _ = tokens()
-    held = await held_by.hold(header(ttl_days=0.3 / 86400), {}, every=10)
+    # `exp` counts from the whole second: 1.5 s on is at least 0.5 s from now
+    held = await held_by.hold(header(ttl_days=1.5 / 86400), {}, every=10)
     assert await held.refusal() is None
-    await asyncio.sleep(0.35)
+    await asyncio.sleep(1.6)
     refused = await held.refusal()
     assert refused is not None and refused.code == "token_expired"
     with pytest.raises(InvalidToken) as err:
