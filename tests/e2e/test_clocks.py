@@ -86,7 +86,7 @@ def test_an_absent_person_is_taken_over_by_a_bot_and_the_game_finishes(stack: St
     assert feed.events == [] and not feed.your_turn
     assert final.standings[0] == SeatStanding(seat=0, standing="timed_out", bot="greedy")
     assert final.outcome is not None
-    assert final.outcome["ranks"][0] == 3 and 0 in final.outcome["detail"]["forfeited"]
+    assert final.outcome.ranks[0] == 3 and 0 in final.outcome.detail["forfeited"]
     events = table.feed()
     assert [e.version for e in events] == list(range(1, final.version + 1))
     [timed_out] = [e for e in events if e.type == "timed_out"]
@@ -171,7 +171,7 @@ def test_resign_claim_and_rematch_over_rest(stack: Stack) -> None:
     final = table.finished()
     assert [s.standing for s in final.standings] == ["resigned", "timed_out", "bot"]
     assert final.outcome is not None
-    assert final.outcome["ranks"][2] == 1 and final.outcome["winners"] == [2]
+    assert final.outcome.ranks[2] == 1 and final.outcome.winners == [2]
     with pytest.raises(Conflict) as late:
         p1.resign(table.game_id)
     assert late.value.status == 409 and late.value.code == "game_finished"

@@ -36,7 +36,7 @@ def test_the_example_bot_plays_a_game_to_the_end(stack: Stack, game: str, seats:
         spectator.register("Spectator")
         final = spectator.get_game(game_id)
         assert final.status == "finished" and final.outcome is not None
-        assert len(final.outcome["ranks"]) == seats
+        assert len(final.outcome.ranks) == seats
         # the script played its own seat to the end: no bot took it over
         assert final.standings[0].standing == "playing"
         assert [s.bot for s in final.seats] == [None] + ["greedy"] * (seats - 1)
@@ -54,5 +54,5 @@ def test_the_readme_s_python_example_runs_as_written(
     code = code.replace("http://127.0.0.1:8020", stack.game)
     exec(compile(code, "README.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
-    assert printed[0].startswith("{") and "'ranks'" in printed[0]  # the outcome
+    assert printed[0].startswith("GameOutcome(") and "ranks=" in printed[0]  # the outcome
     assert printed[1].startswith("409 game_finished ")  # the resign after the end, refused

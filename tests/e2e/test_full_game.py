@@ -103,7 +103,7 @@ def test_a_person_and_bots_play_to_the_end(
     final = me.get_game(game_id)
     assert final.status == "finished" and final.to_act == []
     outcome = final.outcome
-    assert outcome is not None and len(outcome["ranks"]) == seats
+    assert outcome is not None and len(outcome.ranks) == seats
     assert moves > 3
 
     # the feed tells the same story: everyone moved, and no bot's private card reached me

@@ -3,6 +3,8 @@
 import random
 import sys
 
+import msgspec
+
 from turnpost.client import GAME_URL, LOBBY_URL, Client
 
 
@@ -22,7 +24,7 @@ def play(
             for event in played.events if played else []:
                 print(f"{event.version:>4} {event.text}", flush=True)
         final = turnpost.get_game(game_id)
-        print("finished:", final.outcome, flush=True)
+        print("finished:", msgspec.json.encode(final.outcome).decode(), flush=True)
 
 
 if __name__ == "__main__":
