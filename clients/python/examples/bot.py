@@ -11,16 +11,14 @@ from turnpost.client import GAME_URL, LOBBY_URL, Client
 def play(
     game: str = "itty-bitty", seats: int = 3, lobby: str = LOBBY_URL, at: str = GAME_URL
 ) -> None:
-    rng = random.Random()
     with Client(lobby, at) as turnpost:
         turnpost.register("Example bot")
         room = turnpost.create_room(game, seats)  # I sit in seat 0
-        game_id = turnpost.start_room(room.id, "greedy", wait=10).game_id  # bots take the rest
-        assert game_id is not None, "the game did not start within 10 s"
+        started = turnpost.start_room(room.id, "greedy", wait=10)  # bots take the other seats
+        game_id = started.game_id or sys.exit("the game did not start within 10 s")
         print("game", game_id, flush=True)
-        for _ in turnpost.turns(game_id):  # each time I must act, until the game is over
-            # choose among the legal moves; a stale choice is read again and chosen anew
-            played = turnpost.play(game_id, lambda view, legal: rng.choice(legal.actions))
+        for _ in turnpost.turns(game_id):  # each time I must act: a legal move, anew if stale
+            played = turnpost.play(game_id, lambda view, legal: random.choice(legal.actions))
             for event in played.events if played else []:
                 print(f"{event.version:>4} {event.text}", flush=True)
         final = turnpost.get_game(game_id)
