@@ -44,6 +44,7 @@ class Tx:
         self.resolving = False  # an event card is being resolved: others drawn now wait
         self.drawn_by: dict[str, int] = {}  # who drew each event card on the table
         self.undecided: set[str] = set()  # the Planner's cards drawn, not yet chosen from
+        self.exchanging = False  # rules 3: Pickpockets' cards are passing, all at once
 
     def emit(self, event: Event) -> None:
         """Fold one event in; nothing more happens once the game is over."""
@@ -51,12 +52,14 @@ class Tx:
             return
         self.state = evolve(self.content, self.state, event)
         self.events.append(event)
-        if self.state.options.postcards:
+        if self.state.options.postcards and not self.exchanging:
             self.check_postcards()
 
     def check_postcards(self) -> None:
         """ "If a player collects four postcards they instantly win": checked after every
-        single event, so nothing later in the same action can take the fourth away."""
+        single event, so nothing later in the same action can take the fourth away, and
+        after Pickpockets' exchange as a whole (rules 3). Of five postcards no two seats
+        can hold four at once."""
         s = self.state
         if s.end is not None:
             return
@@ -139,8 +142,14 @@ class Tx:
                 picks = {
                     seat: self.rng.choice(sorted(s.hands[seat])) for seat in order if s.hands[seat]
                 }
+                # rules 3: "every player passes ... at once": the four postcards a pass hands
+                # a player count once every card has passed, not before the player's own pass
+                self.exchanging = s.rules >= 3
                 for seat, card in picks.items():
                     self.emit(CardPassed(from_seat=seat, to_seat=(seat + 1) % s.seats, card=card))
+                self.exchanging = False
+                if self.state.options.postcards:
+                    self.check_postcards()
             case "strike":  # "the next player" after the one whose turn it is
                 assert s.current is not None  # cards are drawn only once play has begun
                 self.emit(SkipScheduled(seat=(s.current + 1) % s.seats))

@@ -106,8 +106,9 @@ class ItchyFeet:
     # The rules new games play under (games/api.Rules.rules_version). 2: a card named from
     # a hand stands for its kind: the copies moved are the hand's longest held of it
     # (`_held_copies`; an accepted trade's too); games of version 1 move the copies named
-    # (an accepted trade naming none: the lowest ids).
-    rules_version = 2
+    # (an accepted trade naming none: the lowest ids). 3: Pickpockets' cards pass at once,
+    # four postcards counted after the whole exchange (`flow.py:Tx.play_event`).
+    rules_version = 3
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent

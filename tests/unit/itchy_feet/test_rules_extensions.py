@@ -403,8 +403,9 @@ def test_the_planners_draw_leaves_every_other_seats_postcards_counted() -> None:
     )
     script = Picks(BOOTS, event("pickpockets"), P4, SUN, event("lost-luggage"), CAM, P1)
     events, after = play(state, 0, Draw(), script)
-    assert events[-2:] == [
+    assert events[-3:] == [
         CardPassed(from_seat=0, to_seat=1, card=P4),
+        CardPassed(from_seat=1, to_seat=0, card=SUN),  # the exchange ends first (rules 3)
         GameWon(seat=1, reason="postcards"),
     ]
     assert after.winner == 1 and not of(CardsDiscarded, events)
@@ -418,8 +419,9 @@ def test_the_planners_first_card_counts_for_whoever_it_is_passed_to() -> None:
         characters=["planner", None],
     )
     events = play(state, 0, Draw(), Picks(P4, event("pickpockets"), P4, SUN))[0]
-    assert events[-2:] == [
+    assert events[-3:] == [
         CardPassed(from_seat=0, to_seat=1, card=P4),  # undecided for the Planner, not for 1
+        CardPassed(from_seat=1, to_seat=0, card=SUN),
         GameWon(seat=1, reason="postcards"),
     ]
 
@@ -566,3 +568,29 @@ def test_the_globetrotter_draws_a_card_after_travelling_home() -> None:
     assert of(CardDrawn, events) == [CardDrawn(seat=0, reason="globetrotter", card=BOOTS)]
     plain = replace(state, characters=(None, None))
     assert not of(CardDrawn, play(plain, 0, Travel(pay=GERMANY))[0])
+
+
+def test_pickpockets_pass_every_card_at_once_before_four_postcards_count() -> None:
+    # seat 1 is handed a fourth postcard while passing one of its own on: under rules 3 the
+    # exchange is one moment ("every player passes one random card"), so nobody holds four
+    hands = [[P4, CAM], [P1, P2, P3], [BOOTS]]
+    events, after = draw_event("pickpockets", hands, P4, P1, BOOTS)
+    assert of(CardPassed, events) == [
+        CardPassed(from_seat=0, to_seat=1, card=P4),
+        CardPassed(from_seat=1, to_seat=2, card=P1),
+        CardPassed(from_seat=2, to_seat=0, card=BOOTS),
+    ]
+    assert not of(GameWon, events) and after.end is None and after.winner is None
+    assert sorted(after.hands[1]) == [P2, P3, P4]
+    # rules 2 (games begun before): one pass at a time, and the fourth won at once
+    old = table(3, hands=hands, options=ALL, rules=2)
+    events, after = play(old, 0, Draw(), Picks(event("pickpockets"), P4, P1, BOOTS))
+    assert events[-2:] == [
+        CardPassed(from_seat=0, to_seat=1, card=P4),
+        GameWon(seat=1, reason="postcards"),
+    ]
+    # a fourth postcard kept through the exchange still wins, once every card has passed
+    kept = table(3, hands=[[P4, CAM], [P1, P2, P3, SUN], [BOOTS]], options=ALL)
+    events, after = play(kept, 0, Draw(), Picks(event("pickpockets"), P4, SUN, BOOTS))
+    assert [type(e).__name__ for e in events[-4:]] == ["CardPassed"] * 3 + ["GameWon"]
+    assert events[-1] == GameWon(seat=1, reason="postcards") and after.winner == 1
