@@ -131,11 +131,15 @@ def turn_actions(c: Content, state: State, seat: int) -> list[Action]:
     kinds = by_kind(c, hand)
     usable = [x for x in hand if c.type(x) != "forbidden"]  # what may pay (RULES.md)
     out: list[Action] = [PlaySpecial(card=x) for x in kinds.values() if playable(c, x)]
+    # rules 3: "along with one additional card from your hand", any card, another forbidden
+    # item too (listed once a pair); rules 1-2: only a card that may pay
+    goes_with = hand if state.rules >= 3 else usable
     out += [
         DisposeForbidden(card=bad, with_card=other)
         for bad in kinds.values()
         if c.type(bad) == "forbidden"
-        for other in by_kind(c, usable).values()
+        for other in by_kind(c, [x for x in goes_with if x != bad]).values()
+        if c.type(other) != "forbidden" or other > bad
     ]
     if can_draw(c, state):
         out.append(Draw())

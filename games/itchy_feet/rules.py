@@ -107,7 +107,8 @@ class ItchyFeet:
     # a hand stands for its kind: the copies moved are the hand's longest held of it
     # (`_held_copies`; an accepted trade's too); games of version 1 move the copies named
     # (an accepted trade naming none: the lowest ids). 3: Pickpockets' cards pass at once,
-    # four postcards counted after the whole exchange (`flow.py:Tx.play_event`).
+    # four postcards counted after the whole exchange (`flow.py:Tx.play_event`); a forbidden
+    # item may go with another as the additional card; the characters' abilities of RULES.md.
     rules_version = 3
     state_type = State
     action_type = AnyAction
@@ -251,7 +252,8 @@ class ItchyFeet:
                 self._own(state, seat, (card, other))
                 if self.content.type(card) != "forbidden" or card == other:
                     raise _illegal("not_forbidden", f"{card} is not a forbidden item to get rid of")
-                if self.content.type(other) == "forbidden":
+                if self.content.type(other) == "forbidden" and state.rules < 3:
+                    # rules 1-2 (RULES.md): another forbidden item was no "additional card"
                     raise _illegal(
                         "forbidden_cannot_pay",
                         "get rid of a forbidden item with a card that is not one",

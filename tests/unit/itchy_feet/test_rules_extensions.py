@@ -317,8 +317,8 @@ def test_a_forbidden_item_is_got_rid_of_with_one_other_card_as_a_free_move() -> 
     assert refused(state, 0, DisposeForbidden(card=CAM, with_card=TRAP)) == "not_forbidden"
     assert refused(state, 0, DisposeForbidden(card=TRAP, with_card=TRAP)) == "card_named_twice"
     assert refused(state, 0, DisposeForbidden(card=TRAP, with_card=SUN)) == "card_not_in_hand"
-    two = table(hands=[[*GERMANY, TRAP, CONTRABAND], [SUN]], options=ALL)
-    # "along with one additional card": another forbidden item does not pay
+    two = table(hands=[[*GERMANY, TRAP, CONTRABAND], [SUN]], options=ALL, rules=2)
+    # rules 1-2: another forbidden item was not "one additional card"
     assert refused(two, 0, DisposeForbidden(card=TRAP, with_card=CONTRABAND)) == (
         "forbidden_cannot_pay"
     )
@@ -330,6 +330,28 @@ def test_a_forbidden_item_is_got_rid_of_with_one_other_card_as_a_free_move() -> 
     assert events == [ForbiddenDisposed(seat=0, card=TRAP, with_card=CAM)]
     assert clean.actions_left == 1 and clean.discard == (TRAP, CAM)
     assert play(clean, 0, Travel(pay=GERMANY))[1].visited_home == (True, False)  # now you can
+
+
+def test_rules_3_a_forbidden_item_goes_with_any_additional_card_another_forbidden_too() -> None:
+    # "Get rid of it by discarding it along with one additional card from your hand": the
+    # rulebook bans forbidden items only as payment for a steal or a recycle
+    two = table(hands=[[*GERMANY, TRAP, CONTRABAND], [SUN]], options=ALL)
+    assert two.rules >= 3
+    disposals = [a for a in REAL.legal_actions(two, 0) if isinstance(a, DisposeForbidden)]
+    assert sorted((a.card, a.with_card) for a in disposals) == sorted(
+        [(bad, other) for bad in (TRAP, CONTRABAND) for other in GERMANY]
+        + [(CONTRABAND, TRAP) if CONTRABAND < TRAP else (TRAP, CONTRABAND)]
+    )  # the pair of forbidden items listed once
+    events, clean = play(two, 0, DisposeForbidden(card=TRAP, with_card=CONTRABAND))
+    assert events == [ForbiddenDisposed(seat=0, card=TRAP, with_card=CONTRABAND)]
+    assert clean.hands[0] == tuple(GERMANY) and clean.actions_left == 1
+    trap2 = "forbidden-mouse-trap-2"  # two copies of one kind
+    traps = table(hands=[[CAM, TRAP, trap2], [SUN]], options=ALL)
+    listed = [a for a in REAL.legal_actions(traps, 0) if isinstance(a, DisposeForbidden)]
+    assert sorted((a.card, a.with_card) for a in listed) == [(TRAP, trap2), (TRAP, CAM)]
+    assert play(traps, 0, DisposeForbidden(card=TRAP, with_card=trap2))[1].hands[0] == (CAM,)
+    # still no forbidden item pays for a steal or a recycle
+    assert refused(two, 0, Steal(victim=1, discard=TRAP)) == "forbidden_cannot_pay"
 
 
 def test_a_forbidden_item_can_be_stolen_and_traded() -> None:
