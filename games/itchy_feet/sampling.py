@@ -20,7 +20,8 @@ def sample(content: Content, state: State, seat: int, rng: Rng) -> State:
     a deal that leaves a seat holding the four postcards it would already have won with is
     dealt again, so every deal the rules allow is as likely as any other."""
     others = [s for s in range(state.seats) if s != seat]
-    shown = set(state.pending.give) if isinstance(state.pending, TradeOffer) else set()
+    offered = state.pending.give if isinstance(state.pending, TradeOffer) else ()
+    shown = set(offered)
     events = [c for c in state.draw_pile if content.type(c) == "event"]
     hidden = [c for c in state.draw_pile if content.type(c) != "event"]
     hidden += [c for s in others for c in state.hands[s] if c not in shown]
@@ -36,8 +37,12 @@ def sample(content: Content, state: State, seat: int, rng: Rng) -> State:
     for _ in range(TRIES):
         pool = list(hidden)
         rng.shuffle(pool)
+        # the cards everyone has seen offered lead their hand, in the offer's order: where
+        # they lie in it is as hidden as the rest (their place said where, in the real hand)
         hands = [
-            [c if s == seat or c in shown else pool.pop() for c in hand]
+            list(hand)
+            if s == seat
+            else [c for c in offered if c in hand] + [pool.pop() for c in hand if c not in shown]
             for s, hand in enumerate(state.hands)
         ]
         if not state.options.postcards or all(
