@@ -25,8 +25,10 @@ from turnpost.client import (
     Policy,
     RateLimited,
     ServerError,
+    StaleQuestion,
     StaleVersion,
     StreamLost,
+    Unprocessable,
     routes,
 )
 from turnpost.client.errors import error_for, retry_after
@@ -297,14 +299,22 @@ class Table:
     """A game service that records what each read said it had seen: the game at `version`,
     and a first move refused (409, the game moved on to `moved_to`) when `refuse_first`."""
 
-    def __init__(self, version: int, moved_to: int, refuse_first: bool) -> None:
+    def __init__(
+        self, version: int, moved_to: int, refuse_first: bool, code: str = "stale_version"
+    ) -> None:
         self.version, self.moved_to, self.refuse = version, moved_to, refuse_first
+        self.code = code  # or 422 stale_question: another question than the one answered
         self.asked: list[tuple[str, str | None]] = []
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
         self.asked.append((path.rsplit("/", 1)[-1], request.url.params.get("min_version")))
         if request.method == "POST":
+            if self.refuse and self.code == "stale_question":
+                self.refuse = False
+                problem = {"type": "about:blank", "title": "Unprocessable", "status": 422,
+                           "code": "stale_question", "detail": "asked another"}  # fmt: skip
+                return httpx.Response(422, json=problem)
             if self.refuse:
                 self.refuse, self.version = False, self.moved_to
                 problem = {"type": "about:blank", "title": "Conflict", "status": 409,
@@ -341,6 +351,22 @@ def test_play_reads_say_what_they_have_seen() -> None:
     with Client(token="t", http=httpx.Client(transport=httpx.MockTransport(table))) as c:
         c.play("g", first)
     assert table.asked[:2] == [("g", None), ("legal-actions", "5")]
+
+
+def test_play_answers_again_when_the_question_was_another() -> None:
+    """A 422 stale_question (answered meanwhile, or read from a replica of another release
+    during an upgrade) is read again and decided anew, as a 409 is; a client's other 422s
+    are not."""
+    table = Table(version=5, moved_to=5, refuse_first=True, code="stale_question")
+    with Client(token="t", http=httpx.Client(transport=httpx.MockTransport(table))) as c:
+        assert c.play("g", first).version == 6
+    assert [a for a, _ in table.asked] == ["g", "legal-actions", "actions"] * 2
+    stale = error_for(
+        _answer(422, b'{"type":"t","title":"U","status":422,"code":"stale_question"}')
+    )
+    assert isinstance(stale, StaleQuestion) and isinstance(stale, Unprocessable)
+    other = error_for(_answer(422, b'{"type":"t","title":"U","status":422,"code":"not_yours"}'))
+    assert type(other) is Unprocessable
 
 
 async def test_the_async_client_plays_alike() -> None:

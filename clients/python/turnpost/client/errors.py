@@ -64,6 +64,12 @@ class Unprocessable(ApiError):
     """422: well-formed but refused by the rules (`not_your_turn`, `missing_items`...)."""
 
 
+class StaleQuestion(Unprocessable):
+    """422 `stale_question`: the answer names a question other than the one asked now (it
+    was answered meanwhile, or read from a replica of another release during an upgrade);
+    re-read and decide again."""
+
+
 class RateLimited(ApiError):
     """429: too many requests; `retry_after` seconds until the next one passes."""
 
@@ -116,6 +122,8 @@ def error_for(response: httpx.Response) -> ApiError:
         )
     if problem.status == 409 and problem.code == "stale_version":
         return StaleVersion(problem, response)
+    if problem.status == 422 and problem.code == "stale_question":
+        return StaleQuestion(problem, response)
     kind = BY_STATUS.get(problem.status, ServerError if problem.status >= 500 else ApiError)
     return kind(problem, response)
 

@@ -25,7 +25,8 @@ class Policy:
     at most `max_retry_after` s (a longer one is raised as `RateLimited` at once);
     `unavailable_retries`: the same for a 503 that carries `Retry-After` (a backing service
     away), for requests safe to send twice only (reads, deletes, moves, resign, claim);
-    `play_attempts`: decisions `play` makes before a 409 `stale_version` is raised;
+    `play_attempts`: decisions `play` makes before a 409 `stale_version` (or 422
+    `stale_question`) is raised;
     `transport_retries`: a move's post sent again (same Idempotency-Key) after a lost
     connection; `reconnects`: stream connections opened again in a row that may bring nothing
     (each closed or failed) before an iterator raises `StreamLost`; `stream_read_s`: silence that counts as a lost stream (the services

@@ -41,7 +41,7 @@ from contracts.notifications import (
     Webhooks,
 )
 from turnpost.client import routes
-from turnpost.client.errors import StaleVersion, StreamLost, error_for
+from turnpost.client.errors import StaleQuestion, StaleVersion, StreamLost, error_for
 from turnpost.client.policy import GAME_URL, LOBBY_URL, Policy, my_turn
 from turnpost.client.routes import Call
 from turnpost.client.sse import Frame, Frames
@@ -256,13 +256,14 @@ class Client:
     ) -> ActionAccepted | None:
         """Read the game and the legal actions, post what `decide` chooses against their version.
 
-        On 409 `stale_version` (the game moved meanwhile) read both again and decide again,
-        up to `attempts` times (then the last `StaleVersion` is raised). Each decision has its
+        On 409 `stale_version` (the game moved meanwhile) or 422 `stale_question` (the
+        question answered is no longer the one asked) read both again and decide again, up
+        to `attempts` times (then the last of those errors is raised). Each decision has its
         own Idempotency-Key, kept when a lost connection makes the same post again. None
         (nothing posted) when `decide` returns None or there is nothing to play.
         `min_version`: the newest version of the game you have seen (see `get_game`).
         """
-        last: StaleVersion | None = None
+        last: StaleVersion | StaleQuestion | None = None
         seen = min_version  # then, after a 409, the version it named
         for _ in range(max(1, attempts or self.policy.play_attempts)):
             view = self.get_game(game_id, min_version=seen)
@@ -276,6 +277,8 @@ class Client:
                 return self._post_decision(game_id, action, legal.version)
             except StaleVersion as stale:
                 last, seen = stale, stale.current_version
+            except StaleQuestion as stale:
+                last = stale
         assert last is not None
         raise last
 
