@@ -27,3 +27,20 @@ def test_the_rulebooks_and_content_notes_are_named_by_a_relative_path(doc: Path)
     assert not absolute, f"{doc.relative_to(ROOT)} names an absolute path: {absolute}"
     for named in re.findall(r"`([^`]*shared/[^`]*)`", text):
         assert named.startswith("../shared/"), named
+
+
+RULE_DOCS = sorted((ROOT / "games").glob("*/RULES.md"))
+
+
+@pytest.mark.parametrize("doc", RULE_DOCS, ids=[p.parent.name for p in RULE_DOCS])
+def test_every_test_a_rules_map_cites_exists(doc: Path) -> None:
+    """RULES.md maps each rule to the tests that cover it: a test renamed or removed leaves
+    a rule mapped to nothing, so every `test_...` it cites is defined under tests/."""
+    cited = set(re.findall(r"`(test_\w+)`", doc.read_text()))
+    defined = {
+        name
+        for path in (ROOT / "tests").rglob("test_*.py")
+        for name in re.findall(r"^(?:async )?def (test_\w+)", path.read_text(), re.M)
+    }
+    assert cited, f"{doc.relative_to(ROOT)} cites no test"
+    assert not cited - defined, f"{doc.relative_to(ROOT)} cites missing tests"

@@ -268,6 +268,21 @@ def test_a_lucky_find_draws_two_cards() -> None:
     assert after.hands[0] == (CAM, BOOTS, GUIDE) and after.actions_left == 1
 
 
+def test_travel_in_the_turn_the_last_item_arrives_by_lucky_find_or_espresso() -> None:
+    # our ruling: "on your next turn you can travel" says travelling takes an action, not
+    # that an item must wait a turn: held now, it pays for a journey now
+    umbrella, *rest = GERMANY
+    state = table(hands=[[LUCKY, *rest, "passport-1"], [SUN]], options=ALL)
+    _, found = play(state, 0, PlaySpecial(card=LUCKY), Picks(umbrella, BOOTS))
+    assert found.current == 0 and found.actions_left == 1
+    assert play(found, 0, Travel(pay=GERMANY))[1].visited_home == (True, False)
+    state = table(hands=[[ESPRESSO, *rest, "passport-1"], [SUN]], options=ALL)
+    _, twice = play(state, 0, PlaySpecial(card=ESPRESSO))
+    _, drawn = play(twice, 0, Draw(), Picks(umbrella))
+    assert drawn.current == 0 and drawn.actions_left == 1  # the espresso's second action
+    assert play(drawn, 0, Travel(pay=GERMANY))[1].visited_home == (True, False)
+
+
 def test_a_discard_down_mid_turn_lets_the_turn_go_on() -> None:
     state = table(hands=[[LUCKY, *GERMANY, CAM, SUN, CUR], [BOOTS]], options=ALL)
     events, over = play(state, 0, PlaySpecial(card=LUCKY))
