@@ -30,6 +30,13 @@ from games.api import Outcome
 
 Standing = Literal["playing", "resigned", "timed_out", "bot"]
 
+# The table's rules new games are set up under, recorded in the metadata of a game's setup
+# events (`table_rules`; a log without it: 1). Bump it when `evolve` would read a table
+# event otherwise or `after_command`/`timeout`/`game_over` would decide otherwise, and keep
+# the old path for games begun under the old version. 1: no `game_over` (the engine's outcome
+# ranked on every read); 2: the result recorded as `game_over`.
+RULES_VERSION = 2
+
 
 class TableEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """An event of the table, in the game's stream beside the engine's."""

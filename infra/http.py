@@ -40,7 +40,10 @@ _HTTP_CODES = {
 
 def problem_response(exc: ProblemError, request: Request[Any, Any, Any]) -> Response[bytes]:
     body = msgspec.json.encode(exc.problem(instance=str(request.url.path)))
-    return Response(body, status_code=exc.status, media_type=PROBLEM_CONTENT_TYPE)
+    response = Response(body, status_code=exc.status, media_type=PROBLEM_CONTENT_TYPE)
+    if exc.status == 503:  # this process cannot answer now: ask again (another replica)
+        response.headers["Retry-After"] = "1"
+    return response
 
 
 def on_problem(request: Request[Any, Any, Any], exc: ProblemError) -> Response[bytes]:

@@ -101,7 +101,7 @@ MinVersion = Annotated[
     ),
 ]
 SEEN_CODES = ["malformed_request", "min_version_beyond_version"]  # a read's 400s
-UNKNOWN_GAME = {404: ["unknown_game"], 503: ["game_unavailable"]}
+UNKNOWN_GAME = {404: ["unknown_game"], 503: ["game_unavailable", "rules_unknown_here"]}
 SEATED = {403: ["not_seated"], **UNKNOWN_GAME}  # routes for the game's players only
 
 

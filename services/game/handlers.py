@@ -18,7 +18,7 @@ from contracts.game import FeedEvent, SeatInfo, timestamp
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted
 from games import table as tables
-from games.api import IllegalAction, Rules, Seeded, fold
+from games.api import IllegalAction, Rules, Seeded, fold, rules_version_of
 from games.registry import get as get_rules
 from games.registry import narrator
 from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableEvent, TableSeat, TableState
@@ -108,6 +108,22 @@ def beyond_version(current: int, what: str, code: str = "after_beyond_version") 
         f"the game is at version {current}; {what}",
         current_version=current,
     )
+
+
+def known_rules(rules: Any, state: Any, table_rules: int) -> None:
+    """A game set up under rules newer than this release's (a replica not yet upgraded, in
+    a rolling upgrade) is neither shown nor moved here: its events may mean what this code
+    cannot read, and a move decided here would be ruled under other rules. 503 with
+    Retry-After: asked again, the request meets an upgraded replica."""
+    engine = rules_version_of(state)
+    if engine > rules.rules_version or table_rules > tables.RULES_VERSION:
+        raise ProblemError(
+            503,
+            "rules_unknown_here",
+            f"this game plays under {rules.key} rules {engine} and table rules {table_rules};"
+            f" this replica knows up to {rules.rules_version} and {tables.RULES_VERSION}:"
+            " another one will answer",
+        )
 
 
 def fingerprint(seat: int, action: dict[str, Any]) -> str:
@@ -233,6 +249,8 @@ class GameService:
         )
         if state is None:
             version, state, table = await self._from_snapshot(record, rules)
+            if state is not None:
+                known_rules(rules, state, 1)
         asked = self.clock()  # what the read says was the latest when it was asked
         stored = await self.store.read(stream_id(game_id), after=version)
         if state is None and not stored:
@@ -276,6 +294,8 @@ class GameService:
                 table = tables.evolve(table, event)  # type: ignore[arg-type]
             else:
                 state = rules.evolve(state, event)
+            if e.version == 1:  # the engine's setup: the rules the game plays under
+                known_rules(rules, state, e.metadata.get("table_rules", 1))
             if passed is not None and e.metadata.get("batch_end", True):
                 passed.append((e.version, state))
         return state, table
@@ -556,6 +576,7 @@ class GameService:
                     "room_id": record.room_id,
                     "game": record.game,
                     "trace": trace,
+                    **({"table_rules": tables.RULES_VERSION} if version == 0 else {}),
                 },
             )
             for i, e in enumerate(events)

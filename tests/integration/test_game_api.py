@@ -547,3 +547,40 @@ async def test_a_read_with_min_version_is_never_older_than_what_its_client_has_s
     assert beyond["current_version"] == other
     problem(await table.get(0, "", min_version=-1), 400, "malformed_request")
     problem(await table.get(0, "/legal-actions", min_version="x"), 400, "malformed_request")
+
+
+async def test_a_game_under_rules_newer_than_this_release_is_neither_shown_nor_moved(
+    client: httpx.AsyncClient, service: GameService, pool: asyncpg.Pool
+) -> None:
+    """In a rolling upgrade a game set up by an upgraded replica may reach one not yet
+    upgraded: it answers 503 with Retry-After (asked again, an upgraded one answers) rather
+    than read events it may not understand or rule a move under other rules."""
+    from games import table as tables
+    from games.registry import get as get_rules
+    from services.game.repository import stream_id
+
+    game_id, players = await new_game(service, [None, None])
+    setup = "SELECT metadata FROM events WHERE stream_id = $1 AND version = 1"
+    metadata = msgspec.json.decode(await pool.fetchval(setup, stream_id(game_id)))
+    assert metadata["table_rules"] == tables.RULES_VERSION  # recorded at the setup
+    view = (await Table(client, game_id, players).get(0)).json()
+    assert view["rules_version"] == get_rules("itty-bitty").rules_version
+    newer = {
+        # the engine's rules, in its setup event; the table's, in the setup's metadata
+        "engine": "UPDATE events SET data = jsonb_set(data, '{rules}', '99') "
+        "WHERE stream_id = $1 AND version = 1",
+        "table": "UPDATE events SET metadata = jsonb_set(metadata, '{table_rules}', '99') "
+        "WHERE stream_id = $1 AND version = 1",
+    }
+    for which, bump in newer.items():
+        game_id, players = await new_game(service, [None, None])
+        await pool.execute(bump, stream_id(game_id))  # before this replica ever read it
+        table = Table(client, game_id, players)
+        for answer in (
+            await table.get(0),
+            await table.get(1, "/legal-actions"),
+            await table.post(0, {"action": {"type": "keep"}, "expected_version": 11}),
+            await table.get(0),  # and again: nothing of it was kept
+        ):
+            body = problem(answer, 503, "rules_unknown_here")
+            assert answer.headers["retry-after"] == "1" and "99" in body["detail"], which
