@@ -689,7 +689,8 @@ def test_a_room_id_is_escaped_in_the_start_address(tab: Tab) -> None:
     page.route(lambda url: "/v1/rooms/r-a" in url, answer)
     page.evaluate(f"location.hash = '#/room/' + encodeURIComponent({json.dumps(odd)})")
     page.wait_for_selector(".room #start")
-    with page.expect_request(lambda r: r.method == "POST"):
+    # the answer, not the request: the route's handler (which records it) has run by then
+    with page.expect_response(lambda r: r.request.method == "POST"):
         page.click("#start")
     escaped = "r-a%2Fb%3Fc%23d"
     assert asked[0].endswith(f"/v1/rooms/{escaped}"), asked
