@@ -74,9 +74,11 @@ from infra.ratelimit import rate_limits
 from infra.settings import Settings
 from services.game import seats
 from services.game.bootstrap import lifespan
-from services.game.handlers import Accepted, GameService, Loaded, bot_plays, status_of
+from services.game.commands import Accepted, bot_plays
+from services.game.loading import Loaded, status_of
 from services.game.maps import GameMap, map_components
 from services.game.repository import PageKey
+from services.game.service import GameService
 from services.game.sse import STREAM_ITEMS, game_stream, live_feeds, my_stream
 from services.game.webhooks import DELIVERIES as WEBHOOK_DELIVERIES
 from services.game.webhooks import ROUTES as WEBHOOK_ROUTES

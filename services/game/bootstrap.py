@@ -31,10 +31,10 @@ from infra.tokens import (
     Tokens,
 )
 from services.game.consumers import command_game, on_command, on_room_started
-from services.game.handlers import GameService
 from services.game.live import Waiters, follow_games_stream
 from services.game.relay import Doorbell, doorbell_channel
 from services.game.repository import MemoryGamesRepository, PostgresGamesRepository
+from services.game.service import GameService
 
 log = logging.getLogger(__name__)
 

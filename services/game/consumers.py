@@ -14,7 +14,7 @@ from infra import signing, tracing
 from infra.context import bind_carried
 from infra.streams import Message
 from services.game import seats
-from services.game.handlers import GameService
+from services.game.service import GameService
 
 log = logging.getLogger(__name__)
 

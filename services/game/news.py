@@ -18,8 +18,8 @@ from contracts.streams import GameEvent
 from infra.notify.derive import Clocks, deadlines_soon, notifications
 from infra.notify.facts import deadlines_of, players_of, read_facts
 from infra.tasks import DEAD_TURN
-from services.game.handlers import GameService
 from services.game.live import Waiters
+from services.game.service import GameService
 
 log = logging.getLogger(__name__)
 QUEUED = 256  # news waiting for one slow listener; more is dropped (and logged)

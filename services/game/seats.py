@@ -14,7 +14,8 @@ from contracts.problems import ProblemError
 from games import table as tables
 from games.table import AnyTableEvent, TableState
 from infra.eventstore.api import command_uuid
-from services.game.handlers import Accepted, GameService, fingerprint
+from services.game.commands import Accepted, fingerprint
+from services.game.service import GameService
 
 
 async def timeout(

@@ -26,10 +26,11 @@ from infra.metrics import LIVE_SUBSCRIBERS
 from infra.openapi import SECURITY, problems, sse_item
 from infra.settings import Settings
 from infra.tokens import Held
-from services.game.handlers import GameService, beyond_version, status_of
 from services.game.live import Feeds
+from services.game.loading import beyond_version, status_of
 from services.game.news import PlayerNews
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id
+from services.game.service import GameService
 
 log = logging.getLogger(__name__)
 MAX_VERSION = 2**62  # as the feed's `after`

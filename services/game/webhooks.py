@@ -33,7 +33,7 @@ from infra.http import authenticate, strictly
 from infra.notify.ssrf import UnsafeURL, vet_host, vet_url
 from infra.openapi import SECURITY, problems
 from infra.settings import Settings
-from services.game.handlers import GameService
+from services.game.service import GameService
 from services.game.webhook_store import (
     MemoryWebhookStore,
     PostgresWebhookStore,

@@ -48,7 +48,7 @@ from contracts.streams import LOBBY, RoomStarted, StartedSeat
 from infra.auth import issue
 from infra.keys import SigningKey
 from infra.streams.redis import RedisStreams
-from services.game.handlers import game_id_for_room
+from services.game.commands import game_id_for_room
 from tests.bench.proc import postgres_ticks as _postgres_ticks
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -31,9 +31,9 @@ import asyncpg
 
 from contracts.streams import RoomStarted, StartedSeat
 from infra.eventstore.postgres import PostgresEventStore
-from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
+from services.game.service import GameService
 
 ROOT = Path(__file__).resolve().parents[2]
 CLOCKED_GAMES = int(os.environ.get("BENCH_CLOCKED_GAMES", "1000"))

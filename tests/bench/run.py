@@ -67,9 +67,10 @@ from infra.eventstore.postgres import PostgresEventStore  # noqa: E402
 from infra.keys import SigningKey  # noqa: E402
 from infra.migrate import migrate  # noqa: E402
 from infra.streams.redis import RedisStreams  # noqa: E402
-from services.game.handlers import GameService, game_id_for_room  # noqa: E402
+from services.game.commands import game_id_for_room  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
+from services.game.service import GameService  # noqa: E402
 from tests.bench import bots, clocks, sse, webhooks  # noqa: E402
 from tests.bench.actions_load import LevelStats, play, refill  # noqa: E402
 from tests.bench.bots import _session_ticks  # noqa: E402

@@ -32,9 +32,9 @@ from contracts.streams import RoomStarted, StartedSeat
 from infra.auth import issue
 from infra.eventstore.postgres import PostgresEventStore
 from infra.keys import SigningKey
-from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
+from services.game.service import GameService
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBSCRIBERS = int(os.environ.get("BENCH_SSE_SUBSCRIBERS", "1000"))

@@ -23,9 +23,9 @@ import uvicorn
 
 from contracts.streams import RoomStarted, StartedSeat
 from infra.eventstore.postgres import PostgresEventStore
-from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
+from services.game.service import GameService
 from services.game.webhook_store import new_secret
 from tests.bench.clocks import SECRET, Out, Pct, Procs
 

@@ -2,7 +2,7 @@
 format), so tests/corpus/replay.py can fold it and decide every command again.
 
 The store keeps no command, only its events and, in their metadata, who acted (`seat`) and
-the fingerprint of what was asked (`request`: services.game.handlers.fingerprint of the
+the fingerprint of what was asked (`request`: services.game.commands.fingerprint of the
 seat and the action as posted). The action of a move is the one sent with that fingerprint,
 where the caller knows what was sent (`sent`: a client's posts, the bots' commands read
 off their stream), else it is found again among the seat's legal actions on the state
@@ -25,9 +25,10 @@ from games.registry import registry
 from games.table import TABLE_EVENT_TYPES
 from infra.eventstore.api import StoredEvent
 from infra.eventstore.memory import MemoryEventStore
-from services.game.handlers import GameService, fingerprint
+from services.game.commands import fingerprint
 from services.game.live import Waiters
 from services.game.repository import GameRecord, MemoryGamesRepository
+from services.game.service import GameService
 
 # what a reader of the log uses of an event's metadata (tests/corpus/record.py's KEPT_META)
 KEPT_META = ("batch_end", "to_act", "status")

@@ -59,9 +59,9 @@ from infra.eventstore.memory import MemoryEventStore  # noqa: E402
 from services.bots.observe import Observation  # noqa: E402
 from services.bots.policies import policy_for  # noqa: E402
 from services.game import seats as table_commands  # noqa: E402
-from services.game.handlers import GameService  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import MemoryGamesRepository, stream_id  # noqa: E402
+from services.game.service import GameService  # noqa: E402
 from tests.corpus.replay import final_hash, replay, schema_of  # noqa: E402
 
 LOGS = Path(__file__).resolve().parent / "logs"

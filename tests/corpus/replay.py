@@ -26,9 +26,9 @@ from games.registry import registry
 from games.table import TABLE_EVENT_TYPES, snapshot_schema
 from infra.eventstore.api import StoredEvent
 from infra.eventstore.memory import MemoryEventStore
-from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import GameRecord, MemoryGamesRepository
+from services.game.service import GameService
 
 RECORDED_AT = datetime(2026, 12, 5, tzinfo=UTC)  # unused by folding
 

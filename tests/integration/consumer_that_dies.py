@@ -18,9 +18,9 @@ from infra.streams import Message
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
 from services.game.consumers import on_command
-from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
+from services.game.service import GameService
 
 
 async def main(database_url: str, redis_url: str, stream: str, when: str) -> None:

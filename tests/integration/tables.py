@@ -13,9 +13,9 @@ import redis
 from contracts.streams import RoomStarted, StartedSeat
 from infra.eventstore.postgres import PostgresEventStore
 from infra.settings import Settings
-from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
+from services.game.service import GameService
 
 
 def game_service(pool: asyncpg.Pool) -> GameService:

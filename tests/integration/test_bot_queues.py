@@ -35,7 +35,7 @@ from infra.streams.redis import RedisStreams
 from infra.tasks import celery_app, send_bot_turn
 from services.bots.dispatcher import BotTurn, pusher
 from services.game.consumers import on_command
-from services.game.handlers import GameService
+from services.game.service import GameService
 from tests.integration.tables import game_service, new_game
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,8 +16,8 @@ from services.bots.dispatcher import bot_turns, turns_of
 from services.bots.observe import States, observe
 from services.bots.worker import Turn, decide
 from services.bots.worker import app as celery_app
-from services.game.handlers import GameService
 from services.game.relay import envelope as envelope_of
+from services.game.service import GameService
 from tests.integration.tables import game_service, new_game
 
 

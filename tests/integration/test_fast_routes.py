@@ -24,8 +24,8 @@ from contracts.streams import RoomStarted, StartedSeat
 from infra.auth import issue
 from infra.keys import SigningKey
 from infra.settings import Settings
-from services.game import handlers
-from services.game.handlers import GameService
+from services.game import commands
+from services.game.service import GameService
 from tests.integration.serve import serving
 from tests.integration.tables import game_service
 
@@ -103,7 +103,7 @@ async def twins(
     monkeypatch: pytest.MonkeyPatch,
 ) -> AsyncIterator[Twins]:
     seed = secrets.randbits(62)
-    monkeypatch.setattr(handlers, "new_seed", lambda: seed)
+    monkeypatch.setattr(commands, "new_seed", lambda: seed)
     ids = []
     for _ in range(2):
         room = f"room-{uuid.uuid4()}"

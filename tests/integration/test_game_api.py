@@ -18,7 +18,7 @@ from infra.auth import issue
 from infra.keys import SigningKey
 from infra.settings import Settings
 from services.game.app import create_app
-from services.game.handlers import GameService
+from services.game.service import GameService
 from tests.integration.serve import serving
 from tests.integration.tables import game_service, new_game
 

@@ -28,7 +28,7 @@ import redis.asyncio as aioredis
 from contracts.streams import LOBBY, RoomStarted, StartedSeat
 from infra.auth import issue
 from infra.keys import SigningKey
-from services.game.handlers import game_id_for_room
+from services.game.commands import game_id_for_room
 from tests.integration.tables import game_service, new_game
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,9 +24,9 @@ from infra.keys import SigningKey
 from infra.settings import Settings
 from services.game import relay
 from services.game.app import create_app as game_app
-from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
+from services.game.service import GameService
 from services.lobby.app import create_app as lobby_app
 from tests.integration.serve import serving
 from tests.integration.tables import game_service, new_game

@@ -23,8 +23,8 @@ from infra.signing import derive_key, verify
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
 from services.game.consumers import on_command
-from services.game.handlers import GameService
 from services.game.scheduler import repair_rooms, resend_bot_turns
+from services.game.service import GameService
 from tests.conftest import RUN_ID, fresh_database
 from tests.integration.tables import game_service
 

@@ -2,7 +2,7 @@
 choose at once post against the same `expected_version` at the same moment and all land;
 the 409 stays for every move whose meaning another seat's move changed.
 
-The rule (services/game/handlers.py, `GameService._unaffected`): a move against an older
+The rule (services/game/commands.py, `Commands._unaffected`): a move against an older
 version is accepted when its seat has not moved since that version and the seat's legal
 actions are the same now as then, for one of the recent versions the service keeps."""
 
@@ -20,7 +20,7 @@ from games.itchy_feet.model import CardsDealt
 from games.registry import get as get_rules
 from infra.settings import Settings
 from services.game.app import create_app
-from services.game.handlers import GameService
+from services.game.service import GameService
 from tests.integration.serve import serving
 from tests.integration.tables import game_service, new_game
 from tests.integration.test_game_api import SECRET, Table, problem

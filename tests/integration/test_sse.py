@@ -25,9 +25,9 @@ from infra.keys import SigningKey
 from infra.settings import Settings
 from services.game import relay
 from services.game.app import create_app
-from services.game.handlers import GameService
 from services.game.live import Feeds
 from services.game.repository import stream_id
+from services.game.service import GameService
 from tests.integration.serve import serving
 from tests.integration.tables import game_service, new_game
 

@@ -23,7 +23,7 @@ from contracts.streams import RoomStarted, StartedSeat
 from infra.auth import issue
 from infra.settings import Settings
 from services.game.app import create_app as game_app
-from services.game.handlers import GameService
+from services.game.service import GameService
 from services.lobby.app import create_app as lobby_app
 from tests.integration.serve import serving
 from tests.integration.tables import game_service

@@ -41,7 +41,7 @@ from infra.notify.ssrf import guarded_client
 from infra.settings import Settings
 from services.game import relay
 from services.game.app import create_app
-from services.game.handlers import GameService
+from services.game.service import GameService
 from tests.integration.serve import serving
 from tests.integration.tables import game_service
 

@@ -99,9 +99,9 @@ async def test_a_game_keeps_the_rules_version_it_began_under(
     from infra.auth import Principal
     from infra.eventstore.memory import MemoryEventStore
     from services.game.app import game_view
-    from services.game.handlers import GameService
     from services.game.live import Waiters
     from services.game.repository import MemoryGamesRepository
+    from services.game.service import GameService
 
     store = MemoryEventStore()
     svc = GameService(store, MemoryGamesRepository(store), Waiters())

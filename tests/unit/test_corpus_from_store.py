@@ -13,9 +13,9 @@ import pytest
 
 from contracts.streams import RoomStarted, StartedSeat
 from infra.eventstore.memory import MemoryEventStore
-from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import MemoryGamesRepository, stream_id
+from services.game.service import GameService
 from tests.corpus.from_store import NotFound, corpus_log, spellings
 from tests.corpus.replay import Diverged, replay
 

@@ -14,9 +14,10 @@ from contracts.problems import ProblemError
 from contracts.streams import GameEvent, RoomStarted, StartedSeat
 from games.api import fold
 from infra.eventstore.memory import MemoryEventStore
-from services.game.handlers import MEMORY_TRUSTED_S, GameService
 from services.game.live import Waiters
+from services.game.memory import MEMORY_TRUSTED_S
 from services.game.repository import MemoryGamesRepository, stream_id
+from services.game.service import GameService
 
 
 def service(snapshot_every: int = 100) -> GameService:
@@ -145,7 +146,7 @@ async def test_a_move_at_an_older_version_is_accepted_only_when_unaffected() -> 
 
 
 async def test_an_unaffected_move_is_refused_beyond_the_window() -> None:
-    from services.game import handlers
+    from services.game import commands
 
     svc = service()
     gid = await new_game(svc, seats=2)
@@ -155,14 +156,14 @@ async def test_an_unaffected_move_is_refused_beyond_the_window() -> None:
         gid, 0, msgspec.to_builtins(start.rules.legal_actions(start.state, 0)[0]),
         start.version, uuid.uuid4(),
     )  # fmt: skip
-    old_window = handlers.UNAFFECTED_WINDOW
-    handlers.UNAFFECTED_WINDOW = 0  # seat 0's choice is news seat 1 may ignore, but too old
+    old_window = commands.UNAFFECTED_WINDOW
+    commands.UNAFFECTED_WINDOW = 0  # seat 0's choice is news seat 1 may ignore, but too old
     try:
         with pytest.raises(ProblemError) as err:
             await svc.submit(gid, 1, action, start.version, uuid.uuid4())
         assert err.value.code == "stale_version"
     finally:
-        handlers.UNAFFECTED_WINDOW = old_window
+        commands.UNAFFECTED_WINDOW = old_window
     accepted = await svc.submit(gid, 1, action, start.version, uuid.uuid4())
     assert not accepted.replayed
 

@@ -18,9 +18,9 @@ from infra.auth import Principal
 from infra.eventstore.memory import MemoryEventStore
 from services.game import seats
 from services.game.app import legal_actions_of
-from services.game.handlers import GameService
 from services.game.live import Waiters
 from services.game.repository import MemoryGamesRepository
+from services.game.service import GameService
 
 PLAYERS = ["p0", "p1", "p2"]
 
