@@ -13,7 +13,7 @@ byte): a fast route takes only the plain shape of its request (the parameters it
 spelled one way, the body JSON's own types) and hands anything else, before it has done
 anything, to `slow`, Litestar's route with the same scope. So every refusal of a strange
 request stays Litestar's, word for word. What it takes it answers with what the handler
-would have: the same function behind both (services/game/app.py), its errors rendered by
+would have: the same function behind both (services/game/routes/games.py), its errors rendered by
 Litestar's own exception middleware with the app's handlers (infra/http.py), its answer
 encoded by msgspec as Litestar encodes it. `FAST_ROUTES=0` turns them off.
 """

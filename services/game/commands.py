@@ -22,13 +22,7 @@ from games.api import IllegalAction, fold
 from games.registry import get as get_rules
 from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableSeat, TableState
 from infra.context import bind, carry
-from infra.eventstore import (
-    AppendResult,
-    ConcurrencyError,
-    NewEvent,
-    Snapshot,
-    StoredEvent,
-)
+from infra.eventstore import AppendResult, ConcurrencyError, NewEvent, Snapshot, StoredEvent
 from infra.eventstore.api import Turn, command_uuid, event_ids
 from infra.metrics import APPEND_CONFLICTS, APPENDS
 from infra.tracing import enabled as tracing_enabled

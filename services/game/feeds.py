@@ -13,9 +13,7 @@ from contracts.game import FeedEvent, timestamp
 from games.registry import narrator
 from games.table import TableEvent
 from games.text import narrate_table
-from infra.eventstore import (
-    StoredEvent,
-)
+from infra.eventstore import StoredEvent
 from services.game.loading import Loaded, Loading, beyond_version, status_of
 from services.game.repository import GameRecord, stream_id
 

@@ -15,10 +15,7 @@ from games import table as tables
 from games.api import Rules, Seeded, rules_version_of
 from games.registry import get as get_rules
 from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableEvent, TableState
-from infra.eventstore import (
-    EventStore,
-    StoredEvent,
-)
+from infra.eventstore import EventStore, StoredEvent
 from services.game.memory import Memory
 from services.game.repository import GameRecord, GamesRepository, stream_id
 

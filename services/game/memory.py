@@ -11,9 +11,7 @@ from typing import Any
 import msgspec
 
 from games.table import TableState
-from infra.eventstore import (
-    StoredEvent,
-)
+from infra.eventstore import StoredEvent
 from services.game.live import Waiters
 
 # Engine states kept per game (the cached one's predecessors, one per command), so a move

@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 import services.game.app as game_app
+import services.game.routes.games as game_routes
 from contracts.streams import RoomStarted, StartedSeat
 from infra.auth import issue
 from infra.keys import SigningKey
@@ -120,14 +121,14 @@ async def twins(
         "stream_prefix": stream_prefix,
         "cors_allow_origins": WEB,
     }
-    answer = game_app.answer
+    answer = game_routes.answer
     box: list[Twins] = []
 
     async def counted(scope: Any, receive: Any, send: Any, job: Callable[[], Awaitable[Any]]):
         box[0].answered_fast += 1
         await answer(scope, receive, send, job)
 
-    monkeypatch.setattr(game_app, "answer", counted)
+    monkeypatch.setattr(game_routes, "answer", counted)
     async with (
         serving(game_app.create_app(Settings(**base))) as fast,
         serving(game_app.create_app(Settings(**base, fast_routes=False))) as slow,

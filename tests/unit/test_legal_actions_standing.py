@@ -17,9 +17,9 @@ from contracts.streams import RoomStarted, StartedSeat
 from infra.auth import Principal
 from infra.eventstore.memory import MemoryEventStore
 from services.game import seats
-from services.game.app import legal_actions_of
 from services.game.live import Waiters
 from services.game.repository import MemoryGamesRepository
+from services.game.routes.games import legal_actions_of
 from services.game.service import GameService
 
 PLAYERS = ["p0", "p1", "p2"]

@@ -346,7 +346,7 @@ def test_a_finished_game_s_outcome_is_typed_as_the_engines_give_it() -> None:
     for name in ("GameView", "EventFeed"):
         outcome = schemas[name]["properties"]["outcome"]
         assert {"$ref": "#/components/schemas/GameOutcome"} in outcome["oneOf"], name
-    # the contract has every field of the engines' Outcome (services/game/app.py copies them)
+    # the contract has every field of the engines' Outcome (services/game/routes/games.py copies them)
     assert GameOutcome.__struct_fields__ == Outcome.__struct_fields__
     engines = Outcome(scores=[3, 5], ranks=[2, 1], winners=[1], detail={"forfeited": [0]})
     _valid(document, "GameOutcome", GameOutcome(**msgspec.structs.asdict(engines)))

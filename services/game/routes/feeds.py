@@ -1,0 +1,67 @@
+"""A game's event feed: its events as the caller may see them, paged, long-polled."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request, get
+from litestar.params import FromPath, QueryParameter
+
+from contracts.game import EventFeed
+from infra.http import holding, while_held
+from infra.metrics import LIVE_SUBSCRIBERS
+from infra.openapi import SECURITY, problems
+from services.game.loading import status_of
+from services.game.routes.common import (
+    MAX_VERSION,
+    MAX_WAIT_SECONDS,
+    UNKNOWN_GAME,
+    caller,
+    service_of,
+)
+from services.game.routes.games import outcome_of
+
+
+@get(
+    "/v1/games/{game_id:str}/events",
+    operation_id="getEvents",
+    summary="The caller's event feed, redacted for them; long-polls up to `wait` seconds",
+    security=SECURITY,
+    responses=problems(
+        400,
+        401,
+        404,
+        503,
+        codes={**UNKNOWN_GAME, 400: ["malformed_request", "after_beyond_version"]},
+    ),
+)
+async def events(
+    game_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    after: Annotated[int, QueryParameter(ge=0, le=MAX_VERSION)] = 0,
+    wait: Annotated[float, QueryParameter(ge=0, le=MAX_WAIT_SECONDS)] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=500)] = 500,
+) -> EventFeed:
+    who = await caller(request)
+    svc = service_of(request)
+    record = await svc.record(game_id)
+    seat = record.seat_of(who.player_id)
+    with LIVE_SUBSCRIBERS.labels("long_poll").track_inprogress():
+        # a long-poll holds its token: 401 as soon as it ends meanwhile (infra.tokens.Held)
+        held = await holding(request) if wait > 0 else None
+        polled = svc.events_since(record, after, wait, limit)
+        loaded, stored = await (polled if held is None else while_held(held, polled))
+    to_act = sorted(svc.to_act(loaded.rules, loaded.state))
+    return EventFeed(
+        events=svc.feed(loaded.rules, stored, seat, record.names),
+        last_version=(last := stored[-1].version if stored else after),
+        version=loaded.version,
+        has_more=last < loaded.version,
+        status=status_of(loaded.rules, loaded.state),
+        to_act=to_act,
+        your_turn=seat is not None and seat in to_act and loaded.table.seats[seat].bot is None,
+        outcome=outcome_of(loaded),
+    )
+
+
+ROUTES = [events]
