@@ -450,6 +450,10 @@ def test_a_game_keeps_the_last_turn_it_began_with() -> None:
         assert state.rules == 2 and state.options.last_turn == last_turn
     for old in (GameSetUp(seats=2, first_seat=0), GameSetUp(seats=2, first_seat=0, rules=1)):
         assert SMALL.evolve(None, old).options.last_turn == "any_collectors"
+    # and its end trigger says nothing of a last turn, as version 1's did (its log unchanged)
+    state = replace(trigger_table(2, 0), rules=1, options=Options(last_turn="any_collectors"))
+    events = play(state, 0, complete(H1, (0, [HOODIES[0]])), SMALL)[0]
+    assert of(EndTriggered, events) == [EndTriggered(seat=0, last_turn=None)]
 
 
 def test_any_collectors_the_last_turn_of_the_last_seat_ends_the_game_when_it_passes() -> None:
