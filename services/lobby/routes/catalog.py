@@ -1,0 +1,81 @@
+"""The catalog: the games served, their seats, options and bot levels, their content and schemas."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import msgspec
+from litestar import get
+from litestar.params import FromPath
+
+from contracts.lobby import Catalog, CatalogGame, GameContent, GameSchemas
+from contracts.problems import ProblemError
+from games.registry import get as get_rules
+from games.registry import narrator, registry
+from games.schemas import game_schemas
+from infra.openapi import problems
+
+
+@get(
+    "/v1/catalog",
+    operation_id="getCatalog",
+    summary="Games, seat ranges, bot levels, options; where each game's JSON Schemas are",
+    responses=problems(),
+)
+async def catalog() -> Catalog:
+    return Catalog(
+        games=[
+            CatalogGame(
+                key=r.key,
+                name=r.name,
+                min_seats=r.seats.start,
+                max_seats=r.seats.stop - 1,
+                bot_levels=list(r.bot_levels),
+                options_schema=msgspec.json.schema(r.options_type),
+                schemas=f"/v1/catalog/{r.key}/schemas",
+                content=f"/v1/catalog/{r.key}/content",
+            )
+            for r in registry().values()
+        ]
+    )
+
+
+@get(
+    "/v1/catalog/{game:str}/content",
+    operation_id="getGameContent",
+    summary="A game's cards: every card in one shape (`all_cards`), and the game's own content",
+    responses=problems(400, 404, codes={404: ["unknown_game"]}),
+)
+async def game_content(game: FromPath[str]) -> GameContent:
+    return _content(_rules(game).key)
+
+
+@functools.cache
+def _content(key: str) -> GameContent:
+    """Content never changes while a process runs: made once per game."""
+    rules = _rules(key)
+    own: dict[str, Any] = rules.describe()
+    every = [msgspec.to_builtins(c) for c in narrator(key).cards()]
+    return msgspec.convert({**own, "game": key, "all_cards": every}, GameContent)
+
+
+@get(
+    "/v1/catalog/{game:str}/schemas",
+    operation_id="getGameSchemas",
+    summary="JSON Schemas of a game's actions, events (with the clock's), views and options",
+    responses=problems(400, 404, codes={404: ["unknown_game"]}),
+)
+async def game_schemas_of(game: FromPath[str]) -> GameSchemas:
+    rules = _rules(game)
+    return GameSchemas(game=rules.key, **game_schemas(rules))
+
+
+def _rules(game: str) -> Any:
+    rules = get_rules(game)
+    if rules is None:
+        raise ProblemError(404, "unknown_game", f"no game {game!r}")
+    return rules
+
+
+ROUTES = [catalog, game_content, game_schemas_of]

@@ -1,0 +1,33 @@
+"""What the lobby's routes share: the auth problems they document, the caller, the lobby and
+the token store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+
+from infra.auth import Principal
+from infra.http import authenticate
+from infra.tokens import Tokens
+from services.lobby.rooms import Lobby
+
+# Every route that takes a token: 401 when it is not valid here (README, "Keys, rotation and
+# tokens").
+AUTH_CODES = {
+    401: ("unauthorized", "token_expired", "unknown_key", "token_revoked", "unknown_player")
+}
+
+
+def lobby_of(request: Request[Any, Any, Any]) -> Lobby:
+    lobby: Lobby = request.app.state.lobby
+    return lobby
+
+
+def tokens_of(request: Request[Any, Any, Any]) -> Tokens:
+    tokens: Tokens = request.app.state.tokens
+    return tokens
+
+
+async def caller(request: Request[Any, Any, Any]) -> Principal:
+    return await authenticate(request)  # signed here, not ended, names a player of this lobby
