@@ -57,6 +57,8 @@ _REPLACED_ON_OPTIONS = frozenset((b"x-request-id", b"allow"))
 class Edge:
     """Litestar calls it with the route's app (`middleware=[Edge]`); HTTP only."""
 
+    calls_fast_paths = True  # what infra/fastpath.py looks for: a route's fast path runs here
+
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 

@@ -223,9 +223,10 @@ class FastFront:
 
 
 def _is_edge(middleware: Any) -> bool:
-    from infra.edge import Edge  # infra/edge.py imports this module
-
-    return middleware is Edge or getattr(middleware, "middleware", None) is Edge
+    """Whether a middleware is infra/edge.py's Edge (it imports this module: it says so by
+    its `calls_fast_paths`, not by an import back)."""
+    inner = getattr(middleware, "middleware", middleware)
+    return getattr(inner, "calls_fast_paths", False) is True
 
 
 def _name_of(middleware: Any) -> str:

@@ -13,12 +13,23 @@ import logging
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from infra.settings import Settings
+from typing import Protocol
 
 log = logging.getLogger(__name__)
+
+
+class KeySettings(Protocol):
+    """What of the settings (infra/settings.py, which imports this module) the keys read."""
+
+    @property
+    def keys(self) -> str: ...
+    @property
+    def secret(self) -> str: ...
+    @property
+    def stream_key(self) -> str: ...
+    @property
+    def dev(self) -> bool: ...
+
 
 MIN_SECRET_BYTES = 32
 # Every default that ever shipped in this repository (settings, compose, the k8s template):
@@ -92,7 +103,7 @@ def keyring_of(keys: str, secret: str) -> Keyring:
     return Keyring(tuple(ring))
 
 
-def weaknesses(settings: Settings) -> list[str]:
+def weaknesses(settings: KeySettings) -> list[str]:
     """What makes these settings' secrets forgeable; empty when none is."""
     try:
         ring = keyring_of(settings.keys, settings.secret)
@@ -113,7 +124,7 @@ def weaknesses(settings: Settings) -> list[str]:
     return found
 
 
-def check_secrets(settings: Settings, warn: bool = True) -> Keyring:
+def check_secrets(settings: KeySettings, warn: bool = True) -> Keyring:
     """The keyring, once its secrets are strong; in development mode a loud warning instead."""
     try:
         ring = keyring_of(settings.keys, settings.secret)
