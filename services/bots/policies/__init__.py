@@ -1,17 +1,24 @@
-"""Bot policies by (game, level). A policy sees an Observation and returns one legal action."""
+"""Bot policies by (game, level). A policy sees an Observation and returns one legal action.
+
+Every game the registry serves (games/registry.py) plays `random`; the module its entry
+names (`GameEntry.bots`) gives `greedy` (a cheap policy of its own), and, with a
+`SEARCH_BUDGET`, the `mcts` level: information-set MCTS whose playouts play `greedy`, cut by
+its `estimate` (none: every seat as likely to win), over its `playout_moves` (none: the legal
+ones)."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from random import Random
 from typing import Any
 
 import msgspec
 
+from games.registry import entries
 from games.registry import get as get_rules
 from infra.metrics import SEARCH_WITHOUT_TIME
 from services.bots.observe import Observation
-from services.bots.policies import footprints, itchy_feet, itty_bitty
 from services.bots.search import Budget, Estimate, Moves, Playout, search, seconds_left
 
 Policy = Callable[[Observation, Random], Any]
@@ -79,22 +86,7 @@ def searching(game: str, settings: Searched, budget: Budget) -> Policy:
     return mcts
 
 
-POLICIES: dict[tuple[str, str], Policy] = {
-    ("itty-bitty", "random"): random_policy,
-    ("itty-bitty", "greedy"): itty_bitty.greedy,
-    ("itchy-feet", "random"): random_policy,
-    ("itchy-feet", "greedy"): itchy_feet.greedy,
-    ("footprints", "random"): random_policy,
-    ("footprints", "greedy"): footprints.greedy,
-}
-
-
-def policy_for(game: str, level: str) -> Policy:
-    # A level a game does not have yet plays its best one rather than not at all.
-    return POLICIES.get((game, level)) or POLICIES.get((game, "greedy")) or random_policy
-
-
-# The search's settings per game, each budget measured by `make tournament` (README):
+# Each game's SEARCH_BUDGET (in its module), as `make tournament` measured them (docs):
 # - itty bitty: playouts cut at 30 moves, listing one payment per set of grails (listing every
 #   payment would cost most of a playout); 96 playouts over 4 moves, about 0.17 s a move p50.
 # - Itchy Feet: playouts cut at 20 moves, then the steps-to-win estimate; 400 playouts over 3
@@ -102,13 +94,31 @@ def policy_for(game: str, level: str) -> Policy:
 #   0.2-0.5: 96 over 4 almost never trusted one), about 0.1 s p50, 0.3 s mean.
 # - Footprints: playouts to the end; its listing of walks is costly (a playout move about
 #   0.5 ms), so 24 playouts over 3 moves, about 0.5 s a move, already far above greedy.
-SEARCHED: dict[str, Searched] = {  # each budget is its game module's SEARCH_BUDGET
-    "itty-bitty": Searched(
-        itty_bitty.estimate, itty_bitty.greedy, itty_bitty.SEARCH_BUDGET, itty_bitty.playout_moves
-    ),
-    "itchy-feet": Searched(itchy_feet.estimate, itchy_feet.greedy, itchy_feet.SEARCH_BUDGET),
-    "footprints": Searched(even, footprints.greedy, footprints.SEARCH_BUDGET),
-}
+def _levels() -> tuple[dict[tuple[str, str], Policy], dict[str, Searched]]:
+    """Each served game's policies by level, and how its `mcts` level searches."""
+    policies: dict[tuple[str, str], Policy] = {}
+    searched: dict[str, Searched] = {}
+    for game, entry in entries().items():
+        policies[(game, "random")] = random_policy
+        module = importlib.import_module(entry.bots) if entry.bots else None
+        greedy = getattr(module, "greedy", None)
+        if greedy is None:
+            continue
+        policies[(game, "greedy")] = greedy
+        if (budget := getattr(module, "SEARCH_BUDGET", None)) is not None:
+            estimate = getattr(module, "estimate", even)
+            searched[game] = Searched(
+                estimate, greedy, budget, getattr(module, "playout_moves", None)
+            )
+    return policies, searched
+
+
+POLICIES, SEARCHED = _levels()
+
+
+def policy_for(game: str, level: str) -> Policy:
+    # A level a game does not have yet plays its best one rather than not at all.
+    return POLICIES.get((game, level)) or POLICIES.get((game, "greedy")) or random_policy
 
 
 def mcts_policy(game: str, budget: Budget | None = None) -> Policy:
