@@ -1,5 +1,1 @@
-"""Pure rule engines. `registry()` maps a game key to its Rules."""
-
-from games.registry import get, registry
-
-__all__ = ["get", "registry"]
+"""Pure rule engines, one package a game; games/registry.py lists the games served."""

@@ -96,6 +96,34 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Rules(Protocol[S, A, E, O]):
+    """What a game must provide (docs/adding-a-game.md). A game registers one instance, in
+    its package's `game.py` (games/registry.py). Everything is pure: no clock, no I/O, no
+    randomness but the `Rng` handed in.
+
+    Must, beside the members below:
+    - `setup` returns the events that set a game up; the first (`game_set_up` by convention)
+      carries the seat count, the whole `options` and `rules` (its `rules_version`), so a
+      log alone rebuilds the game, and `evolve(None, it)` is the first state.
+    - `action_type` and `event_type` are msgspec Structs with a `tag` (`type` on the wire),
+      or unions of them; one action type is enough (games/schemas.py names it `<Game>.Action`).
+    - `state_type` is a frozen Struct that keeps `rules`, the version the game plays under.
+    - `view(state, seat)` is a `View`; `view_type` describes it (JSON Schema for clients).
+    - `legal_actions` lists every move `decide` accepts that has a result of its own, and
+      `decide` refuses everything else with an `IllegalAction` of a stable `code`.
+    May (with the defaults of `PublicGame`, for a game that hides nothing and has no cards):
+    - `redact(event, seat)`: the seat's copy of an event (None: it sees nothing of it);
+    - `sample(state, seat, rng)`: a state the seat cannot tell from the real one (the bots'
+      search reads only that);
+    - `unavailable`: answers to a question refused now, and why;
+    - `inventory`/`holdings`/`all_cards`: where every card lies (games/testing.py checks
+      that none is lost, doubled or shown to a seat that may not see it); `copy_class`: the
+      class of identical copies a card belongs to (none: every card is unique);
+    - `describe()`: the game's own content for the catalog (`/v1/catalog/{game}/content`);
+    - `board_svg(state, seat)` and `board_map(state)`/`map_type`: a picture and a map.
+    The words of a game (games/text.py, `Narrator`) and its bot policies live beside it, named
+    by its registry entry.
+    """
+
     key: str
     name: str
     seats: range
@@ -126,6 +154,36 @@ class Rules(Protocol[S, A, E, O]):
     # Used by games/testing.py to check conservation and secrecy generically.
     def inventory(self, state: S) -> Mapping[str, Sequence[str]]: ...
     def holdings(self, state: S, seat: int) -> frozenset[str]: ...
+
+
+class PublicGame:
+    """The defaults of `Rules` for a game that hides nothing and has no cards: every seat and
+    a spectator see the whole state, every event whole, and a guess is the state itself.
+    Subclass it and give the members `Rules` requires (tests/example_game is one)."""
+
+    def view(self, state: Any, seat: int | None) -> View:
+        return View(public=state, private=None)
+
+    def redact(self, event: Any, seat: int | None) -> Any:
+        return event
+
+    def sample(self, state: Any, seat: int, rng: Rng) -> Any:
+        return state
+
+    def unavailable(self, state: Any, seat: int) -> Sequence[Unavailable]:
+        return []
+
+    def inventory(self, state: Any) -> Mapping[str, Sequence[str]]:
+        return {}
+
+    def holdings(self, state: Any, seat: int) -> frozenset[str]:
+        return frozenset()
+
+    def all_cards(self) -> frozenset[str]:
+        return frozenset()
+
+    def describe(self) -> dict[str, Any]:
+        return {}
 
 
 def rules_version_of(state: Any) -> int:

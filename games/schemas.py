@@ -50,11 +50,14 @@ def openapi_components(games: Iterable[Rules[Any, Any, Any, Any]]) -> dict[str, 
         schemas, defs = msgspec.json.schema_components(types, ref_template=template)
         refs = []
         for name, schema in zip(names, schemas, strict=True):
-            if "$ref" not in schema:  # a union: give it a name of its own
+            # a union gets a name of its own; so does a single type (a game of one action
+            # type), as a reference to its own component: `<Game>.Action` always resolves
+            own = {"$ref": template.format(name=name)}
+            if schema != own:
                 if name in defs:
                     raise ValueError(f"{prefix} has a type named {name}: rename it")
                 defs[name] = schema
-            refs.append({"$ref": template.format(name=name)})
+            refs.append(own)
         components.update({f"{prefix}.{name}": schema for name, schema in defs.items()})
         return refs
 

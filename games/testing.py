@@ -101,7 +101,7 @@ def check_questions(
     """The seat's questions (games/questions.py) are in its view, and only there: every
     listed answer names one of them, and an answer the rules refuse now (`unavailable`) is
     not listed, with a code and a reason to show."""
-    asked = (rules.view(state, seat).private or {})["questions"]
+    asked = (rules.view(state, seat).private or {}).get("questions", [])  # none: no questions
     for action in actions:
         named = getattr(action, "question", None)
         if named is not None:

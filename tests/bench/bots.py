@@ -45,6 +45,7 @@ import httpx
 import msgspec
 
 from contracts.streams import LOBBY, RoomStarted, StartedSeat
+from games.registry import registry
 from infra.auth import issue
 from infra.keys import SigningKey
 from infra.streams.redis import RedisStreams
@@ -69,7 +70,7 @@ def games_per_table(tables: int) -> int:
     return max(GAMES_AT_LEAST, -(-GAMES_IN_ALL // tables))
 
 
-TURN_GAMES = ("itty-bitty", "itchy-feet", "footprints")
+TURN_GAMES = tuple(registry())  # every game served
 TURN_TABLES = int(os.environ.get("BENCH_BOT_TURN_TABLES", "1"))
 TURN_MAX_S = float(os.environ.get("BENCH_BOT_TURN_MAX_S", "20"))  # per table, finished or not
 

@@ -27,11 +27,12 @@ import msgspec
 
 from games.api import fold
 from games.registry import get as get_rules
+from games.registry import registry
 from services.bots.observe import observation
 from services.bots.policies import POLICIES, SEARCHED, SEARCHING, mcts_policy
 
 MATCHUPS = (("greedy", "random"), ("mcts", "greedy"))
-SEATS = {"itty-bitty": (2, 3, 4), "itchy-feet": (2, 3, 4), "footprints": (2, 3, 4)}
+SEATS = {key: (2, 3, 4) for key in registry()}  # every game served
 MAX_MOVES = 5000
 
 

@@ -77,6 +77,8 @@ def _run_stack(
         "RATE_LIMIT_ACTION": "10000/minute",
         "RATE_LIMIT_WRITE": "10000/minute",
         "RATE_LIMIT_READ": "10000/minute",
+        # the example game of the test tree, served beside ours (tests/e2e/test_example_game.py)
+        "TURNPOST_GAMES": "tests.example_game",
     }
     with open(log, "wb") as out:
         proc = subprocess.Popen(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from games.registry import registry
 from tests.e2e.conftest import Stack
 from turnpost.client import Client
 
@@ -17,7 +18,7 @@ BOT = Path(__file__).resolve().parents[2] / "clients" / "python" / "examples" / 
 
 
 @pytest.mark.parametrize(
-    ("game", "seats"), [("itty-bitty", 3), ("itchy-feet", 3), ("footprints", 2)]
+    ("game", "seats"), [(key, max(2, r.seats.start)) for key, r in registry().items()]
 )
 def test_the_example_bot_plays_a_game_to_the_end(stack: Stack, game: str, seats: int) -> None:
     ran = subprocess.run(

@@ -12,6 +12,7 @@ import msgspec
 import pytest
 
 from contracts.streams import RoomStarted, StartedSeat
+from games.registry import registry
 from infra.eventstore.memory import MemoryEventStore
 from services.game.live import Waiters
 from services.game.repository import MemoryGamesRepository, stream_id
@@ -19,7 +20,8 @@ from services.game.service import GameService
 from tests.corpus.from_store import NotFound, corpus_log, spellings
 from tests.corpus.replay import Diverged, replay
 
-GAMES = [("itty-bitty", 2), ("itchy-feet", 2), ("footprints", 1)]
+# every game served, at its fewest seats (Footprints' solo game too)
+GAMES = [(key, r.seats.start) for key, r in registry().items()]
 
 
 async def played(game: str, seats: int, seed: int) -> tuple[GameService, str, MemoryEventStore]:

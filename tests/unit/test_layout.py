@@ -169,3 +169,40 @@ def test_no_new_import_circle() -> None:
     assert all(any(c <= k for k in KNOWN_CIRCLES) for c in circles), circles
     # the check finds a circle where there is one
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+def test_no_list_of_the_games_outside_the_registry() -> None:
+    """A game is registered in one place (games/registry.py): the services, bots, tests and
+    benchmarks take the list from there, so a game added is never silently left out. A
+    literal (list, tuple, set) of game keys elsewhere is such a list, and so is a table
+    (rows or a dict by game) that names some games but not all: a table of every game
+    (options or secrets per game) fails here when a game is added, until it says what the
+    new one needs."""
+    from games.registry import registry
+
+    keys = set(registry())
+    found = []
+    for top in ("services", "infra", "games", "contracts", "tests", "deploy", "clients"):
+        for path in (ROOT / top).rglob("*.py"):
+            if path == ROOT / "games" / "registry.py" or ".venv" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
+                    items = node.keys if isinstance(node, ast.Dict) else node.elts
+                    named = {c for item in items if (c := _game_named(item, keys))}
+                    bare = not isinstance(node, ast.Dict) and all(
+                        isinstance(i, ast.Constant) for i in items
+                    )  # just the keys
+                    if len(named) > 1 and (bare or len(named) < len(keys)):
+                        found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, f"lists of games outside games/registry.py: {found}"
+
+
+def _game_named(item: ast.expr | None, keys: set[str]) -> str | None:
+    """The game a literal's item stands for: the key itself, or a tuple's first member (a
+    table's row: `("itty-bitty", 3, {})`)."""
+    if isinstance(item, ast.Tuple | ast.List) and item.elts:
+        item = item.elts[0]
+    if isinstance(item, ast.Constant) and item.value in keys:
+        return str(item.value)
+    return None
