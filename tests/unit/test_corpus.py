@@ -98,7 +98,7 @@ async def test_a_game_keeps_the_rules_version_it_began_under(
     from contracts.streams import RoomStarted, StartedSeat
     from infra.auth import Principal
     from infra.eventstore.memory import MemoryEventStore
-    from services.game.app import game_view
+    from services.game.routes.games import game_view
     from services.game.live import Waiters
     from services.game.repository import MemoryGamesRepository
     from services.game.service import GameService
