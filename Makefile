@@ -1,6 +1,6 @@
 # Turnpost: `make run` starts the whole stack, `make test` runs every test. Both need only
 # Python 3.11+ and make: without a PostgreSQL or Redis on this machine they start embedded
-# ones from pip packages (infra/embedded.py; TURNPOST_SERVERS=local|embedded forces a choice).
+# ones from pip packages (infra/servers/embedded.py; TURNPOST_SERVERS=local|embedded forces a choice).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
@@ -21,7 +21,7 @@ services:
 	@PYTHON=$(PYTHON) deploy/ensure-services.sh
 
 migrate: install
-	$(PY) -m infra.embedded exec -- $(PY) -m infra.migrate
+	$(PY) -m infra.servers.embedded exec -- $(PY) -m infra.servers.migrate
 
 # chooses the servers (starting embedded ones if need be), migrates, runs every process
 run: install
@@ -41,7 +41,7 @@ test-unit: install
 	$(PY) -m pytest -q tests/unit
 
 bench: install
-	$(PY) -m infra.embedded exec -- sh -c 'BENCH_ADMIN_DSN="$${BENCH_ADMIN_DSN:-$${DATABASE_URL%/*}/postgres}" BENCH_REDIS_URL="$${BENCH_REDIS_URL:-$$REDIS_URL}" exec $(PY) tests/bench/run.py'
+	$(PY) -m infra.servers.embedded exec -- sh -c 'BENCH_ADMIN_DSN="$${BENCH_ADMIN_DSN:-$${DATABASE_URL%/*}/postgres}" BENCH_REDIS_URL="$${BENCH_REDIS_URL:-$$REDIS_URL}" exec $(PY) tests/bench/run.py'
 
 tournament: install
 	$(PY) -m tests.bench.tournament

@@ -24,10 +24,10 @@ GROUPS: dict[str, tuple[str, ...]] = {
 class StreamMessage(
     msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", omit_defaults=True
 ):
-    # What the sender was doing, for logs and traces (infra/context.py: the request id that
-    # began it; traceparent when tracing). Never read for a decision; a reader that predates
-    # it ignores it. A field at its default is left out of a message and filled in by its
-    # reader: no empty trace on every envelope.
+    # What the sender was doing, for logs and traces (infra/observability/context.py: the
+    # request id that began it; traceparent when tracing). Never read for a decision; a
+    # reader that predates it ignores it. A field at its default is left out of a message
+    # and filled in by its reader: no empty trace on every envelope.
     trace: dict[str, str] = {}
 
 

@@ -8,7 +8,7 @@ Used by `make run` and by the end-to-end tests. Ctrl-C (or SIGTERM) stops every 
 if one process dies, the others are stopped too, so a broken stack never looks healthy.
 PostgreSQL and Redis: DATABASE_URL / REDIS_URL (or the default address) where a server
 answers, else the machine's own started, else embedded servers from pip packages with
-their data in `.embedded/`, stopped last (infra/embedded.py; TURNPOST_SERVERS forces one).
+their data in `.embedded/`, stopped last (infra/servers/embedded.py; TURNPOST_SERVERS forces one).
 Without TURNPOST_SECRET or TURNPOST_KEYS, every process gets this checkout's own secret
 (`.turnpost/secret`, made once, git-ignored), so a development stack is not forgeable either.
 
@@ -19,7 +19,7 @@ address); RATE_LIMITS=production keeps infra/settings.py's, and a RATE_LIMIT_* s
 Metrics: the lobby and the game answer GET /metrics on their own port; every other process
 gets a METRICS_PORT of its own, from METRICS_PORT_BASE (9101) on, a free one where that is
 taken (another stack on this machine), printed at start; METRICS_PORT_BASE=0: none. The mcts
-worker's prefork children count in a temporary PROMETHEUS_MULTIPROC_DIR (infra/metrics.py).
+worker's prefork children count in a temporary PROMETHEUS_MULTIPROC_DIR (infra/observability/metrics.py).
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def interrupted(*_: object) -> None:
 
 
 def main() -> int:
-    from infra.embedded import NoServer, development
+    from infra.servers.embedded import NoServer, development
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     # Until the processes run, SIGTERM stops like Ctrl-C: the servers started so far too.
@@ -190,7 +190,7 @@ def run(environ: dict[str, str], root: str) -> int:
     if not env.get("TURNPOST_SECRET") and not env.get("TURNPOST_KEYS", "").strip():
         env["TURNPOST_SECRET"] = checkout_secret(root)
     # Migrate once before the services start, so they do not race to do it.
-    subprocess.run([PY, "-m", "infra.migrate"], cwd=root, env=env, check=True)
+    subprocess.run([PY, "-m", "infra.servers.migrate"], cwd=root, env=env, check=True)
     ports = metrics_ports(list(PROCESSES), int(env.get("METRICS_PORT_BASE", "9101")))
     counts = tempfile.mkdtemp(prefix="turnpost-metrics-")  # prefork children's counts
     try:

@@ -6,13 +6,13 @@ import os
 
 import msgspec
 
-from infra.keys import Keyring, keyring_of
+from infra.auth.keys import Keyring, keyring_of
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     database_url: str = "postgresql://postgres@127.0.0.1:5432/turnpost"
     redis_url: str = "redis://127.0.0.1:6379/0"
-    # Token signing keys (infra/keys.py): TURNPOST_KEYS "kid:secret,..." (the first signs) or
+    # Token signing keys (infra/auth/keys.py): TURNPOST_KEYS "kid:secret,..." (the first signs) or
     # one TURNPOST_SECRET. Outside development mode (TURNPOST_DEV=1) a service refuses to start
     # with none, a published default or one shorter than 32 bytes.
     secret: str = ""
@@ -23,11 +23,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     game_url: str = "http://127.0.0.1:8020"
     lobby_port: int = 8010
     game_port: int = 8020
-    # uvicorn worker processes of the game service on its one port (infra/process.py); each
+    # uvicorn worker processes of the game service on its one port (infra/servers/process.py); each
     # runs its own consumers (their groups share the work) and live-feed readers, and shows
     # its own /metrics (a scrape sees one worker's)
     game_workers: int = 1
-    # the move cycle's routes without Litestar's request machinery (infra/fastpath.py)
+    # the move cycle's routes without Litestar's request machinery (infra/http/fastpath.py)
     fast_routes: bool = True
     stream_prefix: str = ""  # isolates test runs sharing one Redis
     snapshot_every: int = 100
@@ -37,13 +37,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     command_concurrency: int = 8
     log_level: str = "INFO"
     # json: one object a line with the request, game and command ids (compose, Kubernetes);
-    # text: the same lines for people (make run, the default). infra/logging.py
+    # text: the same lines for people (make run, the default). infra/observability/logging.py
     log_format: str = "text"
-    # OpenTelemetry spans (infra/tracing.py): off, otlp (OTEL_EXPORTER_OTLP_* say where) or
+    # OpenTelemetry spans (infra/observability/tracing.py): off, otlp (OTEL_EXPORTER_OTLP_* say where) or
     # console
     tracing: str = "off"
     # Prometheus metrics of a worker process (relay, bots' worker) on this port; 0: none.
-    # The HTTP services show theirs on GET /metrics instead (infra/metrics.py).
+    # The HTTP services show theirs on GET /metrics instead (infra/observability/metrics.py).
     metrics_port: int = 0
     bot_resend_after_s: float = 30.0  # a bot turn waiting this long is sent again (backing off)
     timeout_resend_after_s: float = 5.0  # a sent timeout that did not land is sent again
@@ -63,7 +63,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # The open rooms (not started, not cancelled) a player may sit in at once, hosting or not:
     # one more create or join is 409 too_many_open_rooms (services/lobby/rooms.py).
     max_open_rooms_per_player: int = 20
-    # Guards (infra/ratelimit.py, infra/guards.py). A limit is "N/second|minute|hour|day" or "off".
+    # Guards (infra/http/ratelimit.py, infra/http/guards.py). A limit is "N/second|minute|hour|day" or "off".
     rate_limit_register: str = "20/hour"  # POST /v1/players, per client address
     rate_limit_action: str = "120/minute"  # moves, resign, claim: per player
     rate_limit_write: str = "60/minute"  # other POSTs: per player (per address without a token)
@@ -71,7 +71,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     trusted_proxies: str = ""  # addresses/CIDRs, comma-separated, whose X-Forwarded-For is believed
     max_body_bytes: int = 65_536
     max_json_depth: int = 32
-    # The HTTP wire (infra/wire.py), per process: a request head (request line and headers)
+    # The HTTP wire (infra/http/wire.py), per process: a request head (request line and headers)
     # over this many bytes is answered 431; a head not whole this long after its first byte
     # (or after the connection opened) is answered 408 and closed, as is a body that has not
     # arrived whole this long after its head; past this many open connections a new one is
@@ -84,7 +84,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # and clients from taking a quiet stream for a dead one; a game's one reader per process
     # also reads the store this often without a wake-up (Redis may lose a message).
     sse_heartbeat_s: float = 15.0
-    # Browsers (infra/http.py, cors): the origins whose pages may call the services,
+    # Browsers (infra/http/common.py, cors): the origins whose pages may call the services,
     # comma-separated ("https://play.example.org,https://*.example.org"), "*" any, empty
     # none. Bearer tokens, no cookies: credentials are never allowed. Preflights are cached
     # by the browser this long.
@@ -95,7 +95,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # serving both, as compose and the Ingress do). `make run` sets its own port.
     web_game_url: str = ""
 
-    # Connection budgets (infra/db.py; docs/operations.md "Scale-out and connection budgets"). Postgres: the HTTP services'
+    # Connection budgets (infra/servers/db.py; docs/operations.md "Scale-out and connection budgets"). Postgres: the HTTP services'
     # pool (other processes keep small fixed ones), how long a query may wait for a
     # connection and run, and when the server gives up on a client gone silent (TCP
     # keepalives, unacknowledged data); Redis: socket timeouts above the blocking reads (a
@@ -134,14 +134,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
     def command_key(self) -> bytes:
         """The key that signs and checks commands on turnpost:commands."""
-        from infra.signing import derive_key
+        from infra.auth.signing import derive_key
 
         if self.stream_key:
             return self.stream_key.encode()
         return derive_key(self.keyring().signing.secret)
 
     def keyring(self) -> Keyring:
-        """The token keys; BadKeys if they cannot be read (infra.keys.check_secrets at start)."""
+        """The token keys; BadKeys if they cannot be read (infra.auth.keys.check_secrets at start)."""
         return keyring_of(self.keys, self.secret)
 
     def stream(self, name: str) -> str:

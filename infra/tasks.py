@@ -22,11 +22,11 @@ import msgspec
 from celery import Celery
 from kombu import Queue  # type: ignore[attr-defined]
 
-from infra.db import redis_options
+from infra.servers.db import redis_options
 from infra.settings import Settings
 
 PLAY_TASK = "bots.play"  # args: (game, game_id, seat, level, version); kwargs: {fresh: bool}
-# Task headers carrying what began a turn (infra/context.py): `play` one trace, `play_many`
+# Task headers carrying what began a turn (infra/observability/context.py): `play` one trace, `play_many`
 # one per turn keyed by turn_key (a retry of the batch's rest keeps its headers).
 TRACE_HEADER = "turnpost_trace"
 TRACES_HEADER = "turnpost_traces"
@@ -81,7 +81,7 @@ def celery_app(
             # far above the task time limit, so a slow task is not handed out twice
             "visibility_timeout": TASK_TIME_LIMIT * 10,
             "global_keyprefix": settings.stream_prefix,
-            # timeouts, TCP keepalives, a PING before reusing an idle connection (infra/db.py)
+            # timeouts, TCP keepalives, a PING before reusing an idle connection (infra/servers/db.py)
             **redis_options(settings),
         },
         worker_hijack_root_logger=False,

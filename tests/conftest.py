@@ -1,6 +1,6 @@
 """Real Postgres and Redis for integration and end-to-end tests (DESIGN.md, "Tests").
 
-The order of `make run` (infra/embedded.py): DATABASE_URL / REDIS_URL where a server
+The order of `make run` (infra/servers/embedded.py): DATABASE_URL / REDIS_URL where a server
 answers there, else the local servers on their standard ports, else embedded servers from
 pip packages (real PostgreSQL and Valkey processes, data in a temporary folder, stopped at
 the end of the run), else testcontainers where a Docker engine exists. TURNPOST_SERVERS
@@ -24,8 +24,8 @@ import asyncpg
 import pytest
 import redis.asyncio as aioredis
 
-from infra.embedded import Chosen, NoServer, choose_postgres, choose_redis, mode
-from infra.migrate import migrate
+from infra.servers.embedded import Chosen, NoServer, choose_postgres, choose_redis, mode
+from infra.servers.migrate import migrate
 
 RUN_ID = uuid.uuid4().hex[:8]
 USED: list[str] = []  # which servers this run used, told at its end

@@ -1,6 +1,6 @@
 """The consumer loop: reclaim stale entries, read new ones, ack after the effect, dead-letter.
 
-An outage (`infra.errors.is_transient`: Postgres or Redis away) is waited out in place, the
+An outage (`infra.servers.errors.is_transient`: Postgres or Redis away) is waited out in place, the
 message held by this consumer: it is not redelivered and never counts towards
 dead-lettering. Only a message that fails on its own content is left pending, handed
 back after `min_idle_ms`, and moved to `<stream>:dead` after `max_deliveries`.
@@ -17,8 +17,8 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 
-from infra.errors import backoff, is_transient
-from infra.metrics import DEADLETTERS, DEADLETTERS_WAITING, STREAM_LAG, STREAM_PENDING
+from infra.observability.metrics import DEADLETTERS, DEADLETTERS_WAITING, STREAM_LAG, STREAM_PENDING
+from infra.servers.errors import backoff, is_transient
 from infra.streams.api import Message, Streams
 
 log = logging.getLogger(__name__)

@@ -16,11 +16,11 @@ import redis.asyncio as aioredis
 from opentelemetry.trace import SpanKind
 
 from contracts.streams import GAMES, GROUPS, GameEvent
-from infra import tracing
-from infra.context import bind_carried
-from infra.db import redis_options
-from infra.metrics import serve_metrics
-from infra.process import run_until_signalled
+from infra.observability import tracing
+from infra.observability.context import bind_carried
+from infra.observability.metrics import serve_metrics
+from infra.servers.db import redis_options
+from infra.servers.process import run_until_signalled
 from infra.settings import Settings
 from infra.streams import Message
 from infra.streams.consumer import LINGER_FULL, Consumer
@@ -55,7 +55,9 @@ class Turns(msgspec.Struct):
     status: str
     bots: dict[str, str]  # seat (as a string) -> bot level
     batch_end: bool
-    trace: dict[str, str] = {}  # what began it (infra/context.py), on to the task's headers
+    trace: dict[
+        str, str
+    ] = {}  # what began it (infra/observability/context.py), on to the task's headers
 
 
 _end = msgspec.json.Decoder(End)

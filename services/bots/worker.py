@@ -38,13 +38,12 @@ from celery import signals
 from opentelemetry.trace import SpanKind
 
 from contracts.streams import COMMANDS, GAMES, GameEvent, SubmitAction
-from infra import signing, tracing
-from infra.context import bind, bind_carried, carry
-from infra.db import create_pool, redis_options
-from infra.errors import is_transient
+from infra.auth import signing
 from infra.eventstore.api import command_uuid
-from infra.logging import configure
-from infra.metrics import (
+from infra.observability import tracing
+from infra.observability.context import bind, bind_carried, carry
+from infra.observability.logging import configure
+from infra.observability.metrics import (
     BOT_TASK_SECONDS,
     BOT_TASK_TURNS,
     DEADLETTERS,
@@ -52,7 +51,9 @@ from infra.metrics import (
     process_gone,
     serve_metrics,
 )
-from infra.process import refuse_unsafe_secrets, settle_heap
+from infra.servers.db import create_pool, redis_options
+from infra.servers.errors import is_transient
+from infra.servers.process import refuse_unsafe_secrets, settle_heap
 from infra.settings import Settings, from_env
 from infra.streams.api import dead_letter_stream
 from infra.tasks import (
@@ -140,7 +141,7 @@ def _settle_heap(**_: object) -> None:
 
 @signals.setup_logging.connect
 def _setup_logging(loglevel: int | str | None = None, **_: object) -> None:
-    """The worker logs as every process does (infra/logging.py: LOG_FORMAT, the ids bound
+    """The worker logs as every process does (infra/observability/logging.py: LOG_FORMAT, the ids bound
     for each turn), not in Celery's own format. Celery's two INFO lines per task
     ("received", "succeeded") cost more than a greedy move: shown at DEBUG only. Failures
     and retries still show."""

@@ -1,5 +1,5 @@
 """Game service REST API v1 (Litestar): the routes of services/game/routes/, the live streams,
-the webhooks, the probes and the metrics, behind one edge (infra/edge.py)."""
+the webhooks, the probes and the metrics, behind one edge (infra/http/edge.py)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import contracts.notifications
 from contracts.notifications import Notification, WebhookPayload, WebhookTest
 from games.registry import registry
 from games.schemas import openapi_components
-from infra.edge import Edge
-from infra.fastpath import FastLitestar
-from infra.http import EXCEPTION_HANDLERS, check_background, check_ready, cors
-from infra.metrics import metrics_endpoint
-from infra.openapi import closed_structs, openapi_config, struct_components
-from infra.ratelimit import rate_limits
+from infra.http.common import EXCEPTION_HANDLERS, check_background, check_ready, cors
+from infra.http.edge import Edge
+from infra.http.fastpath import FastLitestar
+from infra.http.openapi import closed_structs, openapi_config, struct_components
+from infra.http.ratelimit import rate_limits
+from infra.observability.metrics import metrics_endpoint
 from infra.settings import Settings
 from services.game.bootstrap import lifespan
 from services.game.maps import map_components
@@ -64,7 +64,7 @@ def _components() -> dict[str, Any]:
 
 
 def create_app(settings: Settings | None = None, embedded: bool = False) -> Litestar:
-    app = FastLitestar(  # the move cycle's routes past Litestar's outer layers: infra/fastpath.py
+    app = FastLitestar(  # the move cycle's routes past Litestar's outer layers: infra/http/fastpath.py
         route_handlers=[
             *games.ROUTES,
             *feeds.ROUTES,
@@ -78,10 +78,10 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             metrics_endpoint,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
-        cors_config=cors(settings),  # browsers: infra/http.py
+        cors_config=cors(settings),  # browsers: infra/http/common.py
         # the service's own first: the others read its settings (and live_feeds its service)
         lifespan=[lifespan, rate_limits, live_feeds, webhook_store],
-        middleware=[Edge],  # ids, metrics, rate limits, body bounds, Allow: infra/edge.py
+        middleware=[Edge],  # ids, metrics, rate limits, body bounds, Allow: infra/http/edge.py
         openapi_config=openapi_config(
             "Turnpost game service",
             _components(),
@@ -90,7 +90,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             stream_items=STREAM_ITEMS,
         ),
         debug=False,
-        logging_config=None,  # infra.logging configures the process (LOG_LEVEL, LOG_FORMAT)
+        logging_config=None,  # infra.observability.logging configures the process (LOG_LEVEL, LOG_FORMAT)
     )
     app.state.settings = settings
     app.state.embedded = embedded

@@ -14,22 +14,22 @@ import redis.asyncio as aioredis
 from litestar import Litestar
 
 from contracts.streams import COMMANDS, GAMES, GROUPS, LOBBY
-from infra.db import create_pool, redis_options
-from infra.eventstore.memory import MemoryEventStore
-from infra.eventstore.postgres import PostgresEventStore
-from infra.keys import check_secrets
-from infra.migrate import ensure_database, migrate
-from infra.settings import Settings, from_env
-from infra.streams.consumer import Consumer
-from infra.streams.memory import MemoryStreams
-from infra.streams.redis import RedisStreams
-from infra.tokens import (
+from infra.auth.keys import check_secrets
+from infra.auth.tokens import (
     CachedTokenLedger,
     MemoryTokenLedger,
     PostgresTokenLedger,
     TokenLedger,
     Tokens,
 )
+from infra.eventstore.memory import MemoryEventStore
+from infra.eventstore.postgres import PostgresEventStore
+from infra.servers.db import create_pool, redis_options
+from infra.servers.migrate import ensure_database, migrate
+from infra.settings import Settings, from_env
+from infra.streams.consumer import Consumer
+from infra.streams.memory import MemoryStreams
+from infra.streams.redis import RedisStreams
 from services.game.consumers import command_game, on_command, on_room_started
 from services.game.live import Waiters, follow_games_stream
 from services.game.relay import Doorbell, doorbell_channel

@@ -21,12 +21,12 @@ from games import table as tables
 from games.api import IllegalAction, fold
 from games.registry import get as get_rules
 from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableSeat, TableState
-from infra.context import bind, carry
 from infra.eventstore import AppendResult, ConcurrencyError, NewEvent, Snapshot, StoredEvent
 from infra.eventstore.api import Turn, command_uuid, event_ids
-from infra.metrics import APPEND_CONFLICTS, APPENDS
-from infra.tracing import enabled as tracing_enabled
-from infra.tracing import span
+from infra.observability.context import bind, carry
+from infra.observability.metrics import APPEND_CONFLICTS, APPENDS
+from infra.observability.tracing import enabled as tracing_enabled
+from infra.observability.tracing import span
 from services.game.loading import Loaded, Loading, status_of
 from services.game.memory import RECENT_STATES
 from services.game.repository import GameRecord, new_seed, stream_id

@@ -10,8 +10,9 @@ from opentelemetry.trace import SpanKind
 
 from contracts.problems import ProblemError
 from contracts.streams import ClockTimeout, Command, RoomStarted, SubmitAction
-from infra import signing, tracing
-from infra.context import bind_carried
+from infra.auth import signing
+from infra.observability import tracing
+from infra.observability.context import bind_carried
 from infra.streams import Message
 from services.game import seats
 from services.game.service import GameService

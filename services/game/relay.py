@@ -17,15 +17,15 @@ from opentelemetry.trace import SpanKind
 from redis.exceptions import RedisError
 
 from contracts.streams import GAMES, GameEvent
-from infra import tracing
-from infra.context import bind_carried
-from infra.db import connect_kwargs, redis_options
-from infra.errors import TRANSIENT
 from infra.eventstore.api import StoredEvent
 from infra.eventstore.outbox import Checkpoint, Outbox, PostgresOutbox
-from infra.metrics import RELAY_LAG_EVENTS, RELAY_LAG_SECONDS, serve_metrics
-from infra.migrate import ensure_database, migrate
-from infra.process import run_until_signalled
+from infra.observability import tracing
+from infra.observability.context import bind_carried
+from infra.observability.metrics import RELAY_LAG_EVENTS, RELAY_LAG_SECONDS, serve_metrics
+from infra.servers.db import connect_kwargs, redis_options
+from infra.servers.errors import TRANSIENT
+from infra.servers.migrate import ensure_database, migrate
+from infra.servers.process import run_until_signalled
 from infra.settings import Settings
 from infra.streams import Streams
 
@@ -36,7 +36,7 @@ CONSUMER = "relay:games"
 
 def envelope(event: StoredEvent) -> GameEvent:
     m = event.metadata
-    trace = dict(m.get("trace") or {})  # the request that began it (infra/context.py)
+    trace = dict(m.get("trace") or {})  # the request that began it (infra/observability/context.py)
     game_id = event.stream_id.removeprefix("game-")
     if tracing.enabled():  # the relay's hop: its span, child of the append, goes on instead
         with tracing.span("relay", trace, SpanKind.PRODUCER, game_id=game_id, type=event.type):

@@ -23,13 +23,13 @@ import msgspec
 import redis.asyncio as aioredis
 
 from contracts.streams import COMMANDS, ClockTimeout
-from infra import signing
-from infra.context import bind, carry, new_request_id
-from infra.db import create_pool, redis_options
-from infra.errors import is_transient
+from infra.auth import signing
 from infra.eventstore.api import command_uuid
-from infra.metrics import SCHEDULER_LATENESS, serve_metrics
-from infra.process import run_until_signalled
+from infra.observability.context import bind, carry, new_request_id
+from infra.observability.metrics import SCHEDULER_LATENESS, serve_metrics
+from infra.servers.db import create_pool, redis_options
+from infra.servers.errors import is_transient
+from infra.servers.process import run_until_signalled
 from infra.settings import Settings
 from infra.streams import Streams
 from infra.streams.redis import RedisStreams

@@ -20,12 +20,12 @@ from litestar.response import Stream
 
 from contracts.notifications import NOTIFICATION_TYPES, Notification
 from contracts.problems import ProblemError
+from infra.auth.tokens import Held
 from infra.eventstore import StoredEvent
-from infra.http import holding
-from infra.metrics import LIVE_SUBSCRIBERS
-from infra.openapi import SECURITY, problems, sse_item
+from infra.http.common import holding
+from infra.http.openapi import SECURITY, problems, sse_item
+from infra.observability.metrics import LIVE_SUBSCRIBERS
 from infra.settings import Settings
-from infra.tokens import Held
 from services.game.live import Feeds
 from services.game.loading import beyond_version, status_of
 from services.game.news import PlayerNews
@@ -264,7 +264,7 @@ NEWS_EXAMPLE = (
     "\n\n"
 )
 _note = msgspec.json.Encoder()
-# Each stream's events, for the document (infra/openapi.py: sse_item); comments (`:
+# Each stream's events, for the document (infra/http/openapi.py: sse_item); comments (`:
 # heartbeat`, `: token_revoked: ...`) are not events.
 STREAM_ITEMS = {
     "streamGameEvents": sse_item(

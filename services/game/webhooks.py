@@ -27,11 +27,11 @@ from contracts.notifications import (
     Webhooks,
 )
 from contracts.problems import ProblemError
-from infra.auth import Principal
-from infra.db import create_pool, redis_options
-from infra.http import authenticate, strictly
+from infra.auth.bearer import Principal
+from infra.http.common import authenticate, strictly
+from infra.http.openapi import SECURITY, problems
 from infra.notify.ssrf import UnsafeURL, vet_host, vet_url
-from infra.openapi import SECURITY, problems
+from infra.servers.db import create_pool, redis_options
 from infra.settings import Settings
 from services.game.service import GameService
 from services.game.webhook_store import (

@@ -1,5 +1,5 @@
 """Lobby REST API v1 (Litestar): the routes of services/lobby/routes/, the web client at
-/play/, the probes and the metrics, behind one edge (infra/edge.py)."""
+/play/, the probes and the metrics, behind one edge (infra/http/edge.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 from litestar import Litestar, Request, get
 
 import contracts.lobby
-from infra.edge import Edge
-from infra.http import EXCEPTION_HANDLERS, check_background, check_ready, cors
-from infra.metrics import metrics_endpoint
-from infra.openapi import closed_structs, openapi_config
-from infra.ratelimit import rate_limits
+from infra.http.common import EXCEPTION_HANDLERS, check_background, check_ready, cors
+from infra.http.edge import Edge
+from infra.http.openapi import closed_structs, openapi_config
+from infra.http.ratelimit import rate_limits
+from infra.observability.metrics import metrics_endpoint
 from infra.settings import Settings
 from services.lobby.bootstrap import lifespan
 from services.lobby.routes import catalog, players, rooms
@@ -42,11 +42,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
             *web_routes(),  # the reference web client at /play/ (clients/web)
         ],
         exception_handlers=EXCEPTION_HANDLERS,
-        cors_config=cors(settings),  # browsers: infra/http.py
+        cors_config=cors(settings),  # browsers: infra/http/common.py
         lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
-        middleware=[Edge],  # ids, metrics, rate limits, body bounds, Allow: infra/edge.py
+        middleware=[Edge],  # ids, metrics, rate limits, body bounds, Allow: infra/http/edge.py
         openapi_config=openapi_config("Turnpost lobby", closed=closed_structs(contracts.lobby)),
-        logging_config=None,  # infra.logging configures the process from LOG_LEVEL
+        logging_config=None,  # infra.observability.logging configures the process from LOG_LEVEL
     )
     app.state.settings = settings
     return app

@@ -14,15 +14,15 @@ from litestar import Litestar
 from redis.exceptions import RedisError
 
 from contracts.streams import GAMES, GROUPS, LOBBY, GameEvent, RoomStarted
-from infra.db import create_pool, redis_options
-from infra.errors import is_transient
-from infra.keys import check_secrets
-from infra.migrate import ensure_database, migrate
+from infra.auth.keys import check_secrets
+from infra.auth.tokens import PostgresTokenLedger, Tokens
+from infra.servers.db import create_pool, redis_options
+from infra.servers.errors import is_transient
+from infra.servers.migrate import ensure_database, migrate
 from infra.settings import Settings, from_env
 from infra.streams import Message, Streams
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
-from infra.tokens import PostgresTokenLedger, Tokens
 from services.lobby.rooms import Lobby
 
 log = logging.getLogger(__name__)

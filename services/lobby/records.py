@@ -15,7 +15,7 @@ from contracts.game import timestamp
 from contracts.lobby import Room, Seat, Timing
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted, StartedSeat
-from infra.context import carry
+from infra.observability.context import carry
 
 
 def snapshot(conn: asyncpg.Connection) -> Transaction:

@@ -3,7 +3,7 @@ the page cannot know by itself, where the game service is (/play/config.json).
 
 Plain files, no build: the lobby serves them as they are in the checkout (or the image).
 Like /metrics they are not part of the API: out of the OpenAPI document and of the rate
-limits (infra/ratelimit.py). Revalidated on every load (ETag), so an edit shows at once.
+limits (infra/http/ratelimit.py). Revalidated on every load (ETag), so an edit shows at once.
 """
 
 from __future__ import annotations

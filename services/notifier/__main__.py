@@ -1,6 +1,6 @@
 """python -m services.notifier: the notifier process (services/notifier/notifier.py)."""
 
-from infra.process import run_until_signalled
+from infra.servers.process import run_until_signalled
 from services.notifier.notifier import run
 
 if __name__ == "__main__":

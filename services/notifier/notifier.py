@@ -30,12 +30,12 @@ import redis.asyncio as aioredis
 
 from contracts.notifications import Notification
 from contracts.streams import GAMES, GROUPS, GameEvent
-from infra.db import create_pool, redis_options
-from infra.errors import is_transient
-from infra.metrics import serve_metrics
 from infra.notify.deliveries import Hook, hooks_of_game, hooks_of_games, plan, push, record, utcnow
 from infra.notify.derive import Clocks, deadlines_soon, notifications
 from infra.notify.facts import deadlines_of, players_of, read_facts
+from infra.observability.metrics import serve_metrics
+from infra.servers.db import create_pool, redis_options
+from infra.servers.errors import is_transient
 from infra.settings import Settings
 from infra.streams import Message
 from infra.streams.consumer import Consumer

@@ -34,12 +34,12 @@ import msgspec
 from celery import signals
 from standardwebhooks import Webhook
 
-from infra.db import create_pool
-from infra.errors import is_transient
-from infra.logging import configure
-from infra.metrics import WEBHOOK_ATTEMPTS, serve_metrics
 from infra.notify.ssrf import guarded_client
-from infra.process import settle_heap
+from infra.observability.logging import configure
+from infra.observability.metrics import WEBHOOK_ATTEMPTS, serve_metrics
+from infra.servers.db import create_pool
+from infra.servers.errors import is_transient
+from infra.servers.process import settle_heap
 from infra.settings import Settings, from_env
 from infra.tasks import DELIVER_TASK, WEBHOOK_QUEUE, celery_app
 

@@ -46,8 +46,8 @@ import msgspec
 
 from contracts.streams import LOBBY, RoomStarted, StartedSeat
 from games.registry import registry
-from infra.auth import issue
-from infra.keys import SigningKey
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from infra.streams.redis import RedisStreams
 from services.game.commands import game_id_for_room
 from tests.bench.proc import postgres_ticks as _postgres_ticks
@@ -119,7 +119,10 @@ class Stack:
 
     def start(self) -> None:
         subprocess.run(
-            [sys.executable, "-m", "infra.migrate"], cwd=STACK_ROOT, env=self.env, check=True
+            [sys.executable, "-m", "infra.servers.migrate"],
+            cwd=STACK_ROOT,
+            env=self.env,
+            check=True,
         )
         with open(self.log, "ab") as f:
             for name, cmd in self.commands.items():

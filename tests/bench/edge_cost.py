@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the services' one middleware (infra/edge.py) costs a request, apart from everything else.
+"""What the services' one middleware (infra/http/edge.py) costs a request, apart from everything else.
 
     .venv/bin/python -m tests.bench.edge_cost [--cycles 5000] [--rounds 3]
 
@@ -30,10 +30,10 @@ import redis.asyncio as aioredis  # noqa: E402
 from litestar import Litestar, get, post  # noqa: E402
 from litestar.params import FromPath  # noqa: E402
 
-from infra.auth import issue  # noqa: E402
-from infra.edge import Edge  # noqa: E402
-from infra.rate_counters import LeasedCounter, RedisBucket  # noqa: E402
-from infra.ratelimit import RateLimiter  # noqa: E402
+from infra.auth.bearer import issue  # noqa: E402
+from infra.http.edge import Edge  # noqa: E402
+from infra.http.rate_counters import LeasedCounter, RedisBucket  # noqa: E402
+from infra.http.ratelimit import RateLimiter  # noqa: E402
 from infra.settings import Settings  # noqa: E402
 
 HIGH = "1000000/second"

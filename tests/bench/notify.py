@@ -45,7 +45,7 @@ from infra.eventstore import NewEvent  # noqa: E402
 from infra.eventstore.api import Turn  # noqa: E402
 from infra.eventstore.outbox import Checkpoint, PostgresOutbox  # noqa: E402
 from infra.eventstore.postgres import PostgresEventStore  # noqa: E402
-from infra.migrate import migrate  # noqa: E402
+from infra.servers.migrate import migrate  # noqa: E402
 from services.game.relay import CONSUMER, RELAY_LOCK  # noqa: E402
 from tests.bench.proc import postgres_ticks, ticks  # noqa: E402
 
@@ -191,7 +191,7 @@ async def main() -> int:
         conn = await asyncpg.connect(dsn)
         await migrate(conn)
         # the trigger as migration 004 made it (010 drops it), to be switched on and off
-        await conn.execute((ROOT / "infra/migrations/004_events_notify.sql").read_text())
+        await conn.execute((ROOT / "infra/servers/migrations/004_events_notify.sql").read_text())
         heard = [0]
         listener = await _listen(dsn, heard)
         share = [CLIENTS // PROCESSES + (i < CLIENTS % PROCESSES) for i in range(PROCESSES)]

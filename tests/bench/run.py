@@ -61,11 +61,11 @@ from games.api import fold  # noqa: E402
 from games.registry import get as get_rules  # noqa: E402
 from games.table import snapshot_schema  # noqa: E402
 from games.testing import random_playout  # noqa: E402
-from infra.auth import issue  # noqa: E402
+from infra.auth.bearer import issue  # noqa: E402
+from infra.auth.keys import SigningKey  # noqa: E402
 from infra.eventstore import NewEvent, Snapshot  # noqa: E402
 from infra.eventstore.postgres import PostgresEventStore  # noqa: E402
-from infra.keys import SigningKey  # noqa: E402
-from infra.migrate import migrate  # noqa: E402
+from infra.servers.migrate import migrate  # noqa: E402
 from infra.streams.redis import RedisStreams  # noqa: E402
 from services.game.commands import game_id_for_room  # noqa: E402
 from services.game.live import Waiters  # noqa: E402

@@ -29,9 +29,9 @@ import asyncpg
 import httpx
 
 from contracts.streams import RoomStarted, StartedSeat
-from infra.auth import issue
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from infra.eventstore.postgres import PostgresEventStore
-from infra.keys import SigningKey
 from services.game.live import Waiters
 from services.game.repository import PostgresGamesRepository
 from services.game.service import GameService

@@ -2,7 +2,7 @@
 too): loaded by tests/e2e/test_contract.py through SCHEMATHESIS_HOOKS.
 
 - `problem_code_documented`: a problem's `code` is one the operation documents for its
-  status (infra/openapi.py puts one example per code): a client switching on the codes
+  status (infra/http/openapi.py puts one example per code): a client switching on the codes
   the document names meets no other.
 - `valid_request_not_malformed`: a request schemathesis made valid by the schema is never
   400 `malformed_request` or `too_deep`: those say the request does not fit the schema, so

@@ -21,7 +21,7 @@ from typing import IO
 
 import pytest
 
-from infra.embedded import EmbeddedPostgres, postgres_binaries, redis_binary
+from infra.servers.embedded import EmbeddedPostgres, postgres_binaries, redis_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,7 +132,9 @@ class Processes:
         self.running: dict[str, subprocess.Popen[bytes]] = {}
 
     def migrate(self) -> None:
-        subprocess.run([sys.executable, "-m", "infra.migrate"], cwd=ROOT, env=self.env, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "infra.servers.migrate"], cwd=ROOT, env=self.env, check=True
+        )
 
     def start(self, name: str) -> None:
         self.running[name] = subprocess.Popen(

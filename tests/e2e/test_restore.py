@@ -54,7 +54,7 @@ from standardwebhooks import Webhook
 
 from contracts.lobby import Timing
 from contracts.streams import GAMES, GameEvent
-from infra.embedded import EmbeddedPostgres
+from infra.servers.embedded import EmbeddedPostgres
 from infra.tasks import FAST_QUEUE
 from tests.e2e.conftest import wait_for
 from tests.e2e.servers import PrivatePostgres, PrivateRedis, Processes, _wait_port, free_port

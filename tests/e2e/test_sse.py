@@ -15,8 +15,8 @@ import asyncpg
 import httpx
 import pytest
 
-from infra.auth import issue
-from infra.keys import SigningKey
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from tests.conftest import RUN_ID, fresh_database
 from tests.e2e.servers import Processes, _wait_port, free_port
 from tests.integration.tables import game_service, new_game

@@ -10,7 +10,7 @@ shared: same dependencies), on a Postgres cluster and a Redis server of this tes
    and no endpoint here). People play through the Python client (`turnpost.client`) beside
    bots, two seats of each game; itty bitty's room has a clock (5 s a move, a bot's move on
    a timeout), and its person lets the clock run out now and then.
-2. This release's migrations (`python -m infra.migrate` here) while the old processes run
+2. This release's migrations (`python -m infra.servers.migrate` here) while the old processes run
    and play goes on; the migrations added since the previous release are checked to only
    add (expand-then-contract: nothing the old code reads or writes goes away or changes).
 3. The processes replaced one by one, each new one started beside the old one before the old
@@ -63,9 +63,9 @@ import redis
 from contracts.lobby import Timing
 from contracts.streams import COMMANDS, GAMES, GameEvent
 from games.registry import get as get_rules
+from infra.auth.signing import verify
 from infra.eventstore.postgres import PostgresEventStore
 from infra.settings import from_env
-from infra.signing import verify
 from services.bots.observe import Observation
 from services.bots.policies import policy_for
 from services.game.relay import RELAY_LOCK
@@ -149,6 +149,13 @@ def stack_of(root: Path, label: str) -> dict[str, list[str]]:
     return commands
 
 
+def migrate_module(root: Path) -> str:
+    """The migrations' entry point in that checkout (infra/servers/ since the house issue)."""
+    return (
+        "infra.servers.migrate" if (root / "infra/servers/migrate.py").exists() else "infra.migrate"
+    )
+
+
 class Release(Processes):
     """One release's processes, run from its checkout with its own deploy/stack.py list;
     each may be started with settings of its own (a port) and stopped alone."""
@@ -160,7 +167,7 @@ class Release(Processes):
 
     def migrate(self) -> None:
         subprocess.run(
-            [sys.executable, "-m", "infra.migrate"],
+            [sys.executable, "-m", migrate_module(self.root)],
             cwd=self.root,
             env=self.env,
             check=True,
@@ -533,7 +540,7 @@ def _healthy(port: int) -> bool:
 def added_migrations(commit: str) -> dict[str, str]:
     """The migrations of this checkout that the release `commit` did not have: name -> SQL."""
     listed = subprocess.run(
-        ["git", "ls-tree", "--name-only", commit, "infra/migrations/"],
+        ["git", "ls-tree", "--name-only", commit, "infra/servers/migrations/"],
         cwd=ROOT,
         capture_output=True,
         text=True,

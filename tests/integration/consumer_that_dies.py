@@ -12,8 +12,8 @@ import sys
 
 import asyncpg
 
+from infra.auth.signing import derive_key
 from infra.eventstore.postgres import PostgresEventStore
-from infra.signing import derive_key
 from infra.streams import Message
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from infra.process import HTTP_PROTOCOL
+from infra.servers.process import HTTP_PROTOCOL
 
 
 @contextlib.asynccontextmanager

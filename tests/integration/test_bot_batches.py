@@ -16,7 +16,7 @@ import redis
 from prometheus_client import REGISTRY
 
 from contracts.streams import COMMANDS, SubmitAction
-from infra import signing
+from infra.auth import signing
 from infra.settings import Settings
 from services.bots import worker
 from services.bots.observe import States, observe, observe_many

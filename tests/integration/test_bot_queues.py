@@ -28,7 +28,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from contracts.streams import COMMANDS, GAMES
-from infra import signing
+from infra.auth import signing
 from infra.settings import Settings
 from infra.streams import Message
 from infra.streams.redis import RedisStreams

@@ -1,6 +1,6 @@
 """Connection budgets on a real Postgres: what each connection tells the server, a pool that
 fails a request rather than queueing it for ever, and a relay's lock that a silent or cut
-session gives up within seconds (services/game/relay.py, infra/db.py)."""
+session gives up within seconds (services/game/relay.py, infra/servers/db.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import msgspec
 import pytest
 import redis.asyncio as aioredis
 
-from infra.db import connect_kwargs, create_pool, redis_options
+from infra.servers.db import connect_kwargs, create_pool, redis_options
 from infra.settings import Settings
 from services.game import relay
 from services.game.relay import RELAY_LOCK
@@ -142,7 +142,7 @@ def test_a_request_the_pool_cannot_serve_in_time_is_a_503_to_retry() -> None:
     from litestar import Litestar, get
     from litestar.testing import TestClient
 
-    from infra.http import EXCEPTION_HANDLERS
+    from infra.http.common import EXCEPTION_HANDLERS
 
     @get("/drained")
     async def drained() -> None:
@@ -164,7 +164,7 @@ async def test_migrations_outlast_the_command_timeout_of_a_pooled_connection(
     admin_dsn: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The services migrate at start on a pooled connection: a long migration is not cut."""
-    from infra import migrate as migrating
+    from infra.servers import migrate as migrating
     from tests.conftest import fresh_database
 
     with fresh_database(admin_dsn, f"turnpost_budgets_{uuid.uuid4().hex[:8]}") as url:

@@ -11,7 +11,7 @@ import msgspec
 import redis.asyncio as aioredis
 
 from contracts.streams import SubmitAction
-from infra.signing import derive_key, sign
+from infra.auth.signing import derive_key, sign
 from infra.streams import Message
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams

@@ -1,4 +1,4 @@
-"""Browsers on other origins (CORS, infra/http.py): both services answer preflights for what a
+"""Browsers on other origins (CORS, infra/http/common.py): both services answer preflights for what a
 page sends (Authorization, Idempotency-Key, Last-Event-ID, JSON), let it read the problem and
 rate-limit headers, cache preflights, never allow credentials; a configured list of origins
 leaves every other origin without an Access-Control-Allow-Origin; the gateway passes it all

@@ -1,4 +1,4 @@
-"""The embedded servers (infra/embedded.py): real PostgreSQL and Valkey processes from pip
+"""The embedded servers (infra/servers/embedded.py): real PostgreSQL and Valkey processes from pip
 packages, as `make run` and the tests use them on a machine without servers of its own.
 
 They must carry the event store and the streams (migrations, appends, reads, consumer
@@ -25,7 +25,9 @@ import asyncpg
 import httpx
 import pytest
 
-from infra.embedded import (
+from infra.eventstore.api import NewEvent
+from infra.eventstore.postgres import PostgresEventStore
+from infra.servers.embedded import (
     EmbeddedPostgres,
     EmbeddedRedis,
     NoServer,
@@ -38,9 +40,7 @@ from infra.embedded import (
     redis_answers,
     redis_binary,
 )
-from infra.eventstore.api import NewEvent
-from infra.eventstore.postgres import PostgresEventStore
-from infra.migrate import ensure_database, migrate
+from infra.servers.migrate import ensure_database, migrate
 from infra.streams.redis import RedisStreams
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,11 +205,11 @@ def test_the_choice_follows_the_order_and_the_forcing_settings(
         monkeypatch.setenv("DATABASE_URL", f"postgresql://postgres@127.0.0.1:{dead}/mine")
         monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{dead}/0")
         monkeypatch.setattr(
-            "infra.embedded.postgres_answers",
+            "infra.servers.embedded.postgres_answers",
             lambda url, timeout=1.0: ":5432/" not in url and postgres_answers(url, timeout),
         )
         monkeypatch.setattr(
-            "infra.embedded.redis_answers",
+            "infra.servers.embedded.redis_answers",
             lambda url, timeout=1.0: ":6379/" not in url and redis_answers(url, timeout),
         )
         # auto: then the embedded ones

@@ -1,4 +1,4 @@
-"""The move cycle's fast routes (infra/fastpath.py) answer exactly as Litestar's handlers do.
+"""The move cycle's fast routes (infra/http/fastpath.py) answer exactly as Litestar's handlers do.
 
 Two game services on the same Postgres and Redis, one with fast routes (the default) and one
 without (`fast_routes=False`), each with a game of its own dealt from the same seed to the
@@ -22,8 +22,8 @@ import pytest
 import services.game.app as game_app
 import services.game.routes.games as game_routes
 from contracts.streams import RoomStarted, StartedSeat
-from infra.auth import issue
-from infra.keys import SigningKey
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from infra.settings import Settings
 from services.game import commands
 from services.game.service import GameService
@@ -165,7 +165,7 @@ async def test_reads_answer_as_litestar_does(twins: Twins) -> None:
     await both("GET", VIEW, fast=False, headers=seat(0), params={"min_version": 3, "x": 1})
     await both("GET", VIEW, fast=False, headers=seat(0), params={"x": 1})
     await both("GET", VIEW, fast=False, headers=seat(0), params=[("min_version", 1)] * 2)
-    # a missing or bad token: Edge refuses it before any route, fast or not (infra/edge.py)
+    # a missing or bad token: Edge refuses it before any route, fast or not (infra/http/edge.py)
     for headers in ({}, {"authorization": "Bearer nonsense"}, {"authorization": "Basic eDp5"}):
         assert (await both("GET", VIEW, fast=False, headers=headers)).status_code == 401
     two = [("authorization", bearer(PLAYERS[0])), ("authorization", bearer(PLAYERS[1]))]

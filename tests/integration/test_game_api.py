@@ -14,8 +14,8 @@ import msgspec
 import pytest
 
 from contracts.streams import RoomStarted, StartedSeat
-from infra.auth import issue
-from infra.keys import SigningKey
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from infra.settings import Settings
 from services.game.app import create_app
 from services.game.service import GameService

@@ -26,8 +26,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from contracts.streams import LOBBY, RoomStarted, StartedSeat
-from infra.auth import issue
-from infra.keys import SigningKey
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from services.game.commands import game_id_for_room
 from tests.integration.tables import game_service, new_game
 

@@ -15,8 +15,8 @@ import msgspec
 import pytest
 import redis.asyncio as aioredis
 
-from infra.auth import issue
-from infra.ratelimit import RateLimiter, _counter
+from infra.auth.bearer import issue
+from infra.http.ratelimit import RateLimiter, _counter
 from infra.settings import Settings
 from services.game.app import create_app as game_app
 from services.lobby.app import create_app as lobby_app

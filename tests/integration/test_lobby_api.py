@@ -15,8 +15,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from contracts.streams import LOBBY, RoomStarted
-from infra.auth import issue
-from infra.keys import SigningKey
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from infra.settings import Settings
 from services.lobby.app import create_app
 from services.lobby.rooms import Lobby

@@ -22,8 +22,8 @@ import asyncpg
 import httpx
 import pytest
 
-from infra.auth import issue
-from infra.keys import SigningKey
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from tests.conftest import RUN_ID, fresh_database
 from tests.integration.tables import game_service, new_game
 
@@ -198,7 +198,7 @@ async def test_a_posts_request_id_follows_the_move_to_the_bots_answer(
 
 
 def test_an_invented_or_unsafe_request_id_is_replaced() -> None:
-    from infra.context import request_id_of
+    from infra.observability.context import request_id_of
 
     assert request_id_of("abc-123_x.y") == "abc-123_x.y"
     for bad in (None, "", "a b", "x" * 129, "line\nbreak", '"quoted"'):

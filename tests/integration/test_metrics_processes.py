@@ -167,7 +167,7 @@ async def test_each_process_serves_its_metrics_on_its_port(
 
 
 def test_a_taken_metrics_port_is_logged_not_fatal(caplog: pytest.LogCaptureFixture) -> None:
-    from infra.metrics import serve_metrics
+    from infra.observability.metrics import serve_metrics
 
     port = closed_port()
     serve_metrics(port)

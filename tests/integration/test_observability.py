@@ -17,10 +17,10 @@ import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from infra.auth import issue
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from infra.eventstore.api import AppendResult, NewEvent, Turn
 from infra.eventstore.postgres import PostgresEventStore
-from infra.keys import SigningKey
 from infra.settings import Settings
 from services.game import relay
 from services.game.app import create_app as game_app

@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 from asyncpg.pool import Pool
 
-from infra.db import BudgetedPool, create_pool
+from infra.servers.db import BudgetedPool, create_pool
 from infra.settings import Settings
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from infra.rate_counters import (
+from infra.http.rate_counters import (
     TAKE_LUA,
     Counter,
     LeasedCounter,

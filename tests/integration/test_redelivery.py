@@ -15,7 +15,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from contracts.streams import SubmitAction
-from infra.signing import derive_key, sign
+from infra.auth.signing import derive_key, sign
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
 from services.game.consumers import on_command

@@ -10,7 +10,7 @@ import uuid
 import asyncpg
 import redis.asyncio as aioredis
 
-from infra.db import redis_options
+from infra.servers.db import redis_options
 from infra.settings import Settings
 from services.game import relay
 from services.game.relay import Doorbell, doorbell_channel

@@ -19,7 +19,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from contracts.streams import COMMANDS, ClockTimeout, RoomStarted, StartedSeat
-from infra.signing import derive_key, verify
+from infra.auth.signing import derive_key, verify
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
 from services.game.consumers import on_command

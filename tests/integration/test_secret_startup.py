@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from infra.keys import KNOWN_DEFAULTS
+from infra.auth.keys import KNOWN_DEFAULTS
 from tests.conftest import RUN_ID, fresh_database
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,9 +19,9 @@ import msgspec
 import pytest
 from litestar import Litestar
 
-from infra.auth import issue
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from infra.eventstore.postgres import PostgresEventStore
-from infra.keys import SigningKey
 from infra.settings import Settings
 from services.game import relay
 from services.game.app import create_app

@@ -20,7 +20,7 @@ import msgspec
 import pytest
 
 from contracts.streams import RoomStarted, StartedSeat
-from infra.auth import issue
+from infra.auth.bearer import issue
 from infra.settings import Settings
 from services.game.app import create_app as game_app
 from services.game.service import GameService

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 import asyncpg
 import pytest
 
-from infra.tokens import (
+from infra.auth.tokens import (
     CachedTokenLedger,
     MemoryTokenLedger,
     PostgresTokenLedger,

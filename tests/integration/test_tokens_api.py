@@ -14,8 +14,8 @@ import jwt
 import msgspec
 import pytest
 
-from infra.auth import ISSUER, issue
-from infra.keys import KNOWN_DEFAULTS, SigningKey
+from infra.auth.bearer import ISSUER, issue
+from infra.auth.keys import KNOWN_DEFAULTS, SigningKey
 from infra.settings import Settings
 from services.game.app import create_app as game_app
 from services.lobby.app import create_app as lobby_app

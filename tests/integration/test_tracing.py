@@ -17,10 +17,10 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from infra import tracing
-from infra.auth import issue
-from infra.context import carry
-from infra.keys import SigningKey
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
+from infra.observability import tracing
+from infra.observability.context import carry
 from infra.settings import Settings
 from infra.tasks import TRACE_HEADER
 from services.bots import worker

@@ -12,8 +12,8 @@ import httpx
 import pytest
 from standardwebhooks import Webhook
 
-from infra.auth import issue
-from infra.keys import SigningKey
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from infra.settings import Settings
 from services.game.app import create_app
 from tests.integration.serve import serving

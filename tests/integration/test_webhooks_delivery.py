@@ -34,8 +34,8 @@ import uvicorn
 from standardwebhooks import Webhook
 
 from contracts.streams import RoomStarted, StartedSeat
-from infra.auth import issue
-from infra.keys import SigningKey
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
 from infra.notify.derive import title_of
 from infra.notify.ssrf import guarded_client
 from infra.settings import Settings

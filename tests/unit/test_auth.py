@@ -6,8 +6,8 @@ import time
 import jwt
 import pytest
 
-from infra.auth import ISSUER, InvalidToken, issue, verify
-from infra.keys import KNOWN_DEFAULTS, Keyring, SigningKey
+from infra.auth.bearer import ISSUER, InvalidToken, issue, verify
+from infra.auth.keys import KNOWN_DEFAULTS, Keyring, SigningKey
 
 KEY = SigningKey.from_secret(secrets.token_urlsafe(48))
 RING = Keyring((KEY,))
@@ -106,10 +106,10 @@ def test_a_token_with_bad_claims_is_refused(claims: dict[str, object]) -> None:
 def test_a_token_verified_in_a_request_is_not_verified_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """infra.auth.verify_in: the rate limiter and the handler verify the same token of a
+    """infra.auth.bearer.verify_in: the rate limiter and the handler verify the same token of a
     request once; another header or another keyring verifies again; a refusal is not kept;
     the expiry of what was kept is checked again."""
-    from infra import auth
+    from infra.auth import bearer as auth
 
     key = SigningKey.from_secret(secrets.token_urlsafe(32))
     ring, other_ring = Keyring((key,)), Keyring((key,))
@@ -144,7 +144,7 @@ def test_a_request_s_token_is_verified_once_by_the_rate_limiter_and_the_handler(
 
     from litestar.testing import TestClient
 
-    from infra import auth
+    from infra.auth import bearer as auth
     from infra.settings import Settings
     from services.game.app import create_app
 
@@ -169,8 +169,8 @@ def test_a_request_s_token_is_verified_once_by_the_rate_limiter_and_the_handler(
 
 
 def counted_verifications(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
-    """The headers whose token's signature infra.auth verifies from now on, in order."""
-    from infra import auth
+    """The headers whose token's signature infra.auth.bearer verifies from now on, in order."""
+    from infra.auth import bearer as auth
 
     calls: list[str | None] = []
     verified = auth._verified

@@ -96,11 +96,11 @@ async def test_a_game_keeps_the_rules_version_it_began_under(
     """A game set up under version N plays under N after new games get N + 1 (its state and
     the view say so); a log from before versions were recorded reads as 1."""
     from contracts.streams import RoomStarted, StartedSeat
-    from infra.auth import Principal
+    from infra.auth.bearer import Principal
     from infra.eventstore.memory import MemoryEventStore
-    from services.game.routes.games import game_view
     from services.game.live import Waiters
     from services.game.repository import MemoryGamesRepository
+    from services.game.routes.games import game_view
     from services.game.service import GameService
 
     store = MemoryEventStore()

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 from prometheus_client.metrics import MetricWrapperBase
 
-import infra.metrics
+import infra.observability.metrics
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 DASHBOARD = DEPLOY / "grafana" / "dashboards" / "turnpost.json"
@@ -27,9 +27,9 @@ SUFFIXES = {
 
 
 def registered() -> set[str]:
-    """Every series name the code's metrics (infra/metrics.py) can show."""
+    """Every series name the code's metrics (infra/observability/metrics.py) can show."""
     names = set()
-    for metric in vars(infra.metrics).values():
+    for metric in vars(infra.observability.metrics).values():
         if isinstance(metric, MetricWrapperBase):
             for family in metric.describe():
                 names |= {family.name + s for s in SUFFIXES[family.type]}

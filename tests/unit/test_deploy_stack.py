@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from infra.rate_counters import parse_limit
+from infra.http.rate_counters import parse_limit
 from infra.settings import Settings, from_env
 from tests.unit.test_deploy_metrics import stack
 

@@ -1,4 +1,4 @@
-"""infra/edge.py, the one middleware of every HTTP service: ids, metrics, rate limits, body
+"""infra/http/edge.py, the one middleware of every HTTP service: ids, metrics, rate limits, body
 bounds and Allow together, on a small app (the services' own run in the integration tests)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from litestar.params import Body, FromPath
 from litestar.testing import TestClient
 from prometheus_client import REGISTRY
 
-from infra.edge import Edge
-from infra.http import EXCEPTION_HANDLERS
-from infra.rate_counters import MemoryCounter
-from infra.ratelimit import RateLimiter, exempt
+from infra.http.common import EXCEPTION_HANDLERS
+from infra.http.edge import Edge
+from infra.http.rate_counters import MemoryCounter
+from infra.http.ratelimit import RateLimiter, exempt
 from infra.settings import Settings
 
 

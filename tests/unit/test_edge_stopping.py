@@ -13,8 +13,8 @@ from typing import Any
 from litestar import Litestar, get
 from litestar.response import Stream
 
-from infra.edge import Edge
-from infra.http import EXCEPTION_HANDLERS
+from infra.http.common import EXCEPTION_HANDLERS
+from infra.http.edge import Edge
 from infra.settings import Settings
 
 

@@ -10,8 +10,8 @@ import redis.exceptions
 from litestar import Litestar, get
 from litestar.testing import TestClient
 
-from infra.errors import TRANSIENT, backoff, is_transient
-from infra.http import EXCEPTION_HANDLERS
+from infra.http.common import EXCEPTION_HANDLERS
+from infra.servers.errors import TRANSIENT, backoff, is_transient
 from services.game.relay import CONNECTION_ERRORS
 
 

@@ -1,4 +1,4 @@
-"""infra/fastpath.py's FastFront: which requests skip Litestar's outer layers, and that the
+"""infra/http/fastpath.py's FastFront: which requests skip Litestar's outer layers, and that the
 route's own stack (Edge, the fast path, its errors) answers them as it would."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from litestar.testing import AsyncTestClient
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from contracts.game import PostAction
-from infra.edge import Edge
-from infra.fastpath import FastFront, FastLitestar, Slow, answer, json_body
-from infra.http import EXCEPTION_HANDLERS
+from infra.http.common import EXCEPTION_HANDLERS
+from infra.http.edge import Edge
+from infra.http.fastpath import FastFront, FastLitestar, Slow, answer, json_body
 from infra.settings import Settings
 
 

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infra.auth import issue
-from infra.guards import json_too_deep
-from infra.keys import SigningKey
-from infra.rate_counters import Limit, MemoryCounter, parse_limit
-from infra.ratelimit import (
+from infra.auth.bearer import issue
+from infra.auth.keys import SigningKey
+from infra.http.guards import json_too_deep
+from infra.http.rate_counters import Limit, MemoryCounter, parse_limit
+from infra.http.ratelimit import (
     RateLimiter,
     _trusted,
     address_key,

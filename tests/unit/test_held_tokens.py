@@ -1,4 +1,4 @@
-"""A token held by what it opened (infra.tokens.Held): checked again against a ledger at
+"""A token held by what it opened (infra.auth.tokens.Held): checked again against a ledger at
 most `every` seconds stale, its expiry every time, a long-poll's work cancelled once it ends,
 an outage of the ledger waited out for a while, then raised."""
 
@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from infra.auth import InvalidToken, issue
-from infra.keys import Keyring, SigningKey
-from infra.tokens import CachedTokenLedger, MemoryTokenLedger, Tokens, TokenState
+from infra.auth.bearer import InvalidToken, issue
+from infra.auth.keys import Keyring, SigningKey
+from infra.auth.tokens import CachedTokenLedger, MemoryTokenLedger, Tokens, TokenState
 
 KEY = SigningKey.from_secret(secrets.token_urlsafe(48))
 

@@ -6,7 +6,7 @@ import secrets
 import msgspec
 import pytest
 
-from infra.keys import (
+from infra.auth.keys import (
     KNOWN_DEFAULTS,
     BadKeys,
     SigningKey,

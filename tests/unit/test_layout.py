@@ -71,8 +71,8 @@ MAX_LINES = 500
 # concern, and its line here goes with it.
 OVER_THE_BOUND = {
     "games/testing.py": 917,
-    "services/bots/worker.py": 698,
-    "infra/embedded.py": 694,
+    "services/bots/worker.py": 699,
+    "infra/servers/embedded.py": 694,
     "games/footprints/content.py": 654,  # content data: the cards' table
     "games/itchy_feet/rules.py": 635,
     "services/bots/policies/footprints.py": 618,

@@ -14,7 +14,7 @@ import pytest
 
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted, StartedSeat
-from infra.auth import Principal
+from infra.auth.bearer import Principal
 from infra.eventstore.memory import MemoryEventStore
 from services.game import seats
 from services.game.live import Waiters

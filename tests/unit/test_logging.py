@@ -14,9 +14,9 @@ from litestar import Litestar, get
 from litestar.params import FromPath
 from litestar.testing import TestClient
 
-from infra.context import bind, bind_carried, carry, current
-from infra.edge import Edge
-from infra.logging import ContextFilter, JsonFormatter, TextFormatter
+from infra.http.edge import Edge
+from infra.observability.context import bind, bind_carried, carry, current
+from infra.observability.logging import ContextFilter, JsonFormatter, TextFormatter
 
 log = logging.getLogger("turnpost.test")
 
@@ -70,7 +70,7 @@ BREAKS = ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029"
 
 @pytest.mark.parametrize("brk", BREAKS)
 def test_a_text_line_escapes_controls_in_the_message_its_arguments_and_the_ids(brk: str) -> None:
-    # as uvicorn's access line is made: the path an argument (infra/process.py, log_config=None)
+    # as uvicorn's access line is made: the path an argument (infra/servers/process.py, log_config=None)
     record = logging.LogRecord(
         f"uvicorn{brk}access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
         ("127.0.0.1:5", "GET", f"/v1/games/g{brk}x{FORGED}\x1b[2J\u202e", "1.1", 404), None,
@@ -147,7 +147,7 @@ def test_new_request_ids_are_32_hex_digits_and_do_not_repeat_across_processes() 
     import multiprocessing
     import re
 
-    from infra.context import new_request_id
+    from infra.observability.context import new_request_id
 
     ids = {new_request_id() for _ in range(10_000)}
     assert len(ids) == 10_000
@@ -160,6 +160,6 @@ def test_new_request_ids_are_32_hex_digits_and_do_not_repeat_across_processes() 
 
 
 def _ids(n: int) -> list[str]:
-    from infra.context import new_request_id
+    from infra.observability.context import new_request_id
 
     return [new_request_id() for _ in range(n)]

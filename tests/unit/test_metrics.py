@@ -9,7 +9,7 @@ from typing import Any
 from litestar.testing import TestClient
 from prometheus_client import REGISTRY
 
-from infra.http import READY_TIMEOUT_S
+from infra.http.common import READY_TIMEOUT_S
 from infra.settings import Settings
 from services.bots.worker import Turn, play_turn
 from services.game.app import create_app

@@ -25,7 +25,7 @@ from contracts.notifications import (
     links_for,
 )
 from games.api import Outcome
-from infra.openapi import BEARER, ContractJson
+from infra.http.openapi import BEARER, ContractJson
 from services.game.app import create_app as game_app
 from services.game.sse import _news_frame
 from services.lobby.app import create_app as lobby_app
@@ -142,9 +142,9 @@ def test_legal_actions_say_why_an_answer_is_missing_beside_the_actions() -> None
 # (every request), the rate limiter (every route but the probes), the body bounds (a route
 # that reads a body).
 BEFORE_THE_ROUTE = {
-    "infra/wire.py": "every",
-    "infra/ratelimit.py": "every",
-    "infra/guards.py": "body",
+    "infra/http/wire.py": "every",
+    "infra/http/ratelimit.py": "every",
+    "infra/http/guards.py": "body",
 }
 
 
@@ -180,9 +180,9 @@ def test_every_problem_code_answered_before_the_route_is_documented(
 ) -> None:
     expected = {path: _emitted(path) for path in BEFORE_THE_ROUTE}
     # what the modules are known to answer, so a change of how they answer fails here first
-    assert expected["infra/ratelimit.py"] == {(429, "rate_limited")}
-    assert expected["infra/guards.py"] == {(413, "payload_too_large"), (400, "too_deep")}
-    assert expected["infra/wire.py"] == {
+    assert expected["infra/http/ratelimit.py"] == {(429, "rate_limited")}
+    assert expected["infra/http/guards.py"] == {(413, "payload_too_large"), (400, "too_deep")}
+    assert expected["infra/http/wire.py"] == {
         (431, "head_too_large"),
         (408, "request_timeout"),
         (503, "too_many_connections"),
@@ -205,7 +205,7 @@ def test_no_documented_problem_code_is_one_no_module_answers(document: dict[str,
         p.read_text()
         for d in ("infra", "services", "contracts")
         for p in (ROOT / d).rglob("*.py")
-        if p != ROOT / "infra/openapi.py"  # the documents' own words
+        if p != ROOT / "infra/http/openapi.py"  # the documents' own words
     )
     named = {
         code

@@ -25,7 +25,7 @@ def run_python(code: str) -> dict[str, object]:
 def test_an_http_service_settles_its_heap_once_its_startup_is_done() -> None:
     seen = run_python(
         "import gc, json\n"
-        "from infra.process import _app_of\n"
+        "from infra.servers.process import _app_of\n"
         "app = _app_of('services.game.app:create_app')\n"
         "before = gc.get_freeze_count()\n"
         "app.on_startup[-1](app)  # the last hook: after the pools, consumers and feeds\n"
@@ -38,7 +38,7 @@ def test_an_http_service_settles_its_heap_once_its_startup_is_done() -> None:
 def test_a_worker_loop_settles_its_heap_before_its_work() -> None:
     seen = run_python(
         "import gc, json\n"
-        "from infra.process import run_until_signalled\n"
+        "from infra.servers.process import run_until_signalled\n"
         "async def work(settings, stop):\n"
         "    print(json.dumps({'frozen': gc.get_freeze_count()}))\n"
         "run_until_signalled(work)\n"
@@ -66,7 +66,7 @@ def test_uvicorn_writes_access_lines_only_where_info_is_logged() -> None:
     code = (
         "import json\n"
         "import uvicorn\n"
-        "from infra import process\n"
+        "from infra.servers import process\n"
         "seen = {}\n"
         "uvicorn.run = lambda *a, **kw: seen.update(access_log=kw['access_log'])\n"
         "process.serve('services.game.app:create_app', lambda s: 0)\n"

@@ -7,8 +7,15 @@ import asyncio
 
 import pytest
 
-from infra import rate_counters
-from infra.rate_counters import Bucket, Grant, LeasedCounter, Limit, MemoryBucket, MemoryCounter
+from infra.http import rate_counters
+from infra.http.rate_counters import (
+    Bucket,
+    Grant,
+    LeasedCounter,
+    Limit,
+    MemoryBucket,
+    MemoryCounter,
+)
 
 BUSY = Limit(600, 60)  # leases of up to 30
 DAILY = Limit(600, 86400)  # leases of up to 30, and no refill while a test runs

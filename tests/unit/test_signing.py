@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from infra.signing import BadSignature, derive_key, sign, verify
+from infra.auth.signing import BadSignature, derive_key, sign, verify
 
 KEY = derive_key("a-service-secret-of-at-least-32-bytes")
 

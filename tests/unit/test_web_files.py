@@ -7,7 +7,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from infra.http import EXCEPTION_HANDLERS
+from infra.http.common import EXCEPTION_HANDLERS
 from services.lobby.web import web_routes
 
 

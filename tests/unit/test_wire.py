@@ -1,4 +1,4 @@
-"""infra/wire.py: a turn's writes leave as one send, in order, and nothing is lost or late."""
+"""infra/http/wire.py: a turn's writes leave as one send, in order, and nothing is lost or late."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from infra.wire import CoalescingTransport, WireBounds, set_bounds
+from infra.http.wire import CoalescingTransport, WireBounds, set_bounds
 from tests.integration.serve import serving
 
 

@@ -17,7 +17,7 @@ import msgspec
 
 from games.registry import entries
 from games.registry import get as get_rules
-from infra.metrics import SEARCH_WITHOUT_TIME
+from infra.observability.metrics import SEARCH_WITHOUT_TIME
 from services.bots.observe import Observation
 from services.bots.search import Budget, Estimate, Moves, Playout, search, seconds_left
 

@@ -10,7 +10,7 @@ from litestar.datastructures import CacheControlHeader
 from litestar.params import FromPath
 
 from contracts.problems import ProblemError
-from infra.openapi import SECURITY, problems
+from infra.http.openapi import SECURITY, problems
 from services.game.maps import GameMap
 from services.game.routes.common import UNKNOWN_GAME, caller, service_of
 

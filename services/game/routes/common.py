@@ -9,8 +9,8 @@ from litestar import Request
 from litestar.params import QueryParameter
 
 from contracts.problems import ProblemError
-from infra.auth import Principal
-from infra.http import authenticate
+from infra.auth.bearer import Principal
+from infra.http.common import authenticate
 from services.game.service import GameService
 
 MAX_WAIT_SECONDS = 30.0

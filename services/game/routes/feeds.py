@@ -8,9 +8,9 @@ from litestar import Request, get
 from litestar.params import FromPath, QueryParameter
 
 from contracts.game import EventFeed
-from infra.http import holding, while_held
-from infra.metrics import LIVE_SUBSCRIBERS
-from infra.openapi import SECURITY, problems
+from infra.http.common import holding, while_held
+from infra.http.openapi import SECURITY, problems
+from infra.observability.metrics import LIVE_SUBSCRIBERS
 from services.game.loading import status_of
 from services.game.routes.common import (
     MAX_VERSION,
@@ -47,7 +47,7 @@ async def events(
     record = await svc.record(game_id)
     seat = record.seat_of(who.player_id)
     with LIVE_SUBSCRIBERS.labels("long_poll").track_inprogress():
-        # a long-poll holds its token: 401 as soon as it ends meanwhile (infra.tokens.Held)
+        # a long-poll holds its token: 401 as soon as it ends meanwhile (infra.auth.tokens.Held)
         held = await holding(request) if wait > 0 else None
         polled = svc.events_since(record, after, wait, limit)
         loaded, stored = await (polled if held is None else while_held(held, polled))

@@ -1,5 +1,5 @@
 """A game's routes: the caller's view, its legal actions, a move, resign and claim, and the move
-cycle's fast paths past Litestar's request machinery (infra/fastpath.py)."""
+cycle's fast paths past Litestar's request machinery (infra/http/fastpath.py)."""
 
 from __future__ import annotations
 
@@ -29,9 +29,10 @@ from games import table as tables
 from games.api import rules_version_of
 from games.registry import narrator
 from games.table import TableState
-from infra.auth import Principal
+from infra.auth.bearer import Principal
 from infra.eventstore.api import command_uuid, random_command_id
-from infra.fastpath import (
+from infra.http.common import strictly
+from infra.http.fastpath import (
     FastRoute,
     Slow,
     admit,
@@ -41,8 +42,7 @@ from infra.fastpath import (
     json_content,
     query_int,
 )
-from infra.http import strictly
-from infra.openapi import SECURITY, problems
+from infra.http.openapi import SECURITY, problems
 from services.game import seats
 from services.game.commands import Accepted, bot_plays
 from services.game.loading import Loaded, status_of

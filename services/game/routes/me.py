@@ -11,7 +11,7 @@ from litestar.params import FromQuery, QueryParameter
 
 from contracts.game import GameSummary, MyGames, timestamp
 from contracts.problems import ProblemError
-from infra.openapi import SECURITY, problems
+from infra.http.openapi import SECURITY, problems
 from services.game.repository import PageKey
 from services.game.routes.common import caller, service_of
 

@@ -14,7 +14,7 @@ from contracts.problems import ProblemError
 from games.registry import get as get_rules
 from games.registry import narrator, registry
 from games.schemas import game_schemas
-from infra.openapi import problems
+from infra.http.openapi import problems
 
 
 @get(

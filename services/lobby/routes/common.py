@@ -7,9 +7,9 @@ from typing import Any
 
 from litestar import Request
 
-from infra.auth import Principal
-from infra.http import authenticate
-from infra.tokens import Tokens
+from infra.auth.bearer import Principal
+from infra.auth.tokens import Tokens
+from infra.http.common import authenticate
 from services.lobby.rooms import Lobby
 
 # Every route that takes a token: 401 when it is not valid here (README, "Keys, rotation and

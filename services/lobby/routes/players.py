@@ -10,9 +10,9 @@ from litestar.params import Body
 
 from contracts.lobby import NewPlayer, PlayerCreated
 from contracts.problems import ProblemError
-from infra.auth import InvalidToken
-from infra.http import strictly
-from infra.openapi import SECURITY, problems
+from infra.auth.bearer import InvalidToken
+from infra.http.common import strictly
+from infra.http.openapi import SECURITY, problems
 from services.lobby.routes.common import AUTH_CODES, caller, lobby_of, tokens_of
 
 

@@ -12,8 +12,8 @@ from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath, FromQuery, QueryParameter
 
 from contracts.lobby import AddBot, JoinRoom, NewRoom, Room, RoomPage, StartRoom
-from infra.http import strictly
-from infra.openapi import SECURITY, OptionalBody, problems
+from infra.http.common import strictly
+from infra.http.openapi import SECURITY, OptionalBody, problems
 from services.lobby.bootstrap import announce
 from services.lobby.routes.common import AUTH_CODES, caller, lobby_of
 

@@ -33,7 +33,7 @@ Each answer is a problem document (`head_too_large`, `request_timeout`,
 protocol, which costs more CPU per request than httptools; hypercorn and granian have
 such limits but would replace the server this wire is tuned for.
 
-`http="infra.wire:BoundedHttpTools"` in uvicorn's config (infra/process.HTTP_PROTOCOL,
+`http="infra.http.wire:BoundedHttpTools"` in uvicorn's config (infra/servers/process.py, HTTP_PROTOCOL,
 also tests/integration/serve.py); tests/unit/test_wire.py pins what it must keep of a
 transport and each bound.
 """

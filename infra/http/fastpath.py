@@ -4,7 +4,7 @@ A move cycle (GET the game, GET its legal actions, POST the action) is most of w
 service does. Litestar spends about as much CPU on each of those requests as the handler
 itself: a Request, the kwargs model, the signature model's validation, the return value's
 encoding through the response classes. A route handler may name, in its `opt`, a fast route
-(`opt={"fast": f}`): infra/edge.py then calls `f(scope, receive, send, slow)` instead of the
+(`opt={"fast": f}`): infra/http/edge.py then calls `f(scope, receive, send, slow)` instead of the
 route, after its ids, metrics, rate limit and body bounds as for any request.
 
 The contract, checked by tests/integration/test_fast_routes.py for every case it lists (the
@@ -14,7 +14,7 @@ spelled one way, the body JSON's own types) and hands anything else, before it h
 anything, to `slow`, Litestar's route with the same scope. So every refusal of a strange
 request stays Litestar's, word for word. What it takes it answers with what the handler
 would have: the same function behind both (services/game/routes/games.py), its errors rendered by
-Litestar's own exception middleware with the app's handlers (infra/http.py), its answer
+Litestar's own exception middleware with the app's handlers (infra/http/common.py), its answer
 encoded by msgspec as Litestar encodes it. `FAST_ROUTES=0` turns them off.
 """
 
@@ -32,9 +32,9 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from litestar.utils import normalize_path
 from litestar.utils.scope.state import ScopeState
 
-from infra.auth import Principal
-from infra.guards import replaying
-from infra.http import admitted
+from infra.auth.bearer import Principal
+from infra.http.common import admitted
+from infra.http.guards import replaying
 
 _FAULT = "turnpost.fast_fault"  # the exception a fast answer renders
 _JSON_HEADERS = (b"content-type", b"application/json")
@@ -113,10 +113,10 @@ def query_int(scope: Scope, name: bytes, maximum: int) -> int | None:
 
 
 async def json_body(receive: Receive, type_: Any) -> tuple[Any, Receive]:
-    """The body (infra/guards.py has read it whole) decoded strictly as `type_`, and a receive
+    """The body (infra/http/guards.py has read it whole) decoded strictly as `type_`, and a receive
     that hands it on again; Slow(receive) for any other body: one that does not decode
     strictly, or holds a number with a fraction part or exponent anywhere (Litestar's lax
-    reading and infra.http.strictly's turn some of those into integers, each by its own
+    reading and infra.http.common.strictly's turn some of those into integers, each by its own
     rule), or a client gone before it was read. Litestar answers those, in its words."""
     message = await receive()
     if message["type"] != "http.request" or message.get("more_body", False):
@@ -151,7 +151,7 @@ def json_content(scope: Scope) -> None:
 
 async def admit(scope: Scope, authorization: str | None) -> Principal:
     """The bearer of the token (`header(scope, b"authorization")`), as
-    infra.http.authenticate admits it: 401 with the token's fault otherwise."""
+    infra.http.common.authenticate admits it: 401 with the token's fault otherwise."""
     return await admitted(scope["litestar_app"].state.tokens, authorization, scope)
 
 
@@ -159,7 +159,7 @@ class FastFront:
     """Before Litestar's own stack (CORS, the app's exception handler, the router): a request
     for a route with a fast path, from a client that is not a browser (no Origin: nothing for
     CORS to add), is routed here by Litestar's router itself (`handle_routing`, the same
-    cached lookup) and handed to the route's own stack (infra/edge.py, then the fast path or
+    cached lookup) and handed to the route's own stack (infra/http/edge.py, then the fast path or
     the route), with the scope the router would have left. Anything else, or a request this
     does not route, is Litestar's as before. What escapes the route's stack is rendered by
     Litestar's exception middleware, as around the router, but only when something escapes:
@@ -223,7 +223,7 @@ class FastFront:
 
 
 def _is_edge(middleware: Any) -> bool:
-    """Whether a middleware is infra/edge.py's Edge (it imports this module: it says so by
+    """Whether a middleware is infra/http/edge.py's Edge (it imports this module: it says so by
     its `calls_fast_paths`, not by an import back)."""
     inner = getattr(middleware, "middleware", middleware)
     return getattr(inner, "calls_fast_paths", False) is True
@@ -260,7 +260,7 @@ def _check_nothing_skipped(app: Litestar, handler: Any) -> None:
     middleware = handler.resolve_middleware()
     if not any(_is_edge(m) for m in middleware):
         raise ImproperlyConfiguredException(
-            f"{handler.handler_name} has a fast path (infra/fastpath.py) but no Edge among its "
+            f"{handler.handler_name} has a fast path (infra/http/fastpath.py) but no Edge among its "
             "middleware: its ids, limits and body bounds, and the mark of a response started "
             "that FastFront's error rendering reads, are Edge's"
         )
@@ -270,7 +270,7 @@ def _check_nothing_skipped(app: Litestar, handler: Any) -> None:
     if others := [m for m in middleware if not _is_edge(m)]:
         names = ", ".join(_name_of(getattr(m, "middleware", m)) for m in others)
         raise ImproperlyConfiguredException(
-            f"{handler.handler_name} has a fast path (infra/fastpath.py), which would skip its "
+            f"{handler.handler_name} has a fast path (infra/http/fastpath.py), which would skip its "
             f"middleware or answer around it ({names}): only Edge may wrap a fast route"
         )
     skipped = [
@@ -295,6 +295,6 @@ def _check_nothing_skipped(app: Litestar, handler: Any) -> None:
     ]
     if skipped:
         raise ImproperlyConfiguredException(
-            f"{handler.handler_name} has a fast path (infra/fastpath.py), which would skip its "
+            f"{handler.handler_name} has a fast path (infra/http/fastpath.py), which would skip its "
             f"{', '.join(skipped)}: apply them in the fast path and Edge, or drop the fast path"
         )

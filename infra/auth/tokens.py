@@ -20,9 +20,9 @@ from typing import Any, Protocol, TypeVar
 import asyncpg
 import msgspec
 
-from infra.auth import InvalidToken, Principal, issue, verified_in, verify, verify_in
-from infra.errors import is_transient
-from infra.keys import Keyring
+from infra.auth.bearer import InvalidToken, Principal, issue, verified_in, verify, verify_in
+from infra.auth.keys import Keyring
+from infra.servers.errors import is_transient
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -154,7 +154,7 @@ class Tokens:
 
     async def admit(self, header: str | None, scope: Any = None) -> Principal:
         """The token's bearer; `scope`: the request's, where the token may have been
-        verified already (infra.auth.verify_in), and is remembered."""
+        verified already (infra.auth.bearer.verify_in), and is remembered."""
         who = (
             verify(self.keyring, header)
             if scope is None

@@ -18,7 +18,7 @@ TIMEOUT_S = 3600.0
 
 
 def migrations() -> list[tuple[str, str]]:
-    folder = resources.files("infra").joinpath("migrations")
+    folder = resources.files("infra.servers").joinpath("migrations")
     names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".sql"))
     return [(n, folder.joinpath(n).read_text()) for n in names]
 

@@ -2,7 +2,7 @@
 
 A subject is the player a valid bearer token names, else the client's address; registering
 is always per address, which is also what bounds the tokens one address can hold. Counting
-is infra/rate_counters.py: each replica takes small leases of tokens from the shared Redis
+is infra/http/rate_counters.py: each replica takes small leases of tokens from the shared Redis
 bucket (one atomic script per lease) and spends them locally.
 """
 
@@ -24,8 +24,8 @@ from litestar.types import Scope
 from redis.exceptions import RedisError
 
 from contracts.problems import ProblemError
-from infra.auth import InvalidToken, verify_in
-from infra.rate_counters import (
+from infra.auth.bearer import InvalidToken, verify_in
+from infra.http.rate_counters import (
     Counter,
     LeasedCounter,
     Limit,
@@ -165,7 +165,7 @@ class RateLimiter:
         if kind != "register":
             for name, value in scope["headers"]:
                 if name == b"authorization":
-                    try:  # remembered by infra/auth.py; an invalid token counts by address
+                    try:  # remembered by infra/auth/bearer.py; an invalid token counts by address
                         keyring, header = self.settings.keyring(), value.decode("latin-1")
                         who = verify_in(scope, keyring, header)  # kept for the handler
                     except InvalidToken:

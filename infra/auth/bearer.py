@@ -1,7 +1,7 @@
 """Bearer tokens: HS256 JWTs signed by the lobby, verified by every service.
 
 A token names its signing key (`kid` header) and carries its player's token `serial`, which
-the players table may have ended (infra/tokens.py). Tokens from before keys had ids carry
+the players table may have ended (infra/auth/tokens.py). Tokens from before keys had ids carry
 neither: they are checked against every key, and count as serial 0.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 import jwt
 import msgspec
 
-from infra.keys import Keyring, SigningKey
+from infra.auth.keys import Keyring, SigningKey
 
 ISSUER = "turnpost-lobby"
 
@@ -68,7 +68,7 @@ def _unexpired(principal: Principal, expires: float) -> Principal:
 
 
 # The request's scope remembers the token it verified, under which keys: the rate limiter
-# verifies it to count by player (infra/ratelimit.py), the handler to admit its bearer.
+# verifies it to count by player (infra/http/ratelimit.py), the handler to admit its bearer.
 VERIFIED = "turnpost.verified"
 
 
@@ -81,7 +81,7 @@ def verify_in(scope: Any, keyring: Keyring, header: str | None) -> Principal:
 
 def verified_in(scope: Any, keyring: Keyring, header: str | None) -> tuple[Principal, float]:
     """`verify_in`, with the token's expiry (a time.time()): what a stream opened with it
-    checks again while it lasts (infra/tokens.py, Held)."""
+    checks again while it lasts (infra/auth/tokens.py, Held)."""
     seen = scope.get(VERIFIED)
     if seen is not None and seen[0] is keyring and seen[1] == header:
         return _unexpired(seen[2], seen[3]), seen[3]

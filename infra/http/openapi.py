@@ -31,9 +31,9 @@ MEANINGS = {
     431: "The request line and headers are larger than this service takes",
     503: "A dependency is unavailable, or the process holds all the connections it can; retry later",
 }
-# What is answered before any route, so on every route: the wire's bounds (infra/wire.py: a
+# What is answered before any route, so on every route: the wire's bounds (infra/http/wire.py: a
 # slow head or body, a head too large, a connection past the process' limit) and the rate
-# limit (infra/ratelimit.py); and a backing service away (infra/http.py). Each code is the
+# limit (infra/http/ratelimit.py); and a backing service away (infra/http/common.py). Each code is the
 # one those modules send (tests/unit/test_openapi.py reads them from their sources).
 EVERY_ROUTE = {
     408: ("request_timeout",),
@@ -41,7 +41,7 @@ EVERY_ROUTE = {
     431: ("head_too_large",),
     503: ("service_unavailable", "too_many_connections"),
 }
-# What a route that reads a JSON body adds (infra/guards.py: depth, size).
+# What a route that reads a JSON body adds (infra/http/guards.py: depth, size).
 BODY = {400: ("malformed_request", "too_deep"), 413: ("payload_too_large",)}
 DEFAULT_CODES = {
     400: ("malformed_request",),

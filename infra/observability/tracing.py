@@ -4,7 +4,7 @@ exporter, configured by the standard OTEL_EXPORTER_OTLP_* variables; `console`: 
 One move is one trace: the HTTP request, its append, the relay's publishing, the
 dispatcher's bot turn, the worker's move, the game's command and its append, each a span
 whose parent came with the message (W3C `traceparent` in the same `trace` carrier as the
-request id: infra/context.py). Off, every `span` is a no-op and nothing is carried.
+request id: infra/observability/context.py). Off, every `span` is a no-op and nothing is carried.
 """
 
 from __future__ import annotations

@@ -15,13 +15,13 @@ from typing import Any
 
 import uvicorn
 
-from infra import tracing
-from infra.keys import UnsafeSecrets, check_secrets
-from infra.logging import configure
+from infra.auth.keys import UnsafeSecrets, check_secrets
+from infra.observability import tracing
+from infra.observability.logging import configure
 from infra.settings import Settings, from_env
 
 _FACTORY_ENV = "TURNPOST_APP_FACTORY"
-HTTP_PROTOCOL = "infra.wire:BoundedHttpTools"  # httptools, a response in one send, bounded
+HTTP_PROTOCOL = "infra.http.wire:BoundedHttpTools"  # httptools, a response in one send, bounded
 
 
 def serve(
@@ -41,7 +41,7 @@ def serve(
     if workers > 1:
         os.environ[_FACTORY_ENV] = app_factory  # read by worker_app in each spawned worker
     uvicorn.run(
-        "infra.process:worker_app" if workers > 1 else partial(_app_of, app_factory),
+        "infra.servers.process:worker_app" if workers > 1 else partial(_app_of, app_factory),
         factory=True,
         workers=workers,
         host=os.environ.get("HOST", "127.0.0.1"),

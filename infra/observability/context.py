@@ -2,7 +2,7 @@
 id, carried from the POST that began it across the streams and Celery to the bot's answer.
 
 The fields live in context variables (each asyncio task, each thread its own copy), so a log
-line anywhere below a `bind` carries them (infra/logging.py adds them to every record). A
+line anywhere below a `bind` carries them (infra/observability/logging.py adds them to every record). A
 message that leaves the process carries `carry()` (a small dict of strings: `trace` in a
 stream message, contracts/streams.py; `trace` in an event's metadata; a Celery task header),
 and the process that takes it up binds it again with `bind_carried`.
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar, Token
 from random import getrandbits
 
-from infra.tracing import inject
+from infra.observability.tracing import inject
 
 FIELDS = ("request_id", "game_id", "command_id")
 _VARS: dict[str, ContextVar[str | None]] = {f: ContextVar(f, default=None) for f in FIELDS}
@@ -52,7 +52,7 @@ class bind:  # lower case: used as the function it was, `with bind(request_id=..
 
 def carry() -> dict[str, str]:
     """What a message leaving this process takes with it: the request id, and the current
-    span's traceparent when tracing (infra/tracing.py)."""
+    span's traceparent when tracing (infra/observability/tracing.py)."""
     out = {f: v for f in CARRIED if (v := _VARS[f].get()) is not None}
     inject(out)
     return out

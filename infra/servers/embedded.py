@@ -17,8 +17,8 @@ TURNPOST_SERVERS=local|embedded forces one choice for both servers; TURNPOST_POS
 TURNPOST_REDIS (auto|local|embedded) force it for one. `local` means 1 and 2 only (an error
 if neither gives a server); `embedded` skips 1 and 2, whatever DATABASE_URL says.
 
-Standard library only: `deploy/ensure-services.sh` runs `python3 -m infra.embedded local`
-before anything is installed. Also `python -m infra.embedded exec -- CMD...` runs CMD with
+Standard library only: `deploy/ensure-services.sh` runs `python3 -m infra.servers.embedded local`
+before anything is installed. Also `python -m infra.servers.embedded exec -- CMD...` runs CMD with
 DATABASE_URL and REDIS_URL set to the chosen servers, started for it and stopped after.
 """
 
@@ -638,7 +638,7 @@ def development(root: Path) -> Iterator[dict[str, str]]:
 
 
 def _exec(cmd: list[str]) -> int:
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]  # the checkout: infra/servers/embedded.py
     stopping = False
 
     def stop(signum: int, _frame: object) -> None:
@@ -682,7 +682,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["exec"] and len(argv) > 1:
         cmd = argv[2:] if argv[1] == "--" else argv[1:]
         return _exec(cmd)
-    print("usage: python -m infra.embedded local | exec -- CMD...", file=sys.stderr)
+    print("usage: python -m infra.servers.embedded local | exec -- CMD...", file=sys.stderr)
     return 2
 
 

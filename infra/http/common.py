@@ -16,10 +16,10 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.types import Scope
 
 from contracts.problems import PROBLEM_CONTENT_TYPE, ProblemError
-from infra.auth import InvalidToken, Principal
-from infra.errors import is_transient
+from infra.auth.bearer import InvalidToken, Principal
+from infra.auth.tokens import Held, Tokens
+from infra.servers.errors import is_transient
 from infra.settings import Settings, from_env
-from infra.tokens import Held, Tokens
 
 log = logging.getLogger(__name__)
 DEFAULT_SETTINGS = Settings()
@@ -97,7 +97,7 @@ async def authenticate(request: Request[Any, Any, Any]) -> Principal:
     )
 
 
-# The request's scope remembers whom it admitted (infra/edge.py admits the bearer of every
+# The request's scope remembers whom it admitted (infra/http/edge.py admits the bearer of every
 # route that takes a token before anything else; the handler then asks again, for free).
 ADMITTED = "turnpost.admitted"
 
@@ -121,7 +121,7 @@ async def admitted(tokens: Tokens, authorization: str | None, scope: Any = None)
 
 
 def check_every(settings: Settings | None) -> float:
-    """How often what a token opens that lasts checks it again (infra.tokens.Held): half the
+    """How often what a token opens that lasts checks it again (infra.auth.tokens.Held): half the
     game service's TOKEN_CHECK_TTL_S, so it ends within the TTL of its token's end."""
     return max(0.05, (settings or DEFAULT_SETTINGS).token_check_ttl_s / 2)
 
@@ -240,7 +240,7 @@ async def _answers(check: Awaitable[Any]) -> bool:
 
 
 def allow_of(scope: Scope) -> str | None:
-    """`Allow` for an OPTIONS request: every method of its path (infra/edge.py sets it).
+    """`Allow` for an OPTIONS request: every method of its path (infra/http/edge.py sets it).
     Litestar answers OPTIONS from the first handler registered for a path, so GET and POST
     /v1/rooms (two handlers) would say only GET; the app's routes know them all."""
     app = scope["litestar_app"]
@@ -256,7 +256,7 @@ def allow_of(scope: Scope) -> str | None:
 
 # Browsers: what a page on another origin may send and read (CORS). Bearer tokens, never
 # cookies, so no credentials; a page reads the problem and rate-limit headers beside the body.
-# X-Request-ID: a page may name its requests, and read the id of each (infra/context.py)
+# X-Request-ID: a page may name its requests, and read the id of each (infra/observability/context.py)
 CORS_REQUEST_HEADERS = (
     "Authorization",
     "Content-Type",

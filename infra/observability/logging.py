@@ -2,7 +2,7 @@
 Kubernetes set), or plain text for people (text, the default, as under `make run`).
 
 Either way a line carries the request id, game id and command id bound where it was written
-(infra/context.py). The JSON is the standard library's (`json.dumps` in a
+(infra/observability/context.py). The JSON is the standard library's (`json.dumps` in a
 `logging.Formatter`): a few lines, no dependency to keep; python-json-logger would do the
 same with more options than needed here.
 
@@ -24,7 +24,7 @@ import traceback
 from datetime import UTC, datetime
 from typing import Any
 
-from infra.context import FIELDS, current
+from infra.observability.context import FIELDS, current
 
 # A LogRecord's own attributes: anything else on a record came from `extra=` and is logged.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}

@@ -39,7 +39,7 @@ def json_too_deep(raw: bytes, max_depth: int) -> bool:
 
 
 async def send_problem(scope: Scope, send: Send, error: ProblemError) -> None:
-    """Answer a problem straight from a middleware, as infra.http renders it for handlers."""
+    """Answer a problem straight from a middleware, as infra.http.common renders it for handlers."""
     body = msgspec.json.encode(error.problem(instance=scope["path"]))
     await send(
         {

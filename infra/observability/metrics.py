@@ -129,7 +129,7 @@ _TIMERS: dict[tuple[str, str, int], Histogram] = {}  # labelled children, each m
 
 
 def observe_request(method: str, route: str, status: int, seconds: float) -> None:
-    """One request's time to its response's headers (infra/edge.py): its route's template
+    """One request's time to its response's headers (infra/http/edge.py): its route's template
     (bounded), its method and status."""
     key = (method, route, status)
     timer = _TIMERS.get(key)

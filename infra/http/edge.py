@@ -1,19 +1,19 @@
 """The one middleware of every HTTP service: what each request passes through between
 Litestar's routing and its handler, in this order:
 
-1. its id and context (infra/context.py): the client's X-Request-ID or a new one, bound with
+1. its id and context (infra/observability/context.py): the client's X-Request-ID or a new one, bound with
    the route's game id for every log line of the request and returned on the response; a
-   server span when tracing is on (infra/tracing.py), the caller's trace its parent;
-2. its timing (infra/metrics.py): one observation per request, by route template, method and
+   server span when tracing is on (infra/observability/tracing.py), the caller's trace its parent;
+2. its timing (infra/observability/metrics.py): one observation per request, by route template, method and
    status, at the response's headers (500 when the handler raised);
-3. the rate limits (infra/ratelimit.py): 429 `rate_limited` over the limit, RateLimit-*
+3. the rate limits (infra/http/ratelimit.py): 429 `rate_limited` over the limit, RateLimit-*
    headers always; not for the probes, the metrics or the web client's files;
 4. the bearer, for a route that takes a token (`security=`): 401 with the token's fault
-   before anything else of the request is read, its body included (infra/http.py; the
+   before anything else of the request is read, its body included (infra/http/common.py; the
    handler's own `authenticate` then finds the bearer admitted, with no second check);
-5. the bounds on the body (infra/guards.py): 413 `payload_too_large`, 400 `too_deep`;
-6. OPTIONS: `Allow` with every method of the path (infra/http.py);
-7. the route's fast path when it has one (infra/fastpath.py), else the route;
+5. the bounds on the body (infra/http/guards.py): 413 `payload_too_large`, 400 `too_deep`;
+6. OPTIONS: `Allow` with every method of the path (infra/http/common.py);
+7. the route's fast path when it has one (infra/http/fastpath.py), else the route;
 8. a request still running when the server stops (uvicorn cancels what is left after its
    graceful shutdown's wait, 5 s): not a 500 and a traceback, but a 503 `service_unavailable`
    with Retry-After, which a client asks again (another replica, in a rolling upgrade), or
@@ -40,14 +40,14 @@ from litestar.utils.scope.state import ScopeState
 from opentelemetry.trace import Span, SpanKind
 
 from contracts.problems import ProblemError
-from infra import context, tracing
-from infra.fastpath import FastRoute
-from infra.guards import DEFAULTS, guard_body, send_problem
-from infra.http import admitted, allow_of, authorization_of, takes_token
-from infra.metrics import observe_request
-from infra.ratelimit import RateLimiter, exempt, route_class
+from infra.auth.tokens import Tokens
+from infra.http.common import admitted, allow_of, authorization_of, takes_token
+from infra.http.fastpath import FastRoute
+from infra.http.guards import DEFAULTS, guard_body, send_problem
+from infra.http.ratelimit import RateLimiter, exempt, route_class
+from infra.observability import context, tracing
+from infra.observability.metrics import observe_request
 from infra.settings import Settings
-from infra.tokens import Tokens
 
 log = logging.getLogger(__name__)
 _REPLACED = frozenset((b"x-request-id",))
@@ -57,7 +57,7 @@ _REPLACED_ON_OPTIONS = frozenset((b"x-request-id", b"allow"))
 class Edge:
     """Litestar calls it with the route's app (`middleware=[Edge]`); HTTP only."""
 
-    calls_fast_paths = True  # what infra/fastpath.py looks for: a route's fast path runs here
+    calls_fast_paths = True  # what infra/http/fastpath.py looks for: a route's fast path runs here
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -162,7 +162,7 @@ class Edge:
             if settings.fast_routes and (handler := scope.get("route_handler")) is not None:
                 fast = handler.opt.get("fast")
             if fast is not None:
-                await fast(scope, guarded, respond, self.app)  # infra/fastpath.py
+                await fast(scope, guarded, respond, self.app)  # infra/http/fastpath.py
             else:
                 await self.app(scope, guarded, respond)
         except asyncio.CancelledError:
