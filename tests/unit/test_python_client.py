@@ -310,10 +310,10 @@ class Table:
         path = request.url.path
         self.asked.append((path.rsplit("/", 1)[-1], request.url.params.get("min_version")))
         if request.method == "POST":
-            if self.refuse and self.code == "stale_question":
+            if self.refuse and self.code != "stale_version":  # a 422: stale_question, ...
                 self.refuse = False
                 problem = {"type": "about:blank", "title": "Unprocessable", "status": 422,
-                           "code": "stale_question", "detail": "asked another"}  # fmt: skip
+                           "code": self.code, "detail": "refused"}  # fmt: skip
                 return httpx.Response(422, json=problem)
             if self.refuse:
                 self.refuse, self.version = False, self.moved_to
@@ -361,6 +361,19 @@ def test_play_answers_again_when_the_question_was_another() -> None:
     with Client(token="t", http=httpx.Client(transport=httpx.MockTransport(table))) as c:
         assert c.play("g", first).version == 6
     assert [a for a, _ in table.asked] == ["g", "legal-actions", "actions"] * 2
+    # any 422 to a move posted as listed: the listing changed under it (a replica of
+    # another release answered, during a rolling upgrade): read again, decide anew
+    table = Table(version=5, moved_to=5, refuse_first=True, code="not_in_discard")
+    with Client(token="t", http=httpx.Client(transport=httpx.MockTransport(table))) as c:
+        assert c.play("g", lambda view, legal: legal.actions[0]).version == 6
+    assert [a for a, _ in table.asked] == ["g", "legal-actions", "actions"] * 2
+    # a move of the caller's own making, refused: the rules said no, raised at once
+    table = Table(version=5, moved_to=5, refuse_first=True, code="not_in_discard")
+    with (
+        Client(token="t", http=httpx.Client(transport=httpx.MockTransport(table))) as c,
+        pytest.raises(Unprocessable),
+    ):
+        c.play("g", first)
     stale = error_for(
         _answer(422, b'{"type":"t","title":"U","status":422,"code":"stale_question"}')
     )

@@ -42,7 +42,13 @@ from contracts.notifications import (
     Webhooks,
 )
 from turnpost.client import routes
-from turnpost.client.errors import StaleQuestion, StaleVersion, StreamLost, error_for
+from turnpost.client.errors import (
+    StaleQuestion,
+    StaleVersion,
+    StreamLost,
+    Unprocessable,
+    error_for,
+)
 from turnpost.client.policy import GAME_URL, LOBBY_URL, Policy, my_turn
 from turnpost.client.routes import Call
 from turnpost.client.sse import Frame, Frames
@@ -260,15 +266,17 @@ class AsyncClient:
     ) -> ActionAccepted | None:
         """Read the game and the legal actions, post what `decide` chooses against their version.
 
-        On 409 `stale_version` (the game moved meanwhile) or 422 `stale_question` (the
-        question answered is no longer the one asked) read both again and decide again, up
-        to `attempts` times (then the last of those errors is raised). Each decision has its
+        On 409 `stale_version` (the game moved meanwhile), 422 `stale_question` (the
+        question answered is no longer the one asked) or any 422 to a move posted as it was
+        listed (the listing changed under it: a replica of another release, during a rolling
+        upgrade) read both again and decide again, up to `attempts` times (then the last of
+        those errors is raised); a 422 to a move of the caller's own making is raised at once. Each decision has its
         own Idempotency-Key, kept when a lost connection makes the same post again. None
         (nothing posted) when `decide` returns None or there is nothing to play. `decide` may
         be a plain function or a coroutine function (a search run in an executor, say).
         `min_version`: the newest version of the game you have seen (see `get_game`).
         """
-        last: StaleVersion | StaleQuestion | None = None
+        last: StaleVersion | Unprocessable | None = None
         seen = min_version  # then, after a 409, the version it named
         for _ in range(max(1, attempts or self.policy.play_attempts)):
             view = await self.get_game(game_id, min_version=seen)
@@ -286,6 +294,12 @@ class AsyncClient:
                 last, seen = stale, stale.current_version
             except StaleQuestion as stale:
                 last = stale
+            except Unprocessable as refused:
+                if action not in legal.actions:
+                    raise  # the caller's own move, refused by the rules
+                # a move as listed, refused: the listing changed under it (a replica of another
+                # release answered, during a rolling upgrade): read again and decide anew
+                last = refused
         assert last is not None
         raise last
 
