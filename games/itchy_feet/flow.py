@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from games.api import Rng
+from games.itchy_feet import characters
 from games.itchy_feet.content import Content
 from games.itchy_feet.evolve import evolve
 from games.itchy_feet.legal import can_draw
@@ -27,7 +28,7 @@ from games.itchy_feet.model import (
     TurnSkipped,
 )
 
-HAND_LIMIT = 7
+HAND_LIMIT = characters.HAND_LIMIT
 EMPTY_HAND_DRAW = 3
 POSTCARDS_TO_WIN = 4
 TURN_LIMIT = 300  # our ruling: fifty rounds at six seats and still no winner is a draw
@@ -74,7 +75,7 @@ class Tx:
                 return
 
     def hand_limit(self, seat: int) -> int:
-        return HAND_LIMIT + 1 if self.state.characters[seat] == "hoarder" else HAND_LIMIT
+        return characters.hand_limit(self.state, seat)
 
     # -- drawing ---------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
+from games.itchy_feet import characters
 from games.itchy_feet.content import Content
 from games.itchy_feet.evolve import extension_types
 from games.itchy_feet.model import (
@@ -146,8 +147,8 @@ def turn_actions(c: Content, state: State, seat: int) -> list[Action]:
     out += recycles(c, state, seat, usable)
     if not state.trade_declined:
         out += offers(c, state, seat, list(kinds.values()))
-    pickpocket = state.characters[seat] == "pickpocket"
-    costs: list[str | None] = [None] if pickpocket else list(by_kind(c, usable).values())
+    free = not characters.steal_cost(state, seat)
+    costs: list[str | None] = [None] if free else list(by_kind(c, usable).values())
     out += [
         Steal(victim=victim, discard=cost)
         for victim in range(state.seats)
@@ -165,13 +166,15 @@ def turn_actions(c: Content, state: State, seat: int) -> list[Action]:
 def recycles(c: Content, state: State, seat: int, usable: list[str]) -> list[Action]:
     """Every payment with every kind to take (named as the discard shows it: by its kind;
     the copy longest in the discard is taken); two that leave the same cards are one."""
-    cost = 1 if state.characters[seat] == "backpacker" else 2
     takes = by_kind(c, (x for x in state.discard if c.type(x) != "event"))
+    costs = {kind: characters.recycle_cost(c, state, seat, take) for kind, take in takes.items()}
     out: list[Action] = []
     seen: set[tuple[tuple[str, ...], str | None]] = set()
-    for paid in choices(c, usable, cost):
+    for paid in [p for n in (1, 2) if n in costs.values() for p in choices(c, usable, n)]:
         kinds = [c.kind_of[x] for x in paid]
         for kind, take in takes.items():
+            if costs[kind] != len(paid):
+                continue
             # what the hand gives up for what it gains: paying a kind and taking one back
             # is the same as not paying it
             key: tuple[tuple[str, ...], str | None] = (tuple(kinds), kind)

@@ -10,7 +10,8 @@ import msgspec
 from msgspec.structs import replace
 
 from games.api import IllegalAction, Outcome, Rng, Unavailable, View
-from games.itchy_feet import legal, questions, sampling, views
+from games.itchy_feet import characters, legal, questions, sampling, views
+from games.itchy_feet.characters import CHARACTERS
 from games.itchy_feet.content import EXTENSIONS, Content, load
 from games.itchy_feet.evolve import evolve, extension_cards
 from games.itchy_feet.flow import Tx
@@ -78,7 +79,6 @@ from games.itchy_feet.travel import MAP, destination, needed_items
 from games.questions import check_named
 
 STARTING_ITEMS = 3
-CHARACTERS = ("backpacker", "pickpocket", "hoarder", "planner", "haggler", "globetrotter")
 # the fields of each move that name cards of the mover's own hand (rules 2: each stands for
 # its kind, `ItchyFeet._held_copies`)
 COPY_FIELDS: dict[type, tuple[str, ...]] = {
@@ -194,7 +194,9 @@ class ItchyFeet:
                 self._accept(tx, pending, action)
             case TradeOffer(), DeclineTrade():
                 tx.emit(TradeDeclined(asker=pending.asker, responder=pending.responder))
-                if state.characters[pending.asker] == "haggler" and tx.can_draw():
+                if state.rules >= 3:
+                    characters.haggle(tx, pending.asker, pending.responder)
+                elif state.characters[pending.asker] == "haggler" and tx.can_draw():
                     # "If the trade is declined, perform a new action instead": the bonus card
                     # or the new action, the Haggler chooses (our ruling: not both)
                     tx.emit(BonusOffered(seats=(pending.asker,), declined=True))
@@ -208,7 +210,7 @@ class ItchyFeet:
             case BonusOffer(), SkipBonus():
                 tx.emit(BonusAnswered(seat=seat, draw=False))
             case StealAnswer(), AllowSteal():
-                self._take_random(tx, pending.thief, pending.victim)
+                characters.steal(tx, pending.thief, pending.victim)
             case StealAnswer(), CancelSteal(card=card):
                 if card not in state.hands[seat] or self.content.kind(card) != "travel-insurance":
                     raise _illegal(
@@ -266,22 +268,16 @@ class ItchyFeet:
                     )
                 tx.emit(ActionTaken(seat=seat, action="draw"))
                 if state.characters[seat] == "planner":
-                    first, second = tx.draw(seat, "planner"), tx.draw(seat, "planner")
-                    tx.undecided.clear()
-                    # an event between the two draws may have taken the first away again
-                    # and a reshuffle in between may even bring the same card back
-                    held = tx.state.hands[seat]
-                    drawn = tuple(dict.fromkeys(c for c in (first, second) if c and c in held))
-                    if len(drawn) == 2:
-                        tx.emit(PlannerChoice(seat=seat, cards=drawn))
-                    elif state.options.postcards:
-                        tx.check_postcards()
+                    characters.planner_draws(tx, seat)
                 else:
-                    tx.draw(seat, "draw")
+                    for _ in range(characters.draws(state, seat)):  # the Hoarder's two
+                        tx.draw(seat, "draw")
             case Recycle(discard=paid, take=named):
-                cost = 1 if state.characters[seat] == "backpacker" else 2
-                self._pay(state, seat, paid, cost, "recycle")
                 take = self._from_discard(state, named)
+                cost = characters.recycle_cost(self.content, state, seat, take)
+                if cost == 1 and state.rules >= 3:  # the Backpacker's: among the newest
+                    take = characters.newest_copy(self.content, state, take) or take
+                self._pay(state, seat, paid, cost, "recycle")
                 if take not in state.discard:
                     raise _illegal("not_in_discard", f"{named} is not in the discard pile")
                 if self.content.type(take) == "event":
@@ -300,7 +296,7 @@ class ItchyFeet:
                     StealAttempted(thief=seat, victim=victim, discarded=paid, answer_needed=ask)
                 )
                 if not ask:
-                    self._take_random(tx, seat, victim)
+                    characters.steal(tx, seat, victim)
             case Travel(pay=paid):
                 self._travel(tx, seat, paid)
             case PassTurn():
@@ -418,17 +414,13 @@ class ItchyFeet:
             raise _illegal("bad_victim", "steal from another player at the table")
         if not state.hands[victim]:
             raise _illegal("nothing_to_steal", f"seat {victim} holds no card")
-        if state.characters[seat] == "pickpocket":
+        if not characters.steal_cost(state, seat):
             if paid is not None:
                 raise _illegal("wrong_cost", "the Pickpocket steals without discarding")
             return
         if paid is None:
             raise _illegal("wrong_cost", "discard one card from your hand to steal")
         self._pay(state, seat, (paid,), 1, "steal")
-
-    def _take_random(self, tx: Tx, thief: int, victim: int) -> None:
-        hand = tx.state.hands[victim]  # not empty: checked when the steal was made
-        tx.emit(CardStolen(thief=thief, victim=victim, card=tx.rng.choice(sorted(hand))))
 
     def _travel(self, tx: Tx, seat: int, paid: Sequence[str]) -> None:
         state = tx.state
@@ -452,11 +444,13 @@ class ItchyFeet:
                 f"travel to {country} takes one each of {', '.join(needed)}"
                 " (a map for each one you are missing)",
             )
-        tx.emit(ActionTaken(seat=seat, action="travel"))
+        if not (dest == "home" and characters.free_trip_home(state, seat)):
+            tx.emit(ActionTaken(seat=seat, action="travel"))  # rules 3: the Globetrotter's is free
         tx.emit(Travelled(seat=seat, destination=dest, country=country, paid=tuple(paid)))
         if dest == "centre":
             tx.emit(GameWon(seat=seat, reason="centre"))
-        elif state.characters[seat] == "globetrotter":
+            return
+        for _ in range(characters.home_draws(state, seat)):
             tx.draw(seat, "globetrotter")
 
     def _play_special(self, tx: Tx, seat: int, card: str) -> None:

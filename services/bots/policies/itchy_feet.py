@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
+from games.itchy_feet.characters import HAND_LIMIT, HOARDER_HAND_LIMIT
 from games.itchy_feet.content import Content, load
 from games.itchy_feet.model import (
     AcceptTrade,
@@ -37,7 +38,6 @@ KEEP = 80  # never pay with a card worth this much (see `_Seat.worth`)
 KEEP_IN_TRADE = 30  # nor hand one worth this much to another player
 GIVE_AT_MOST = 10  # offer in a trade only a card worth no more than this: a spare copy at most
 POSTCARDS_HELD = 2  # postcards held from which that road is open (see `_Seat.__init__`)
-HAND_LIMIT = 7
 POSTCARDS_TO_WIN = 4  # "If a player collects four postcards they instantly win the game!"
 
 
@@ -72,6 +72,9 @@ class _Seat:
         self.public = public
         self.seat = seat = obs.seat
         self.hand: list[str] = private.get("hand", [])
+        self.character = public["characters"][seat]
+        # the abilities of the rules new games play (games/itchy_feet/characters.py)
+        self.hand_limit = HOARDER_HAND_LIMIT if self.character == "hoarder" else HAND_LIMIT
         self.postcards_on = bool(public["options"]["postcards"])
         self.needed = set(self.needs_of(seat))
         home = not public["visited_home"][seat]
@@ -177,7 +180,7 @@ def greedy(obs: Observation, rng: Random) -> Any:
         # a bonus card after a declined trade costs the new action, which is worth as much
         # as a draw or more; after an accepted one it is free unless the hand is full
         bonus = me.public["pending"]
-        full = len(me.hand) >= HAND_LIMIT
+        full = len(me.hand) >= me.hand_limit
         draw = DrawBonus in by_type and not bonus["declined"] and not full
         return by_type[DrawBonus if draw else SkipBonus][0]  # the listed answer names the offer
     if DeclineTrade in by_type:

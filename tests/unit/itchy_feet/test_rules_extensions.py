@@ -488,7 +488,7 @@ def test_the_planner_does_not_hold_both_drawn_cards_before_choosing() -> None:
 # -- characters -------------------------------------------------------------------------------
 
 
-def test_the_planner_draws_two_and_keeps_one() -> None:
+def test_the_planner_draws_two_and_keeps_one() -> None:  # every rules version
     state = table(hands=[[CAM], [SUN]], characters=["planner", None])
     events, choosing = play(state, 0, Draw(), Picks(BOOTS, GUIDE))
     assert [(d.reason, d.card) for d in of(CardDrawn, events)] == [
@@ -540,15 +540,20 @@ def test_the_planner_has_no_choice_when_the_same_card_comes_back() -> None:
     check_conservation(REAL, after, seed=0)
 
 
-def test_the_backpacker_recycles_for_one_card() -> None:
-    state = table(hands=[[CAM, SUN], [BOOTS]], discard=[GUIDE], characters=["backpacker", None])
+def test_the_backpacker_recycles_for_one_card() -> None:  # rules 1-2 (rules 3: test_characters)
+    state = table(
+        hands=[[CAM, SUN], [BOOTS]],
+        discard=[GUIDE, item("umbrella"), SUN2],  # any card, the oldest too
+        characters=["backpacker", None],
+        rules=2,
+    )
     assert refused(state, 0, Recycle(discard=(CAM, SUN), take=GUIDE)) == "wrong_cost"
     events = play(state, 0, Recycle(discard=(CAM,), take=GUIDE))[0]
     assert events[1] == Recycled(seat=0, discarded=(CAM,), taken=GUIDE)
 
 
-def test_the_pickpocket_steals_without_discarding() -> None:
-    state = table(hands=[[CAM], [BOOTS]], characters=["pickpocket", None])
+def test_the_pickpocket_steals_without_discarding() -> None:  # rules 1-2 (rules 3: test_characters)
+    state = table(hands=[[CAM], [BOOTS]], characters=["pickpocket", None], rules=2)
     assert Steal(victim=1) in REAL.legal_actions(state, 0)
     assert refused(state, 0, Steal(victim=1, discard=CAM)) == "wrong_cost"
     events, after = play(state, 0, Steal(victim=1))
@@ -556,7 +561,7 @@ def test_the_pickpocket_steals_without_discarding() -> None:
     assert after.hands[0] == (CAM, BOOTS) and after.discard == ()
 
 
-def test_the_hoarder_holds_eight_cards() -> None:
+def test_the_hoarder_holds_eight_cards() -> None:  # every rules version
     seven = [*GERMANY, CAM, SUN, BOOTS, GUIDE]
     state = table(hands=[seven, [CUR]], characters=["hoarder", None])
     events, after = play(state, 0, Draw())
@@ -567,8 +572,9 @@ def test_the_hoarder_holds_eight_cards() -> None:
 
 def test_the_haggler_draws_a_bonus_card_when_declined_instead_of_a_new_action() -> None:
     # "If the trade is declined, perform a new action instead": the bonus card, which the
-    # Haggler still gets, takes the new action's place (our ruling: not both)
-    state = table(hands=[[CAM], [SUN]], characters=["haggler", None])
+    # Haggler still gets, takes the new action's place (our ruling: not both). Rules 1-2
+    # (rules 3: test_characters.py)
+    state = table(hands=[[CAM], [SUN]], characters=["haggler", None], rules=2)
     offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("sunscreen",)))[1]
     events, declined = play(offered, 1, DeclineTrade())
     assert events == [
@@ -594,13 +600,15 @@ def test_only_the_haggler_is_offered_a_card_for_a_declined_trade() -> None:
     state = table(hands=[[CAM], [SUN]])
     offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("sunscreen",)))[1]
     assert play(offered, 1, DeclineTrade())[0] == [TradeDeclined(asker=0, responder=1)]
-    haggler = table(hands=[[CAM], [SUN]], characters=["haggler", None], draw=[])
+    haggler = table(hands=[[CAM], [SUN]], characters=["haggler", None], draw=[], rules=2)
     offered = play(haggler, 0, OfferTrade(to=1, give=(CAM,), want=("sunscreen",)))[1]
     assert play(offered, 1, DeclineTrade())[1].pending is None  # nothing to draw
 
 
-def test_the_globetrotter_draws_a_card_after_travelling_home() -> None:
-    state = table(hands=[[*GERMANY, "passport-1"], [SUN]], characters=["globetrotter", None])
+def test_the_globetrotter_draws_a_card_after_travelling_home() -> None:  # rules 1-2
+    state = table(
+        hands=[[*GERMANY, "passport-1"], [SUN]], characters=["globetrotter", None], rules=2
+    )
     events = play(state, 0, Travel(pay=GERMANY), Picks(BOOTS))[0]
     assert of(CardDrawn, events) == [CardDrawn(seat=0, reason="globetrotter", card=BOOTS)]
     plain = replace(state, characters=(None, None))
