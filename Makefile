@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: install services migrate run test test-unit bench tournament mutate record-corpus lint types check clean
+.PHONY: install services migrate run test test-unit bench tournament balance mutate record-corpus lint types check clean
 
 install: $(VENV)/.installed
 
@@ -45,6 +45,14 @@ bench: install
 
 tournament: install
 	$(PY) -m tests.bench.tournament
+
+# greedy self-play, each seat's win credited to its clan (footprints) or character
+# (itchy-feet, dealt at random), e.g. make balance GAME=itchy-feet GAMES=2000 SEATS=4 EXTENSIONS=all
+# (tests/bench/balance.py; WORKERS=2 on a shared 2-core machine)
+GAME ?= footprints
+GAMES ?= 2000
+balance: install
+	$(PY) -m tests.bench.balance --game $(GAME) --games $(GAMES) $(if $(SEATS),--seats $(SEATS)) $(if $(EXTENSIONS),--extensions $(EXTENSIONS)) $(if $(OPTIONS),--options '$(OPTIONS)') $(if $(WORKERS),--workers $(WORKERS))
 
 # mutation testing of an engine module by its unit tests (tests/mutate.py), e.g.
 # make mutate MODULE=games/itty_bitty/payments.py TESTS=tests/unit/itty_bitty (TESTS: one or more)

@@ -3,8 +3,10 @@
 `python -m tests.bench.balance --game footprints --games 2000` plays that many games of
 the greedy level against itself (services/bots/policies), split evenly over the seat
 counts asked (default 2 to 6), on every core (`--workers`). Each seat's share of the win
-(ties split) is credited to its clan in Footprints (its seat otherwise) and to its place in
-turn order (1 = the first player). Per clan it prints the seat-games, the wins, the win
+(ties split) is credited to its clan in Footprints, its character in Itchy Feet (dealt at
+random: `characters` is "random" unless `--options` says otherwise; `--extensions all` or
+`none` adds every extension or none), its seat otherwise, and to its place in turn order
+(1 = the first player). Per clan it prints the seat-games, the wins, the win
 rate with its 95 % Wilson interval, the rate a fair game expects (the mean of 1 / seats
 over its seat-games), z = (wins - expected) / sd (a seat's share is a Bernoulli of 1 /
 seats under the fair null) and the mean score. With six clans, |z| above 2.64 is the 5 %
@@ -60,10 +62,37 @@ class Played:
     turns: int = 0  # turns the first seat took
 
 
+def credited(game: str) -> str:
+    """What a seat's result is credited to (the seat itself but in these games)."""
+    if game == "footprints":
+        return "clan"
+    return "character" if game == "itchy-feet" else "seat"
+
+
+# Itchy Feet's extensions, for --extensions (games/itchy_feet/model.py: Options)
+ITCHY_EXTENSIONS = ("events", "special_items", "forbidden_items", "postcards")
+
+
 def labels_of(game: str, state: Any) -> list[str]:
     if game == "footprints":
         return [p.clan for p in state.players]
-    return [f"seat {s}" for s in range(len(state.players))]
+    if game == "itchy-feet":
+        return [c or "no character" for c in state.characters]
+    seats = getattr(state, "seats", None)
+    return [f"seat {s}" for s in range(seats if seats is not None else len(state.players))]
+
+
+def options_of(game: str, options: dict[str, Any], extensions: str | None) -> dict[str, Any]:
+    """The room options a run plays: Itchy Feet's characters dealt at random unless asked
+    otherwise, and `extensions` ("all" or "none") setting every extension of Itchy Feet."""
+    if game != "itchy-feet":
+        if extensions is not None:
+            raise ValueError("--extensions is for itchy-feet")
+        return options
+    out = {"characters": "random"}
+    if extensions is not None:
+        out |= {name: extensions == "all" for name in ITCHY_EXTENSIONS}
+    return out | options
 
 
 def play(g: Game) -> Played:
@@ -177,7 +206,13 @@ def table(rows: list[Row], head: str) -> list[str]:
     return lines
 
 
-def report(game: str, results: list[Played], elapsed: float, workers: int) -> str:
+def report(
+    game: str,
+    results: list[Played],
+    elapsed: float,
+    workers: int,
+    options: dict[str, Any] | None = None,
+) -> str:
     names = _names(game)
     rows = tally(results)
     for row in rows:
@@ -187,17 +222,19 @@ def report(game: str, results: list[Played], elapsed: float, workers: int) -> st
     lines = [
         f"Balance: {len(results)} greedy {game} games in {elapsed:.0f} s on {workers}"
         f" processes; seat counts {dict(sorted(counts.items()))}; ended by"
-        f" {dict(sorted(ended.items()))}",
+        f" {dict(sorted(ended.items()))}"
+        + (f"; options {json.dumps(options, sort_keys=True)}" if options else ""),
         "",
-        *table(rows, "clan" if game == "footprints" else "seat"),
+        *table(rows, credited(game)),
         "",
         *table(tally(results, by="places"), "place in turn order"),
         "",
-        "Per seat count, win rate per clan (fair: 1 / seats):",
+        f"Per seat count, win rate per {credited(game)} (fair: 1 / seats):",
         "",
     ]
     by_count = sorted(counts)
-    lines.append("| clan | " + " | ".join(f"{n} seats" for n in by_count) + " |")
+    head = credited(game)
+    lines.append(f"| {head} | " + " | ".join(f"{n} seats" for n in by_count) + " |")
     lines.append("|---|" + "---|" * len(by_count))
     cells = {
         n: {row.label: row for row in tally(r for r in results if r.seats == n)} for n in by_count
@@ -229,20 +266,29 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=2000, help="in all, split over --seats")
     parser.add_argument("--seats", type=int, nargs="*", default=[2, 3, 4, 5, 6])
     parser.add_argument("--options", default="{}", help='room options as JSON: {"snake": true}')
+    parser.add_argument(
+        "--extensions",
+        choices=("all", "none"),
+        help="itchy-feet: every extension (events, special and forbidden items, postcards) or none",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     rules = get_rules(args.game)
     if rules is None:
         parser.error(f"no game {args.game}")
     seats = [n for n in args.seats if n in rules.seats and n > 1]
-    todo = games(args.game, args.games, seats, json.loads(args.options))
+    try:
+        options = options_of(args.game, json.loads(args.options), args.extensions)
+    except ValueError as e:
+        parser.error(str(e))
+    todo = games(args.game, args.games, seats, options)
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(args.workers) as pool:
         for n, result in enumerate(pool.map(play, todo, chunksize=8), 1):
             results.append(result)
             print(f"{n}/{len(todo)} games", end="\r", file=sys.stderr, flush=True)
-    print(report(args.game, results, time.perf_counter() - started, args.workers))
+    print(report(args.game, results, time.perf_counter() - started, args.workers, options))
     return 0
 
 
