@@ -90,7 +90,7 @@ class Draw(Action, frozen=True, tag="draw"):
 
 
 class Recycle(Action, frozen=True, tag="recycle"):
-    """Discard two cards (the Backpacker one) and take any non-event card of the discard."""
+    """Discard two cards (the Backpacker one: rules 3, for the newest) and take a discard card."""
 
     discard: tuple[CardId, ...]
     take: CardId
@@ -129,7 +129,7 @@ class SkipBonus(Action, frozen=True, tag="skip_bonus"):
 
 
 class Steal(Action, frozen=True, tag="steal"):
-    """Discard one card (the Pickpocket none) and take a random card from a player."""
+    """Discard one card (rules 1-2: the Pickpocket none) and take a random card (rules 3: two)."""
 
     victim: int
     discard: CardId | None = None
