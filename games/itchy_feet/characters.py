@@ -96,10 +96,11 @@ def draws(state: State, seat: int) -> int:
 
 
 def home_draws(state: State, seat: int) -> int:
-    """Cards the Globetrotter draws on travelling home (rules 1-2: one)."""
+    """Cards the Globetrotter draws on travelling home: one under every rules version (rules 3
+    adds another action: `rules.py:ItchyFeet._travel`)."""
     if state.characters[seat] != "globetrotter":
         return 0
-    return GLOBETROTTER_DRAWS if state.rules >= 3 else 1
+    return GLOBETROTTER_DRAWS
 
 
 def haggle(tx: Tx, asker: int, responder: int) -> None:
@@ -131,7 +132,7 @@ def planner_draws(tx: Tx, seat: int) -> None:
     # and a reshuffle in between may even bring the same card back
     held = tx.state.hands[seat]
     drawn = tuple(dict.fromkeys(c for c in (first, second) if c and c in held))
-    stuck = must_keep(tx.content, state, seat, drawn)
+    stuck = must_keep(tx.content, state, drawn)
     if stuck is not None:  # rules 3: a forbidden item is never let go
         other = next(c for c in drawn if c != stuck)
         tx.emit(CardKept(seat=seat, kept=stuck, discarded=other))
@@ -146,7 +147,7 @@ def free_trip_home(state: State, seat: int) -> bool:
     return state.rules >= 3 and state.characters[seat] == "globetrotter"
 
 
-def must_keep(content: Content, state: State, seat: int, drawn: tuple[str, ...]) -> str | None:
+def must_keep(content: Content, state: State, drawn: tuple[str, ...]) -> str | None:
     """Rules 3: of the Planner's two cards, a forbidden item is never the one let go (a
     forbidden item goes only with one other card): it is kept, without a choice."""
     if state.rules < 3 or len(drawn) != 2:
