@@ -115,7 +115,7 @@ class Rules(Protocol[S, A, E, O]):
     - `sample(state, seat, rng)`: a state the seat cannot tell from the real one (the bots'
       search reads only that);
     - `unavailable`: answers to a question refused now, and why;
-    - `inventory`/`holdings`/`all_cards`: where every card lies (games/testing/ checks
+    - `inventory`/`holdings`/`all_cards`: where every card lies (games/testing.py checks
       that none is lost, doubled or shown to a seat that may not see it); `copy_class`: the
       class of identical copies a card belongs to (none: every card is unique);
     - `describe()`: the game's own content for the catalog (`/v1/catalog/{game}/content`);
@@ -151,7 +151,7 @@ class Rules(Protocol[S, A, E, O]):
     def outcome(self, state: S) -> Outcome | None: ...
     def sample(self, state: S, seat: int, rng: Rng) -> S: ...
 
-    # Used by games/testing/ to check conservation and secrecy generically.
+    # Used by games/testing.py to check conservation and secrecy generically.
     def inventory(self, state: S) -> Mapping[str, Sequence[str]]: ...
     def holdings(self, state: S, seat: int) -> frozenset[str]: ...
 

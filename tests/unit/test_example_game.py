@@ -1,4 +1,4 @@
-"""The example game (tests/example_game, Nim) passes every generic check of games/testing/
+"""The example game (tests/example_game, Nim) passes every generic check of games/testing.py
 as the hosted games do: a game added in its own folder and registered in one line needs
 nothing else of the platform. Served over REST in tests/e2e/test_example_game.py."""
 

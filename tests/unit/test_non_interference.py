@@ -1,4 +1,4 @@
-"""Non-interference (games/testing/interference.py:check_non_interference) for every game of the registry:
+"""Non-interference (games/testing.py:check_non_interference) for every game of the registry:
 what a seat cannot see (other hands, cards dealt to others, the draws to come, which copy of
 identical cards lies where) changes nothing it is shown, over seeded games of every seat count
 with options drawn at random, played by the greedy bot with a random move one time in four.

@@ -1,4 +1,4 @@
-"""Brute-force candidate moves for the listing oracle (games/testing/checks.py: check_listing).
+"""Brute-force candidate moves for the listing oracle (games/testing.py: check_listing).
 
 Built from the action shapes and the map alone, never from games/footprints/legal*.py:
 every field a move has is tried over a wide range of values (most of them illegal), short

@@ -1,5 +1,5 @@
 """`legal_actions` lists every move (RULES.md, "Legal actions"): the listing oracle
-(games/testing/checks.py: check_listing) on crafted positions that random games reach rarely:
+(games/testing.py: check_listing) on crafted positions that random games reach rarely:
 every leader, every fire card with followers of each kind, building and engraving powers
 next to "any skill" bonuses, placing figures on "any skill" houses; and the bounds, where
 the list is cut short but `decide` accepts the rest.

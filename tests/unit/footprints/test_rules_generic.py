@@ -1,4 +1,4 @@
-"""The generic engine checks (games/testing/) over seeded random games.
+"""The generic engine checks (games/testing.py) over seeded random games.
 
 - `test_random_games_pass_every_generic_check`: `check_playout` (replay, conservation of the
   fire and footprint cards in every state, every listed action accepted and wire-safe, no

@@ -1,4 +1,4 @@
-"""The generic engine checks of games/testing/ over 300 seeded games per seat count (2-6),
+"""The generic engine checks of games/testing.py over 300 seeded games per seat count (2-6),
 every extension mix and character mode, with the oracle that `legal_actions` lists every
 move (`check_listing`, candidates.py) and the check that `sample` guesses only reachable
 states (`check_sample`, reachable.py).

@@ -1,4 +1,4 @@
-"""The generic engine checks of games/testing/ over hundreds of seeded random games, with
+"""The generic engine checks of games/testing.py over hundreds of seeded random games, with
 the oracle that `legal_actions` lists every move (`check_listing`, candidates.py)."""
 
 from __future__ import annotations
