@@ -1,11 +1,12 @@
 """A client in sixty lines: two people play each game to the end over the public HTTP API.
 
-Written as a third party would write it, from README and the served OpenAPI only: no import
-of this repository's services, games, infra or contracts (`test_the_client_imports_nothing_
-of_turnpost` checks), httpx and the standard library. Each seat runs `play`, the whole client
-loop for every game: at most 60 lines (asserted), policy-free (a seeded random choice among
-the listed actions, each postable as-is), and it never polls: it waits only on the event
-feed's long-poll, whose every answer carries news (asserted) and says whose turn it is.
+Written as a third party would write it, from README, docs/api.md and the served OpenAPI only:
+no import of this repository's services, games, infra or contracts
+(`test_the_client_imports_nothing_of_turnpost` checks), httpx and the standard library. Each
+seat runs `play`, the whole client loop for every game: at most 60 lines (asserted),
+policy-free (a seeded random choice among the listed actions, each postable as-is), and it
+never polls: it waits only on the event feed's long-poll, whose every answer carries news
+(asserted) and says whose turn it is.
 """
 
 from __future__ import annotations

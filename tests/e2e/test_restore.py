@@ -151,7 +151,7 @@ def rfc3339(moment: Any) -> str:
 
 
 def news_of_log(url: str, game_id: str, people: Iterable[int]) -> list[News]:
-    """The news the game's log holds for its people, as the README defines it: game_started
+    """The news the game's log holds for its people, as docs/api.md defines it: game_started
     after the set-up, your_turn for a person who must act after a command and did not
     before it, game_finished after the last; each named by its event's version and time."""
     rows = sql(

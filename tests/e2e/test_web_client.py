@@ -5,7 +5,8 @@ A person registers, creates a room with bots, starts it and plays by clicking: a
 bitty game to its outcome, the first moves of Itchy Feet and of Footprints (on the map drawn
 from board.svg), and two people in two tabs at one table. Any JavaScript error the page
 raises or logs fails the test. Screenshots of each game in play go to .run/web-screenshots/
-(git-ignored); README shows copies of them (clients/web/screenshots/).
+(git-ignored); README and docs/web-client.md show copies of them
+(clients/web/screenshots/).
 """
 
 from __future__ import annotations

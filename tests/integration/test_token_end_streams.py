@@ -133,7 +133,7 @@ async def seated(service: GameService, player_id: str) -> str:
 
 
 async def end_others(lobby: httpx.AsyncClient, old: str) -> str:
-    """The player's fresh token; `old` ended (the leaked-token recipe of the README)."""
+    """The player's fresh token; `old` ended (the leaked-token recipe of docs/api.md)."""
     fresh = await lobby.post("/v1/players/me/tokens", headers=bearer(old))
     assert fresh.status_code == 201, fresh.text
     token: str = fresh.json()["token"]

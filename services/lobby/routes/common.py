@@ -12,8 +12,8 @@ from infra.auth.tokens import Tokens
 from infra.http.common import authenticate
 from services.lobby.rooms import Lobby
 
-# Every route that takes a token: 401 when it is not valid here (README, "Keys, rotation and
-# tokens").
+# Every route that takes a token: 401 when it is not valid here (docs/api.md, "Tokens and
+# keys").
 AUTH_CODES = {
     401: ("unauthorized", "token_expired", "unknown_key", "token_revoked", "unknown_player")
 }

@@ -2,7 +2,8 @@
 
 Every route of the lobby and the game service is a method named after its `operationId`;
 answers are the msgspec Structs of `contracts`, problems raise typed `ApiError`s. See
-README, "Python client", and `clients/python/examples/bot.py`.
+README, "Python client", docs/api.md, "The Python client", and
+`clients/python/examples/bot.py`.
 """
 
 from contracts.game import GameMap
