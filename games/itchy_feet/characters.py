@@ -1,8 +1,10 @@
 """The six characters and their abilities (RULES.md, "Characters").
 
 Games of rules 1 and 2 keep the first abilities; rules 3 changed four of them and the
-numbers of another, so that each changes play and none wins far more than its share
-(RULES.md gives the win rates that chose the numbers below)."""
+numbers of another, so that each changes play and none wins far more than its share;
+rules 4 sends the Haggler's offer round the table, gives the Pickpocket its second card only
+from a bigger hand and the Globetrotter no card, so that they are fair at three to five
+seats too (RULES.md gives the win rates that chose the numbers below)."""
 
 from __future__ import annotations
 
@@ -10,14 +12,17 @@ from typing import Protocol
 
 from games.api import Rng
 from games.itchy_feet.content import Content
-from games.itchy_feet.model import (
+from games.itchy_feet.events import (
     ActionTaken,
     CardKept,
     CardStolen,
     Event,
     PlannerChoice,
     Reason,
+)
+from games.itchy_feet.model import (
     State,
+    TradeOffer,
 )
 
 
@@ -39,11 +44,13 @@ HAND_LIMIT = 7  # "You can have a maximum of seven cards in your hand."
 
 # rules 3: the numbers on the cards
 BACKPACKER_NEWEST = 1  # "... when you take the newest card of the discard pile"
-PICKPOCKET_TAKES = 2  # "When you steal, you take two cards instead of one."
+PICKPOCKET_TAKES = 2  # "When you steal from a player holding more cards than you, you take
+# two cards instead of one." (rules 3: from anyone)
 PICKPOCKET_COST = 1
 HOARDER_HAND_LIMIT = 8
 HOARDER_DRAWS_TWO_BELOW = 3  # "... when you draw holding fewer than three cards, draw two"
-GLOBETROTTER_DRAWS = 1  # "When you travel home, draw a card and take another action."
+GLOBETROTTER_DRAWS = 1  # rules 3: "When you travel home, draw a card and take another
+# action." (rules 4: "When you travel home, take another action.")
 
 
 def of(state: State, seat: int) -> str | None:
@@ -83,9 +90,14 @@ def steal_cost(state: State, seat: int) -> int:
     return PICKPOCKET_COST if state.rules >= 3 else 0
 
 
-def steal_takes(state: State, seat: int) -> int:
-    """Cards a steal takes: the Pickpocket's two (rules 3)."""
-    return PICKPOCKET_TAKES if state.characters[seat] == "pickpocket" and state.rules >= 3 else 1
+def steal_takes(state: State, thief: int, victim: int) -> int:
+    """Cards a steal takes, counted as it goes ahead (its card paid): the Pickpocket's two
+    (rules 3; rules 4: only from a victim holding more cards than the Pickpocket)."""
+    if state.characters[thief] != "pickpocket" or state.rules < 3:
+        return 1
+    if state.rules >= 4 and len(state.hands[victim]) <= len(state.hands[thief]):
+        return 1
+    return PICKPOCKET_TAKES
 
 
 def draws(state: State, seat: int) -> int:
@@ -96,9 +108,9 @@ def draws(state: State, seat: int) -> int:
 
 
 def home_draws(state: State, seat: int) -> int:
-    """Cards the Globetrotter draws on travelling home: one under every rules version (rules 3
-    adds another action: `rules.py:ItchyFeet._travel`)."""
-    if state.characters[seat] != "globetrotter":
+    """Cards the Globetrotter draws on travelling home: one under rules 1-3, none under rules
+    4 (rules 3 and 4 add another action: `free_trip_home`)."""
+    if state.characters[seat] != "globetrotter" or state.rules >= 4:
         return 0
     return GLOBETROTTER_DRAWS
 
@@ -112,8 +124,8 @@ def haggle(tx: Tx, asker: int, responder: int) -> None:
 
 
 def steal(tx: Tx, thief: int, victim: int) -> None:
-    """The steal goes ahead: one random card, or the Pickpocket's two (rules 3)."""
-    for _ in range(steal_takes(tx.state, thief)):
+    """The steal goes ahead: one random card, or the Pickpocket's two (`steal_takes`)."""
+    for _ in range(steal_takes(tx.state, thief, victim)):
         if tx.state.hands[victim]:
             take_random(tx, thief, victim)
 
@@ -154,3 +166,17 @@ def must_keep(content: Content, state: State, drawn: tuple[str, ...]) -> str | N
         return None
     bad = [x for x in drawn if content.type(x) == "forbidden"]
     return bad[0] if len(bad) == 1 else None
+
+
+def next_partner(state: State, offer: TradeOffer) -> int | None:
+    """Rules 4: the seat the Haggler's declined offer goes on to: the next in turn order
+    after the decliner that holds at least as many cards as asked for, until the offer
+    comes back round to the Haggler (None: the trade is declined)."""
+    if state.rules < 4 or state.characters[offer.asker] != "haggler":
+        return None
+    seat = (offer.responder + 1) % state.seats
+    while seat != offer.asker:
+        if len(state.hands[seat]) >= len(offer.want):
+            return seat
+        seat = (seat + 1) % state.seats
+    return None

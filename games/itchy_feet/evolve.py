@@ -7,10 +7,9 @@ from typing import TypeVar
 from msgspec.structs import replace
 
 from games.itchy_feet.content import EXTENSIONS, Content
-from games.itchy_feet.model import (
+from games.itchy_feet.events import (
     ActionTaken,
     BonusAnswered,
-    BonusOffer,
     BonusOffered,
     CardDrawn,
     CardKept,
@@ -21,9 +20,7 @@ from games.itchy_feet.model import (
     CentreChanged,
     CharacterChosen,
     CharacterOffered,
-    CharacterPick,
     CharactersDealt,
-    DiscardDown,
     DiscardRequired,
     DiscardShuffledIn,
     Event,
@@ -36,24 +33,30 @@ from games.itchy_feet.model import (
     GameWon,
     HandLimitMet,
     HomeChanged,
-    KeepOne,
-    Options,
     PileReshuffled,
     PlannerChoice,
     Recycled,
     SkipScheduled,
     SpecialPlayed,
-    State,
-    StealAnswer,
     StealAttempted,
     StealCancelled,
     TradeAccepted,
     TradeDeclined,
-    TradeOffer,
     TradeOffered,
+    TradePassed,
     Travelled,
     TurnBegan,
     TurnSkipped,
+)
+from games.itchy_feet.model import (
+    BonusOffer,
+    CharacterPick,
+    DiscardDown,
+    KeepOne,
+    Options,
+    State,
+    StealAnswer,
+    TradeOffer,
 )
 
 CardIds = tuple[str, ...]
@@ -197,6 +200,9 @@ def evolve(content: Content, state: State | None, event: Event) -> State:
                 ),
             )
             return replace(state, pending=None)
+        case TradePassed(responder=responder):
+            assert isinstance(state.pending, TradeOffer)
+            return replace(state, pending=replace(state.pending, responder=responder))
         case TradeDeclined():
             return replace(
                 state, pending=None, actions_left=state.actions_left + 1, trade_declined=True

@@ -5,9 +5,7 @@ from __future__ import annotations
 from games.api import Rng
 from games.itchy_feet import characters
 from games.itchy_feet.content import Content
-from games.itchy_feet.evolve import evolve
-from games.itchy_feet.legal import can_draw
-from games.itchy_feet.model import (
+from games.itchy_feet.events import (
     CardDrawn,
     CardPassed,
     CardsDiscarded,
@@ -19,13 +17,17 @@ from games.itchy_feet.model import (
     EventRevealed,
     GameDrawn,
     GameWon,
-    KeepOne,
     PileReshuffled,
     Reason,
     SkipScheduled,
-    State,
     TurnBegan,
     TurnSkipped,
+)
+from games.itchy_feet.evolve import evolve
+from games.itchy_feet.legal import can_draw
+from games.itchy_feet.model import (
+    KeepOne,
+    State,
 )
 
 HAND_LIMIT = characters.HAND_LIMIT

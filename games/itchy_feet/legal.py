@@ -11,8 +11,9 @@ every other offer the rules allow (RULES.md, "Legal actions").
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
+from games.api import IllegalAction
 from games.itchy_feet import characters
 from games.itchy_feet.content import Content
 from games.itchy_feet.evolve import extension_types
@@ -200,3 +201,11 @@ def offers(c: Content, state: State, seat: int, gives: list[str]) -> list[Action
         for give in gives
         for want in wants
     ]
+
+
+def own(state: State, seat: int, cards: Sequence[str]) -> None:
+    if len(set(cards)) != len(cards):
+        raise IllegalAction("card_named_twice", "name each card once")
+    for card in cards:
+        if card not in state.hands[seat]:
+            raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,39 +9,18 @@ import msgspec
 from msgspec.structs import replace
 
 from games.api import IllegalAction, Outcome, Rng, Unavailable, View
-from games.itchy_feet import characters, legal, questions, sampling, views
+from games.itchy_feet import characters, legal, questions, sampling, trades, views
 from games.itchy_feet.characters import CHARACTERS
 from games.itchy_feet.content import EXTENSIONS, Content, load
-from games.itchy_feet.evolve import evolve, extension_cards
-from games.itchy_feet.flow import Tx
-from games.itchy_feet.model import (
-    AcceptTrade,
-    Action,
+from games.itchy_feet.events import (
     ActionTaken,
-    AllowSteal,
-    AnyAction,
     AnyEvent,
     BonusAnswered,
-    BonusOffer,
-    BonusOffered,
-    CancelSteal,
-    CardDrawn,
     CardKept,
-    CardPassed,
     CardsDealt,
-    CardsDiscarded,
-    CardStolen,
     CharacterChosen,
     CharacterOffered,
-    CharacterPick,
     CharactersDealt,
-    ChooseCharacter,
-    DeclineTrade,
-    Discard,
-    DiscardDown,
-    DisposeForbidden,
-    Draw,
-    DrawBonus,
     Event,
     ExtensionsShuffledIn,
     ForbiddenDisposed,
@@ -51,29 +29,44 @@ from games.itchy_feet.model import (
     GameWon,
     HandLimitMet,
     HomeChanged,
+    Recycled,
+    SpecialPlayed,
+    StealAttempted,
+    StealCancelled,
+    TradeOffered,
+    Travelled,
+    TurnBegan,
+)
+from games.itchy_feet.evolve import evolve, extension_cards
+from games.itchy_feet.flow import Tx
+from games.itchy_feet.model import (
+    AcceptTrade,
+    Action,
+    AllowSteal,
+    AnyAction,
+    BonusOffer,
+    CancelSteal,
+    CharacterPick,
+    ChooseCharacter,
+    DeclineTrade,
+    Discard,
+    DiscardDown,
+    DisposeForbidden,
+    Draw,
+    DrawBonus,
     KeepCard,
     KeepOne,
     OfferTrade,
     Options,
     PassTurn,
-    PlannerChoice,
     PlaySpecial,
     Recycle,
-    Recycled,
     SkipBonus,
-    SpecialPlayed,
     State,
     Steal,
     StealAnswer,
-    StealAttempted,
-    StealCancelled,
-    TradeAccepted,
-    TradeDeclined,
     TradeOffer,
-    TradeOffered,
     Travel,
-    Travelled,
-    TurnBegan,
 )
 from games.itchy_feet.travel import MAP, destination, needed_items
 from games.questions import check_named
@@ -109,7 +102,7 @@ class ItchyFeet:
     # (an accepted trade naming none: the lowest ids). 3: Pickpockets' cards pass at once,
     # four postcards counted after the whole exchange (`flow.py:Tx.play_event`); a forbidden
     # item may go with another as the additional card; the characters' abilities of RULES.md.
-    rules_version = 3
+    rules_version = 4
     state_type = State
     action_type = AnyAction
     event_type = AnyEvent
@@ -191,15 +184,9 @@ class ItchyFeet:
         pending = state.pending
         match pending, action:
             case TradeOffer(), AcceptTrade():
-                self._accept(tx, pending, action)
+                trades.accept(self.content, tx, pending, action)
             case TradeOffer(), DeclineTrade():
-                tx.emit(TradeDeclined(asker=pending.asker, responder=pending.responder))
-                if state.rules >= 3:
-                    characters.haggle(tx, pending.asker, pending.responder)
-                elif state.characters[pending.asker] == "haggler" and tx.can_draw():
-                    # "If the trade is declined, perform a new action instead": the bonus card
-                    # or the new action, the Haggler chooses (our ruling: not both)
-                    tx.emit(BonusOffered(seats=(pending.asker,), declined=True))
+                trades.decline(tx, pending)
             case BonusOffer(), DrawBonus():
                 if not tx.can_draw():
                     raise _illegal("nothing_to_draw", questions.NOTHING_TO_DRAW)
@@ -219,7 +206,7 @@ class ItchyFeet:
                 tx.emit(StealCancelled(thief=pending.thief, victim=seat, card=card))
             case DiscardDown(), Discard(cards=cards):
                 owed = dict(pending.counts)[seat]
-                self._own(state, seat, cards)
+                legal.own(state, seat, cards)
                 if len(cards) != owed:
                     raise _illegal("wrong_discard_count", f"discard exactly {owed} card(s)")
                 tx.emit(HandLimitMet(seat=seat, cards=cards))
@@ -251,7 +238,7 @@ class ItchyFeet:
             case PlaySpecial(card=card):
                 self._play_special(tx, seat, card)
             case DisposeForbidden(card=card, with_card=other):
-                self._own(state, seat, (card, other))
+                legal.own(state, seat, (card, other))
                 if self.content.type(card) != "forbidden" or card == other:
                     raise _illegal("not_forbidden", f"{card} is not a forbidden item to get rid of")
                 if self.content.type(other) == "forbidden" and state.rules < 3:
@@ -285,7 +272,7 @@ class ItchyFeet:
                 tx.emit(ActionTaken(seat=seat, action="recycle"))
                 tx.emit(Recycled(seat=seat, discarded=paid, taken=take))
             case OfferTrade(to=to, give=give, want=want):
-                self._check_offer(state, seat, to, give, want)
+                trades.check_offer(self.content, state, seat, to, give, want)
                 tx.emit(ActionTaken(seat=seat, action="trade"))
                 tx.emit(TradeOffered(asker=seat, responder=to, give=give, want=want))
             case Steal(victim=victim, discard=paid):
@@ -310,42 +297,12 @@ class ItchyFeet:
 
     # -- the actions -----------------------------------------------------------------------
 
-    def _own(self, state: State, seat: int, cards: Sequence[str]) -> None:
-        if len(set(cards)) != len(cards):
-            raise _illegal("card_named_twice", "name each card once")
-        for card in cards:
-            if card not in state.hands[seat]:
-                raise _illegal("card_not_in_hand", f"{card} is not in your hand")
-
     def _pay(self, state: State, seat: int, paid: Sequence[str], cost: int, what: str) -> None:
-        self._own(state, seat, paid)
+        legal.own(state, seat, paid)
         if len(paid) != cost:
             raise _illegal("wrong_cost", f"{what} costs exactly {cost} card(s) from your hand")
         if any(self.content.type(c) == "forbidden" for c in paid):
             raise _illegal("forbidden_cannot_pay", f"a forbidden item cannot pay for a {what}")
-
-    def _check_offer(
-        self, state: State, seat: int, to: int, give: Sequence[str], want: Sequence[str]
-    ) -> None:
-        if state.trade_declined:
-            raise _illegal(
-                "trade_declined_this_turn", "your trade was declined: take another action"
-            )
-        if to == seat or not 0 <= to < state.seats:
-            raise _illegal("bad_partner", "trade with another player at the table")
-        if not give or not want:
-            raise _illegal("empty_trade", "offer at least one card and ask for at least one")
-        self._own(state, seat, give)
-        known = legal.tradeable_kinds(self.content, state)
-        if unknown := [k for k in want if k not in known]:
-            raise _illegal("unknown_kind", f"no card kind {unknown[0]!r} in this game")
-        # "asking for a specific card or cards from another player": no more than they hold,
-        # and no kind more often than copies could be out of sight (our ruling)
-        unseen = {k: legal.unseen_copies(self.content, state, seat, k) for k in set(want)}
-        if len(want) > len(state.hands[to]) or any(n > unseen[k] for k, n in Counter(want).items()):
-            raise _illegal(
-                "impossible_trade", f"seat {to} cannot hold the cards you ask for: ask for less"
-            )
 
     def _held_copies(self, state: State, seat: int, action: Action) -> Action:
         """Rules 2: each card of its own hand a move names stands for its kind, and the
@@ -383,32 +340,6 @@ class ItchyFeet:
             return named
         return next((x for x in state.discard if self.content.kind_of[x] == kind), named)
 
-    def _accept(self, tx: Tx, offer: TradeOffer, action: AcceptTrade) -> None:
-        hand = tx.state.hands[offer.responder]
-        wanted = Counter(offer.want)
-        if action.cards is not None:
-            self._own(tx.state, offer.responder, action.cards)
-            received = action.cards
-            if Counter(self.content.kind(c) for c in received) != wanted:
-                raise _illegal("not_what_was_asked", "hand over exactly the kinds asked for")
-        else:
-            if short := questions.shortfall(self.content, hand, offer.want):
-                raise _illegal("cannot_fulfil_trade", questions.cannot_fulfil(*short))
-            picked: list[str] = []
-            # rules 2: the copies held longest (the asker learns nothing from which); rules
-            # 1: the lowest ids
-            order = hand if tx.state.rules >= 2 else sorted(hand)
-            for kind, n in wanted.items():
-                picked += [c for c in order if self.content.kind(c) == kind][:n]
-            received = tuple(picked)
-        tx.emit(
-            TradeAccepted(
-                asker=offer.asker, responder=offer.responder, given=offer.give, received=received
-            )
-        )
-        if tx.can_draw():  # "both players can draw one bonus card": each says if they will
-            tx.emit(BonusOffered(seats=(offer.asker, offer.responder), declined=False))
-
     def _check_steal(self, state: State, seat: int, victim: int, paid: str | None) -> None:
         if victim == seat or not 0 <= victim < state.seats:
             raise _illegal("bad_victim", "steal from another player at the table")
@@ -431,7 +362,7 @@ class ItchyFeet:
             raise _illegal(
                 "holding_forbidden_item", "you cannot travel while you hold a forbidden item"
             )
-        self._own(state, seat, paid)
+        legal.own(state, seat, paid)
         dest, country = destination(state, seat)
         needed = needed_items(self.content, state, seat)
         held = {self.content.kind(c) for c in hand} & set(needed)
@@ -455,7 +386,7 @@ class ItchyFeet:
 
     def _play_special(self, tx: Tx, seat: int, card: str) -> None:
         state = tx.state
-        self._own(state, seat, (card,))
+        legal.own(state, seat, (card,))
         kind = self.content.kind(card)
         if kind not in legal.PLAYABLE:
             raise _illegal(
@@ -491,91 +422,10 @@ class ItchyFeet:
     # -- what each seat sees -----------------------------------------------------------------
 
     def view(self, state: State, seat: int | None) -> View:
-        alike = self.content.alike
-        pending: Any = msgspec.to_builtins(state.pending) if state.pending is not None else None
-        if isinstance(state.pending, KeepOne):
-            pending = {"kind": "keep_one", "seat": state.pending.seat}
-        elif isinstance(state.pending, TradeOffer):  # the offer as the table sees it: kinds
-            pending["give"] = tuple(alike[x] for x in state.pending.give)
-        public = {
-            "seats": state.seats,
-            "options": msgspec.to_builtins(state.options),
-            "centre": state.centre,
-            "homes": list(state.homes),
-            "visited_home": list(state.visited_home),
-            "characters": list(state.characters),
-            "country_pile": list(state.country_pile),
-            "first_seat": state.first_seat,
-            "current": state.current,
-            "turn": state.turn,
-            "actions_left": state.actions_left,
-            "trade_declined": state.trade_declined,
-            "hand_sizes": [len(h) for h in state.hands],
-            "draw_pile": len(state.draw_pile),
-            "discard": [alike[x] for x in state.discard],  # face up: each by its kind
-            "revealed": list(state.revealed),
-            "skips": list(state.skips),
-            "pending": pending,
-            "winner": state.winner,
-            "end": state.end,
-        }
-        if seat is None or not 0 <= seat < state.seats:
-            return View(public=public)
-        private: dict[str, Any] = {
-            "hand": list(state.hands[seat]),
-            "questions": [
-                msgspec.to_builtins(q) for q in questions.asked(self.content, state, seat)
-            ],
-        }
-        if isinstance(state.pending, KeepOne) and state.pending.seat == seat:
-            private["keep_one_of"] = list(state.pending.cards)
-        return View(public=public, private=private)
+        return views.view(self.content, state, seat)
 
     def redact(self, event: Event, seat: int | None) -> Event | None:
-        """A seat's copy of an event: the cards of a hand not its own hidden, or, where the
-        table sees them go, named by their kind (`Content.alike`: nobody can tell which of
-        identical copies a hand played); the seats a card leaves or joins see its id."""
-        alike = self.content.alike
-
-        def kinds(cards: tuple[str, ...]) -> tuple[str, ...]:
-            return tuple(alike[x] for x in cards)
-
-        match event:
-            case CardsDealt(seat=owner) | PlannerChoice(seat=owner) if owner != seat:
-                return replace(event, cards=None)
-            case CardDrawn(seat=owner) if owner != seat:
-                return replace(event, card=None)
-            case CardKept(seat=owner, discarded=gone) if owner != seat:
-                return replace(event, kept=None, discarded=alike[gone])
-            case CardPassed(from_seat=a, to_seat=b) | CardStolen(thief=a, victim=b) if seat not in (
-                a,
-                b,
-            ):
-                return replace(event, card=None)
-            case (
-                CardsDiscarded(seat=owner, cards=cards) | HandLimitMet(seat=owner, cards=cards)
-            ) if owner != seat:
-                return replace(event, cards=kinds(cards))
-            case Recycled(seat=owner, discarded=paid, taken=taken) if owner != seat:
-                return replace(event, discarded=kinds(paid), taken=alike[taken])
-            case TradeOffered(asker=owner, give=give) if owner != seat:
-                return replace(event, give=kinds(give))
-            case TradeAccepted(asker=a, responder=b, given=given, received=got) if seat not in (
-                a,
-                b,
-            ):
-                return replace(event, given=kinds(given), received=kinds(got))
-            case StealAttempted(thief=owner, discarded=str(paid)) if owner != seat:
-                return replace(event, discarded=alike[paid])
-            case StealCancelled(victim=owner, card=card) | SpecialPlayed(seat=owner, card=card) if (
-                owner != seat
-            ):
-                return replace(event, card=alike[card])
-            case Travelled(seat=owner, paid=paid) if owner != seat:
-                return replace(event, paid=kinds(paid))
-            case ForbiddenDisposed(seat=owner, card=card, with_card=other) if owner != seat:
-                return replace(event, card=alike[card], with_card=alike[other])
-        return event
+        return views.redact(self.content, event, seat)
 
     def outcome(self, state: State) -> Outcome | None:
         if state.end is None:

@@ -7,7 +7,11 @@ from msgspec.structs import replace
 from games.api import Rng
 from games.itchy_feet.content import Content
 from games.itchy_feet.flow import POSTCARDS_TO_WIN
-from games.itchy_feet.model import KeepOne, State, TradeOffer
+from games.itchy_feet.model import (
+    KeepOne,
+    State,
+    TradeOffer,
+)
 
 TRIES = 1000  # a reachable state is one of the deals, and far likelier than 1 in 1000
 

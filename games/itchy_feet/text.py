@@ -5,17 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from games.itchy_feet.content import load
-from games.itchy_feet.model import (
-    AcceptTrade,
+from games.itchy_feet.events import (
     ActionTaken,
-    AllowSteal,
-    AnyAction,
     AnyEvent,
     BonusAnswered,
     BonusOffered,
-    CancelSteal,
     CardDrawn,
-    CardId,
     CardKept,
     CardPassed,
     CardsDealt,
@@ -25,14 +20,8 @@ from games.itchy_feet.model import (
     CharacterChosen,
     CharacterOffered,
     CharactersDealt,
-    ChooseCharacter,
-    DeclineTrade,
-    Discard,
     DiscardRequired,
     DiscardShuffledIn,
-    DisposeForbidden,
-    Draw,
-    DrawBonus,
     EventResolved,
     EventRevealed,
     ExtensionsShuffledIn,
@@ -42,27 +31,41 @@ from games.itchy_feet.model import (
     GameWon,
     HandLimitMet,
     HomeChanged,
-    KeepCard,
-    OfferTrade,
-    PassTurn,
     PileReshuffled,
     PlannerChoice,
-    PlaySpecial,
-    Recycle,
     Recycled,
-    SkipBonus,
     SkipScheduled,
     SpecialPlayed,
-    Steal,
     StealAttempted,
     StealCancelled,
     TradeAccepted,
     TradeDeclined,
     TradeOffered,
-    Travel,
+    TradePassed,
     Travelled,
     TurnBegan,
     TurnSkipped,
+)
+from games.itchy_feet.model import (
+    AcceptTrade,
+    AllowSteal,
+    AnyAction,
+    CancelSteal,
+    CardId,
+    ChooseCharacter,
+    DeclineTrade,
+    Discard,
+    DisposeForbidden,
+    Draw,
+    DrawBonus,
+    KeepCard,
+    OfferTrade,
+    PassTurn,
+    PlaySpecial,
+    Recycle,
+    SkipBonus,
+    Steal,
+    Travel,
 )
 from games.text import CardInfo, listing, plural, who
 
@@ -254,6 +257,11 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
             return (
                 f"{who(names, responder)} accepted: {who(names, asker)} gave {named(given)}"
                 f" for {named(received)}"
+            )
+        case TradePassed(asker=asker, decliner=decliner, responder=responder):
+            return (
+                f"{who(names, decliner)} declined {who(names, asker)}'s trade: "
+                f"it goes on to {who(names, responder)}"
             )
         case TradeDeclined(asker=asker, responder=responder):
             return f"{who(names, responder)} declined {who(names, asker)}'s trade"

@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from typing import Literal
 
 from games.itchy_feet.content import Content
-from games.itchy_feet.model import State
+from games.itchy_feet.model import (
+    State,
+)
 
 MAP = "poorly-drawn-map"
 

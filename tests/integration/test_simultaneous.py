@@ -16,7 +16,9 @@ import asyncpg
 import httpx
 import pytest
 
-from games.itchy_feet.model import CardsDealt
+from games.itchy_feet.events import (
+    CardsDealt,
+)
 from games.registry import get as get_rules
 from infra.settings import Settings
 from services.game.app import create_app

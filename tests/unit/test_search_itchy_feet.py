@@ -13,7 +13,10 @@ from random import Random
 from typing import Any
 
 from games.api import fold
-from games.itchy_feet.model import Recycle, Steal
+from games.itchy_feet.model import (
+    Recycle,
+    Steal,
+)
 from games.registry import get
 from services.bots.observe import Observation, observation
 from services.bots.policies import playing

@@ -15,7 +15,9 @@ from random import Random
 import msgspec
 
 from games.api import fold
-from games.itchy_feet.model import Options
+from games.itchy_feet.model import (
+    Options,
+)
 from games.itchy_feet.rules import ItchyFeet
 from services.bots.observe import Observation
 from services.bots.policies.itchy_feet import greedy

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from games.itchy_feet.flow import HAND_LIMIT, POSTCARDS_TO_WIN
-from games.itchy_feet.model import BonusOffer, DiscardDown, KeepOne, State, StealAnswer, TradeOffer
+from games.itchy_feet.model import (
+    BonusOffer,
+    DiscardDown,
+    KeepOne,
+    State,
+    StealAnswer,
+    TradeOffer,
+)
 from games.itchy_feet.rules import ItchyFeet
 
 C = ItchyFeet().content

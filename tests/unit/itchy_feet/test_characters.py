@@ -1,33 +1,40 @@
-"""The characters' abilities of rules 3 (games/itchy_feet/characters.py; RULES.md,
-"Characters"). Games of rules 1 and 2 keep the first abilities: test_rules_extensions.py
-tests those, with `rules=2`, and the corpus replays recorded games of both."""
+"""The characters' abilities of rules 4 (games/itchy_feet/characters.py; RULES.md,
+"Characters"), and where rules 3 differs, rules 3's (`rules=3`). Games of rules 1 and 2 keep
+the first abilities: test_rules_extensions.py tests those, with `rules=2`, and the corpus
+replays recorded games of every version."""
 
 from __future__ import annotations
 
 from msgspec.structs import replace
 
 from games.itchy_feet.characters import CHARACTERS
-from games.itchy_feet.model import (
+from games.itchy_feet.events import (
     ActionTaken,
-    AllowSteal,
     BonusOffered,
     CardDrawn,
     CardKept,
     CardStolen,
+    PlannerChoice,
+    Recycled,
+    StealAttempted,
+    TradeAccepted,
+    TradeDeclined,
+    TradePassed,
+    Travelled,
+    TurnBegan,
+)
+from games.itchy_feet.model import (
+    AcceptTrade,
+    AllowSteal,
     DeclineTrade,
     Draw,
     KeepOne,
     OfferTrade,
     Options,
-    PlannerChoice,
     Recycle,
-    Recycled,
     Steal,
-    StealAttempted,
-    TradeDeclined,
+    TradeOffer,
     Travel,
-    Travelled,
-    TurnBegan,
 )
 from tests.unit.itchy_feet.test_rules_setup import (
     GERMANY,
@@ -51,8 +58,8 @@ BOOTS, GUIDE, CUR, UMB2 = (
 FORBIDDEN = Options(forbidden_items=True)
 
 
-def test_the_table_plays_rules_3() -> None:
-    assert REAL.rules_version == 3 and table().rules == 3
+def test_the_table_plays_rules_4() -> None:
+    assert REAL.rules_version == 4 and table().rules == 4
     assert CHARACTERS == (
         "backpacker",
         "pickpocket",
@@ -114,6 +121,19 @@ def test_the_pickpocket_steals_two_cards_for_one() -> None:
     assert play(one, 0, Steal(victim=1, discard=CAM))[1].hands[0] == (BOOTS,)
     plain = replace(state, characters=(None, None))
     assert len(of(CardStolen, play(plain, 0, Steal(victim=1, discard=CAM))[0])) == 1
+
+
+def test_the_pickpocket_takes_two_only_from_a_bigger_hand() -> None:
+    # rules 4: the victim must hold more cards than the Pickpocket once the steal is paid
+    even = table(hands=[[CAM, SUN, SUN2], [BOOTS, GUIDE]], characters=["pickpocket", None])
+    events, after = play(even, 0, Steal(victim=1, discard=CAM), Picks(GUIDE))
+    assert of(CardStolen, events) == [CardStolen(thief=0, victim=1, card=GUIDE)]
+    assert after.hands[1] == (BOOTS,)
+    bigger = table(hands=[[CAM, SUN], [BOOTS, GUIDE]], characters=["pickpocket", None])
+    assert len(of(CardStolen, play(bigger, 0, Steal(victim=1, discard=CAM))[0])) == 2
+    # rules 3: two cards from any hand
+    old = replace(even, rules=3)
+    assert len(of(CardStolen, play(old, 0, Steal(victim=1, discard=CAM))[0])) == 2
 
 
 def test_the_pickpockets_two_cards_wait_for_travel_insurance() -> None:
@@ -180,16 +200,57 @@ def test_a_declined_trade_hands_the_haggler_a_random_card_of_the_decliner() -> N
     assert play(old, 1, DeclineTrade())[0][-1] == BonusOffered(seats=(0,), declined=True)
 
 
-def test_the_globetrotters_trip_home_takes_no_action_and_draws_a_card() -> None:
+def test_the_hagglers_declined_offer_goes_round_the_table() -> None:
+    # four seats, the Haggler in seat 1 asks seat 2: then seat 3, then seat 0 (seat 3 holds
+    # no card and cannot hand over the one asked for: passed over), then the card
+    hands = [[BOOTS, UMB2], [CAM], [SUN, GUIDE], []]
+    state = table(4, hands=hands, characters=[None, "haggler", None, None], current=1)
+    offer = OfferTrade(to=2, give=(CAM,), want=("umbrella",))
+    events, asked = play(state, 1, offer)
+    assert asked.pending == TradeOffer(asker=1, responder=2, give=(CAM,), want=("umbrella",))
+    events, passed = play(asked, 2, DeclineTrade())
+    assert events == [TradePassed(asker=1, decliner=2, responder=0)]
+    assert passed.pending == replace(asked.pending, responder=0)
+    assert passed.actions_left == asked.actions_left and not passed.trade_declined
+    assert REAL.to_act(passed) == {0} and any(
+        isinstance(a, DeclineTrade) for a in REAL.legal_actions(passed, 0)
+    )
+    events, after = play(passed, 0, DeclineTrade(), Picks(BOOTS))
+    assert events[:3] == [
+        TradeDeclined(asker=1, responder=0),
+        ActionTaken(seat=1, action="haggle"),
+        CardStolen(thief=1, victim=0, card=BOOTS),
+    ]
+    assert after.hands[1] == (CAM, BOOTS) and after.hands[0] == (UMB2,)
+    # an accept along the way makes the trade with whoever accepted
+    events, traded = play(passed, 0, AcceptTrade())
+    assert (
+        of(TradeAccepted, events)
+        == [TradeAccepted(asker=1, responder=0, given=(CAM,), received=("umbrella-1",))]
+        or of(TradeAccepted, events)[0].responder == 0
+    )
+    assert CAM in traded.hands[0] and CAM not in traded.hands[1]
+    # rules 3, or anyone but the Haggler: the first decline ends it
+    assert play(replace(asked, rules=3), 2, DeclineTrade())[0][0] == TradeDeclined(
+        asker=1, responder=2
+    )
+    plain = replace(asked, characters=(None, None, None, None))
+    assert play(plain, 2, DeclineTrade())[0] == [TradeDeclined(asker=1, responder=2)]
+
+
+def test_the_globetrotters_trip_home_takes_no_action() -> None:
     state = table(hands=[[*GERMANY, "passport-1"], [SUN]], characters=["globetrotter", None])
-    events, after = play(state, 0, Travel(pay=GERMANY), Picks(BOOTS))
-    assert not of(ActionTaken, events) and of(Travelled, events)
-    assert of(CardDrawn, events) == [CardDrawn(seat=0, reason="globetrotter", card=BOOTS)]
+    events, after = play(state, 0, Travel(pay=GERMANY))
+    assert not of(ActionTaken, events) and of(Travelled, events) and not of(CardDrawn, events)
     assert after.current == 0 and after.actions_left == 1 and after.visited_home[0]
     assert play(after, 0, Draw())[1].current == 1  # then the turn's one action
     plain = replace(state, characters=(None, None))
     events, after = play(plain, 0, Travel(pay=GERMANY))
     assert of(ActionTaken, events) and after.current == 1 and not of(CardDrawn, events)
+    three = replace(state, rules=3)  # rules 3: a card drawn too
+    events, after = play(three, 0, Travel(pay=GERMANY), Picks(BOOTS))
+    assert of(CardDrawn, events) == [CardDrawn(seat=0, reason="globetrotter", card=BOOTS)]
+    assert not of(ActionTaken, events) and after.current == 0
     old = replace(state, rules=2)  # rules 1-2: the card, and the action spent
     events, after = play(old, 0, Travel(pay=GERMANY), Picks(BOOTS))
     assert of(ActionTaken, events) and after.current == 1 and len(of(CardDrawn, events)) == 1

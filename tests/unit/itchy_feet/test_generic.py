@@ -24,7 +24,14 @@ import pytest
 from msgspec.structs import replace
 
 from games.api import fold
-from games.itchy_feet.model import Action, OfferTrade, Options, Recycle, State, Steal
+from games.itchy_feet.model import (
+    Action,
+    OfferTrade,
+    Options,
+    Recycle,
+    State,
+    Steal,
+)
 from games.itchy_feet.rules import ItchyFeet
 from games.testing import (
     Playout,

@@ -15,31 +15,33 @@ import msgspec
 import pytest
 from msgspec.structs import replace
 
-from games.itchy_feet import content
+from games.itchy_feet import content, legal, trades
 from games.itchy_feet import rules as rules_module
 from games.itchy_feet.content import ContentError, load, parse
-from games.itchy_feet.model import (
-    AcceptTrade,
+from games.itchy_feet.events import (
     CardDrawn,
     CardKept,
     CardPassed,
     CardsDealt,
     CardStolen,
-    Draw,
-    KeepCard,
-    OfferTrade,
-    Options,
     PlannerChoice,
-    Recycle,
-    State,
-    Steal,
-    StealAnswer,
     StealAttempted,
     StealCancelled,
     TradeAccepted,
     TradeOffered,
-    Travel,
     Travelled,
+)
+from games.itchy_feet.model import (
+    AcceptTrade,
+    Draw,
+    KeepCard,
+    OfferTrade,
+    Options,
+    Recycle,
+    State,
+    Steal,
+    StealAnswer,
+    Travel,
 )
 from games.itchy_feet.rules import CHARACTERS, ItchyFeet
 from games.itchy_feet.text import narrate
@@ -539,7 +541,9 @@ def test_sample_never_deals_a_seat_the_four_postcards_it_would_have_won_with() -
 def test_sample_leaves_only_the_planners_own_last_cards_out_of_the_count() -> None:
     """The cards still to choose from are the Planner's: another seat's last cards count, so
     no guess deals that seat four postcards, wherever in its hand they fall."""
-    from games.itchy_feet.model import KeepOne
+    from games.itchy_feet.model import (
+        KeepOne,
+    )
 
     postcards = [c for c in sorted(CARDS) if C.type(c) == "postcard"]
     state = table(
@@ -562,7 +566,9 @@ def test_sample_leaves_only_the_planners_own_last_cards_out_of_the_count() -> No
 
 
 def test_sample_keeps_the_planners_undecided_postcards_out_of_the_count() -> None:
-    from games.itchy_feet.model import KeepOne
+    from games.itchy_feet.model import (
+        KeepOne,
+    )
 
     postcards = [c for c in sorted(CARDS) if C.type(c) == "postcard"]
     state = table(
@@ -593,7 +599,8 @@ def test_sample_keeps_the_own_hand_and_every_hand_size() -> None:
 
 
 def test_every_illegal_action_code_is_tested() -> None:
-    codes = set(re.findall(r'_illegal\(\s*"(\w+)"', inspect.getsource(rules_module)))
+    source = "".join(inspect.getsource(m) for m in (rules_module, trades, legal))
+    codes = set(re.findall(r'(?:_illegal|IllegalAction)\(\s*"(\w+)"', source))
     codes.add(STALE)  # games/questions.py:check_named, called by decide
     assert len(codes) > 25
     here = Path(__file__).parent
@@ -605,7 +612,9 @@ def test_every_illegal_action_code_is_tested() -> None:
 def test_sample_keeps_another_seats_pending_choice_among_its_cards() -> None:
     from msgspec.structs import replace
 
-    from games.itchy_feet.model import KeepOne
+    from games.itchy_feet.model import (
+        KeepOne,
+    )
     from games.testing import check_conservation
 
     state = table(
@@ -663,7 +672,9 @@ def test_the_catalog_describes_every_card_and_country() -> None:
 
 
 def test_sample_keeps_the_planners_own_cards_to_choose_from_wherever_they_lie() -> None:
-    from games.itchy_feet.model import KeepOne
+    from games.itchy_feet.model import (
+        KeepOne,
+    )
 
     # an event between the two draws put another card between them
     state = table(
@@ -677,7 +688,9 @@ def test_sample_keeps_the_planners_own_cards_to_choose_from_wherever_they_lie() 
 
 
 def test_sample_keeps_an_offered_postcard_with_the_asker_and_counts_it() -> None:
-    from games.itchy_feet.model import TradeOffer
+    from games.itchy_feet.model import (
+        TradeOffer,
+    )
 
     postcards = [c for c in sorted(CARDS) if C.type(c) == "postcard"]
     offer = TradeOffer(asker=1, responder=0, give=(postcards[0],), want=("camera",))
@@ -697,7 +710,9 @@ def test_sample_keeps_an_offered_postcard_with_the_asker_and_counts_it() -> None
 
 
 def test_sample_counts_every_card_of_the_seats_not_choosing() -> None:
-    from games.itchy_feet.model import KeepOne
+    from games.itchy_feet.model import (
+        KeepOne,
+    )
 
     postcards = [c for c in sorted(CARDS) if C.type(c) == "postcard"]
     state = table(

@@ -22,25 +22,27 @@ import pytest
 from msgspec.structs import replace
 
 from games.api import IllegalAction, Outcome, fold
-from games.itchy_feet.model import (
-    AcceptTrade,
+from games.itchy_feet.events import (
     ActionTaken,
     CardDrawn,
     CardsDealt,
     CharacterChosen,
     CharacterOffered,
-    CharacterQuestion,
     CharactersDealt,
-    ChooseCharacter,
-    Draw,
     Event,
     ExtensionsShuffledIn,
     GameDrawn,
     GameSetUp,
+    TurnBegan,
+)
+from games.itchy_feet.model import (
+    AcceptTrade,
+    CharacterQuestion,
+    ChooseCharacter,
+    Draw,
     Options,
     PassTurn,
     State,
-    TurnBegan,
 )
 from games.itchy_feet.rules import CHARACTERS, ItchyFeet
 from games.testing import check_conservation

@@ -6,18 +6,20 @@ from __future__ import annotations
 import pytest
 
 from games.itchy_feet import text
-from games.itchy_feet.model import (
+from games.itchy_feet.events import (
     CardDrawn,
     CardKept,
     CardStolen,
     GameWon,
+    Recycled,
+    TradeOffered,
+    Travelled,
+)
+from games.itchy_feet.model import (
     OfferTrade,
     Options,
     Recycle,
-    Recycled,
     Steal,
-    TradeOffered,
-    Travelled,
 )
 from games.itchy_feet.rules import ItchyFeet
 from games.testing import check_every_type_has_words, check_words, random_playout
