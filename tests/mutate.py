@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def settings(modules: list[str], tests: list[str]) -> str:
+def settings(modules: list[str], tests: list[str], timeout_multiplier: float = 3.0) -> str:
     def quoted(items: list[str]) -> str:
         return ", ".join(f'"{i}"' for i in items)
 
@@ -35,6 +35,9 @@ def settings(modules: list[str], tests: list[str]) -> str:
         f"pytest_add_cli_args_test_selection = [{quoted(tests)}]\n"
         'also_copy = ["games", "contracts", "infra", "services", "tests", "clients"]\n'
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]\n'
+        # a mutant that loops is stopped after (its tests' time + 1 s) x 2 x this many CPU
+        # seconds and counted as caught (mutmut's default, 15, let one loop for an hour)
+        f"timeout_multiplier = {timeout_multiplier}\n"
     )
 
 
@@ -45,6 +48,9 @@ def main() -> int:
     parser.add_argument("--children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--floor", type=float, default=0.0, help="fail below this killed %%")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument(
+        "--timeout-multiplier", type=float, default=3.0, help="of a mutant's tests' time"
+    )
     args = parser.parse_args()
     modules = [m for m in args.module if not m.startswith("tests/")]
     tests = (args.tests or []) + [m for m in args.module if m.startswith("tests/")]
@@ -63,7 +69,7 @@ def main() -> int:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, target)
         with (work / "pyproject.toml").open("a") as f:
-            f.write(settings(modules, tests))
+            f.write(settings(modules, tests, args.timeout_multiplier))
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         run = subprocess.run(
             [str(mutmut), "run", "--max-children", str(args.children)],

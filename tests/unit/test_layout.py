@@ -74,9 +74,7 @@ OVER_THE_BOUND = {
     "services/bots/worker.py": 699,
     "infra/servers/embedded.py": 694,
     "games/footprints/content.py": 654,  # content data: the cards' table
-    "games/itchy_feet/rules.py": 635,
     "services/bots/policies/footprints.py": 618,
-    "games/itchy_feet/model.py": 541,
     "games/footprints/model.py": 533,
     "games/footprints/rules.py": 509,
 }
