@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from games.footprints.board import bottom_destinations
+from games.footprints.board import IllegalMove, bottom_destinations, check_path
 from games.footprints.content import RESOURCES, Follower, Move, Terrain, clan_card
+from games.footprints.follower import follower_action
 from games.footprints.model import (
     FigureMoved,
+    FireDiscarded,
     FootprintsRenewed,
     Lead,
     ResourcesChanged,
@@ -143,8 +145,6 @@ def two_fire_cards(t: Table, seat: int, a: Lead, any_skill: list[Terrain]) -> No
     hand = t.player(seat).fire_hand
     if len(a.cards) > 2 or not set(a.cards) <= set(hand) or len(set(a.cards)) != len(a.cards):
         raise illegal("fire_not_in_hand", "play up to 2 different fire cards from your hand")
-    from games.footprints.model import FireDiscarded
-
     if a.cards:  # the discard pile keeps no order: either order of two cards is one move
         t.emit(FireDiscarded(seat=seat, cards=tuple(sorted(a.cards))))
     moved = False
@@ -162,8 +162,6 @@ def two_fire_cards(t: Table, seat: int, a: Lead, any_skill: list[Terrain]) -> No
 def walk_fire(
     t: Table, seat: int, move: Move, path: tuple[tuple[int, int], ...], any_skill: list[Terrain]
 ) -> None:
-    from games.footprints.board import IllegalMove, check_path
-
     start = t.player(seat).position
     if start is None:
         raise illegal("on_cairn_track", "your figure is on the cairn track")
@@ -184,8 +182,6 @@ def walk_fire(
 
 def replay(t: Table, seat: int, a: Lead, any_skill: list[Terrain]) -> None:
     """A follower from your clan discard pile does its top or bottom action again."""
-    from games.footprints.turn import follower_action
-
     played = t.player(seat).played
     if a.follower not in played:
         raise illegal("not_played", "choose a follower from your clan discard pile")

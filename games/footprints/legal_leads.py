@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import combinations, combinations_with_replacement, permutations
 
+from games.footprints import walks
 from games.footprints.board import bottom_destinations
 from games.footprints.content import (
     RESOURCES,
@@ -19,7 +20,7 @@ from games.footprints.content import (
     clan_card,
 )
 from games.footprints.gains import Ledger, advance
-from games.footprints.leaders import NO_CHOICES
+from games.footprints.leaders import NO_CHOICES, SCOUT_SPACES, recluse_targets
 from games.footprints.legal_moves import Lister, Outcome, bottom_moves, top_moves, unique
 from games.footprints.model import Bottom, Lead, Top
 
@@ -58,8 +59,6 @@ def _uses(ls: Lister, card: Leader, fire: str | None) -> Iterator[tuple[Outcome,
         case "scout":
             yield from _scout(ls)
         case "recluse":
-            from games.footprints.leaders import recluse_targets
-
             for to in recluse_targets(t, seat):
                 got = ls.bonuses([to])
                 for picks, led in ls.choose(("to", to), ls.gaining(led0, got)):
@@ -115,8 +114,6 @@ def _plus(led: Ledger, taken: tuple[Resource, ...]) -> Ledger:
 
 
 def _scout(ls: Lister) -> Iterator[tuple[Outcome, Lead]]:
-    from games.footprints.leaders import SCOUT_SPACES
-
     if ls.start is None:
         return
     for d in range(6):
@@ -152,8 +149,6 @@ def _trades(ls: Lister) -> Iterator[tuple[Outcome, Lead]]:
 def _fire_keeper(ls: Lister) -> Iterator[tuple[Outcome, Lead]]:
     """Up to two fire cards from hand, in either order (the first with a move may walk),
     then a fire card drawn."""
-    from games.footprints import walks
-
     hand = sorted(set(ls.t.player(ls.seat).fire_hand))
     led0 = ls.led._replace(fire=ls.led.fire + 1)
     yield (ls.start, led0, ()), Lead()  # no card played: a fire card taken all the same

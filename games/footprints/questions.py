@@ -21,8 +21,7 @@ from games.footprints.model import (
     StartingFootprintQuestion,
     State,
 )
-from games.footprints.table import Table
-from games.footprints.turn import FIRE_HAND_LIMIT
+from games.footprints.table import FIRE_HAND_LIMIT, Table
 
 
 def allowed_leaders(t: Table, seat: int) -> list[str]:

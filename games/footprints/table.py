@@ -30,6 +30,7 @@ from games.footprints.content import (
 )
 from games.footprints.evolve import evolve
 from games.footprints.gains import Change, Ledger
+from games.footprints.goals import Facts
 from games.footprints.model import (
     BonusLost,
     ChoicesOpened,
@@ -50,6 +51,7 @@ from games.footprints.model import (
 )
 
 MAX_FIRE_SPACES = 3
+FIRE_HAND_LIMIT = 3  # "more than 3 fire cards in hand, discard until you have only 3"
 
 
 def illegal(code: str, message: str) -> IllegalAction:
@@ -111,6 +113,16 @@ class Table:
 
     def creations(self) -> set[Pos]:
         return {at for at, _, _ in self.state.engraved}
+
+    def facts(self, seat: int) -> Facts:
+        """What `seat`'s footprint cards' goals are checked against (goals.py:complete)."""
+        p = self.player(seat)
+        return Facts(
+            skills=dict(zip(TERRAINS, p.skills, strict=True)),
+            resources={r: self.owned(seat, r) for r in ("stone", "mammoth", "wood", "berries")},
+            engravings=p.engravings,
+            cave_painting=p.cave_site is not None,
+        )
 
     # -- gains -----------------------------------------------------------------------------
 

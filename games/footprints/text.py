@@ -78,6 +78,7 @@ from games.footprints.model import (
     TurnBegan,
     UsePower,
 )
+from games.footprints.svg import token_mark
 from games.text import CardInfo, listing, plural, who
 
 PHASES = {
@@ -164,8 +165,6 @@ SCORING = {
 
 
 def cards() -> list[CardInfo]:
-    from games.footprints.svg import token_mark
-
     content = load()
     out: list[CardInfo] = []
     for clan in content.clans.values():

@@ -8,15 +8,15 @@ from games.footprints.board import creation_bonuses, engraving_spaces
 from games.footprints.content import (
     MAP_SHAPE_LEADERS,
     TERRAINS,
-    Follower,
     Leader,
-    Terrain,
     clan_card,
 )
-from games.footprints.goals import Facts, complete
+from games.footprints.follower import follower_action
+from games.footprints.goals import complete
+from games.footprints.leaders import lead
+from games.footprints.legal_builds import builds
 from games.footprints.model import (
     Action,
-    Bottom,
     BuildCavePainting,
     BuildEngraving,
     CardPlayed,
@@ -25,6 +25,7 @@ from games.footprints.model import (
     EndTriggered,
     EngravingBuilt,
     FireDiscarded,
+    FootprintCompleted,
     GameEnded,
     Lead,
     PanelFilled,
@@ -36,10 +37,10 @@ from games.footprints.model import (
     StepDone,
     Top,
     TurnBegan,
+    UsePower,
 )
-from games.footprints.table import Table, illegal
-
-FIRE_HAND_LIMIT = 3  # "more than 3 fire cards in hand, discard until you have only 3"
+from games.footprints.scoring import Tally, ranks, score, solo, tie_break
+from games.footprints.table import FIRE_HAND_LIMIT, Table, illegal
 
 
 def play(t: Table, seat: int, action: Play) -> None:
@@ -59,8 +60,6 @@ def play(t: Table, seat: int, action: Play) -> None:
 def act(t: Table, seat: int, action: Action) -> None:
     """Step 2: the follower's top or bottom action (both, with such a fire card), or the
     leader's ability."""
-    from games.footprints.leaders import lead
-
     turn = t.state.turn
     assert turn is not None and turn.card is not None
     card = clan_card(t.content, turn.card)
@@ -83,35 +82,6 @@ def act(t: Table, seat: int, action: Action) -> None:
         t.settle(seat)
         return
     after_action(t, seat)
-
-
-def follower_action(
-    t: Table, seat: int, card: Follower, action: Action, fire: str | None, any_skill: list[Terrain]
-) -> None:
-    match action:
-        case Top(path=path, fire_at=fire_at, fire_path=fire_path):
-            t.move_top(
-                seat, card.terrain, 0, card.extra_move, path, fire, fire_at, fire_path, any_skill
-            )
-        case Bottom(to=to, fire_at=fire_at, fire_path=fire_path, fire_during=during):
-            if during is not None and t.state.rules < 2:
-                raise illegal(
-                    "bad_fire_timing",
-                    "under rules version 1 a fire card is used before or after a bottom action",
-                )
-            t.move_bottom(
-                seat,
-                card.terrain,
-                card.extra_advance,
-                to,
-                fire,
-                fire_at,
-                fire_path,
-                any_skill,
-                during,
-            )
-        case _:
-            raise illegal("not_now", f"{type(action).__name__} is not step 2")
 
 
 def after_action(t: Table, seat: int) -> None:
@@ -170,8 +140,6 @@ def build(t: Table, seat: int, action: Action) -> None:
 
 def power(t: Table, seat: int, action: Action) -> None:
     """Step 4 (optional): one revealed engraving power, once per resource paid."""
-    from games.footprints.model import UsePower
-
     if isinstance(action, Skip):
         t.emit(StepDone(seat=seat, phase="discard"))
         return
@@ -207,21 +175,9 @@ def complete_footprint(t: Table, seat: int, card: str) -> None:
     p = t.player(seat)
     if card not in p.footprints:
         raise illegal("not_on_board", f"{card} is not on your footprint board")
-    if not complete(t.content.footprint_cards[card], facts(t, seat)):
+    if not complete(t.content.footprint_cards[card], t.facts(seat)):
         raise illegal("goals_not_met", "not every goal of this card is met")
-    from games.footprints.model import FootprintCompleted
-
     t.emit(FootprintCompleted(seat=seat, card=card))
-
-
-def facts(t: Table, seat: int) -> Facts:
-    p = t.player(seat)
-    return Facts(
-        skills=dict(zip(TERRAINS, p.skills, strict=True)),
-        resources={r: t.owned(seat, r) for r in ("stone", "mammoth", "wood", "berries")},
-        engravings=p.engravings,
-        cave_painting=p.cave_site is not None,
-    )
 
 
 # -- between steps ---------------------------------------------------------------------------
@@ -247,8 +203,6 @@ def flow(t: Table) -> None:
 
 
 def can_build(t: Table, seat: int) -> bool:
-    from games.footprints.legal import builds
-
     return bool(builds(t, seat))
 
 
@@ -263,10 +217,8 @@ def finish(t: Table, seat: int) -> None:
     """Step 6, then the end conditions and the next turn."""
     # Our ruling: a card whose goals are met is flipped for you before your turn ends
     # (flipping is free and never worse, and the last turn may end with no step left).
-    from games.footprints.model import FootprintCompleted
-
     for card in t.player(seat).footprints:
-        if complete(t.content.footprint_cards[card], facts(t, seat)):
+        if complete(t.content.footprint_cards[card], t.facts(seat)):
             t.emit(FootprintCompleted(seat=seat, card=card))
     p = t.player(seat)
     pile = p.deck_top or p.deck_bottom
@@ -327,8 +279,6 @@ def next_turn(t: Table, seat: int) -> None:
 
 
 def game_ended(t: Table) -> GameEnded:
-    from games.footprints.scoring import Tally, ranks, score, solo, tie_break
-
     parts = []
     totals = []
     skill_totals = []
