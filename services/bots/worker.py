@@ -13,6 +13,11 @@ its worker, `max_deliveries` times is dead-lettered on the games stream (`python
 infra.streams.deadletters list turnpost:games`; a replay plays it anew), and a later send
 of it (the scheduler's sweep) that fails again is dropped without retries. An outage of
 Postgres or Redis is retried with backoff and never counted.
+
+The parts: services/bots/app.py (the Celery app and what a worker sets up as it starts),
+services/bots/turns.py (a turn, its command id, its time limit), services/bots/outbox.py
+(what the bot sends to Redis: commands, tries, dead letters); here, the tasks and the bot
+that plays them.
 """
 
 from __future__ import annotations
@@ -22,14 +27,12 @@ import contextlib
 import logging
 import math
 import os
-import signal
 import socket
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from random import Random
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, TypeGuard
 
 import asyncpg
 import msgspec
@@ -37,27 +40,15 @@ import redis
 from celery import signals
 from opentelemetry.trace import SpanKind
 
-from contracts.streams import COMMANDS, GAMES, GameEvent, SubmitAction
-from infra.auth import signing
-from infra.eventstore.api import command_uuid
+from contracts.streams import SubmitAction
 from infra.observability import tracing
-from infra.observability.context import bind, bind_carried, carry
-from infra.observability.logging import configure
-from infra.observability.metrics import (
-    BOT_TASK_SECONDS,
-    BOT_TASK_TURNS,
-    DEADLETTERS,
-    prepare_multiprocess,
-    process_gone,
-    serve_metrics,
-)
-from infra.servers.db import create_pool, redis_options
+from infra.observability.context import bind, bind_carried
+from infra.observability.metrics import BOT_TASK_SECONDS, BOT_TASK_TURNS, process_gone
+from infra.servers.db import create_pool
 from infra.servers.errors import is_transient
-from infra.servers.process import refuse_unsafe_secrets, settle_heap
-from infra.settings import Settings, from_env
-from infra.streams.api import dead_letter_stream
+from infra.servers.process import settle_heap
+from infra.settings import Settings
 from infra.tasks import (
-    DEAD_TURN,
     PLAY_MANY_TASK,
     PLAY_TASK,
     SEARCH_QUEUE,
@@ -66,106 +57,27 @@ from infra.tasks import (
     TASK_TIME_LIMIT,
     TRACE_HEADER,
     TRACES_HEADER,
-    celery_app,
     queue_for,
     turn_key,
 )
+from services.bots.app import app, header, settings
 from services.bots.observe import Observation, States, observe, observe_many
+from services.bots.outbox import Outbox
 from services.bots.policies import SEARCHING, policy_for
 from services.bots.search import TURN_SENT, TURN_SHARE
+from services.bots.turns import Turn, bot_command_id, time_limit
+from services.bots.turns import TurnTooLong as TurnTooLong  # raised in a turn: caught by this name
 
 log = logging.getLogger(__name__)
-settings = from_env()
 
-app = celery_app(settings)
-app.conf.update(
-    task_acks_late=True,
-    task_reject_on_worker_lost=True,
-    task_acks_on_failure_or_timeout=True,
-    worker_prefetch_multiplier=1,
-    task_time_limit=TASK_TIME_LIMIT,
-    task_soft_time_limit=TASK_TIME_LIMIT - 10,
-)
-
-TRIES_TTL_S = 7 * 24 * 3600  # how long a turn's count of tries (and a dead turn) is kept
 RETRY_AFTER_S = (1, 2, 4, 8, 16)  # a turn that failed on its content is tried again after
 SEND_HELD_AFTER_S = 0.02  # a batch's moves held no longer than this before a turn begins
-
-
-def _one_broker_client_per_channel() -> None:
-    """kombu's Redis transport builds a new redis-py client for each ack and each note of
-    an unacked task, two per task, and building one (its table of response callbacks) costs
-    more CPU than the command it sends; one client per channel (a pool of connections
-    behind it, as before) does the same work."""
-    from kombu.transport import redis as kombu_redis
-
-    channel = kombu_redis.Channel
-    if not hasattr(channel, "conn_or_acquire") or not hasattr(channel, "_create_client"):
-        return  # another kombu: leave it as it is
-
-    @contextlib.contextmanager
-    def conn_or_acquire(self: Any, client: Any = None) -> Iterator[Any]:
-        if client:
-            yield client
-            return
-        cached = self.__dict__.get("_turnpost_client")
-        if cached is None:
-            cached = self.__dict__["_turnpost_client"] = self._create_client()
-        yield cached
-
-    channel.conn_or_acquire = conn_or_acquire
-
-
-_one_broker_client_per_channel()
-
-
-@signals.worker_init.connect
-def _refuse_unsafe_secrets(**_: object) -> None:
-    refuse_unsafe_secrets(settings)  # the worker signs the bots' commands
-
-
-@signals.worker_init.connect
-def _serve_metrics(**_: object) -> None:
-    """METRICS_PORT: the worker's metrics there. A prefork pool's children count their turns
-    in their own memory: with PROMETHEUS_MULTIPROC_DIR set (deploy/stack.py, compose, k8s
-    do for the mcts worker) they count in files there, which this port adds up."""
-    prepare_multiprocess()
-    serve_metrics(settings.metrics_port)
 
 
 @signals.worker_init.connect  # before a prefork pool forks: its children share the frozen pages
 @signals.worker_ready.connect  # solo and threads pools: all that startup made, tasks run here
 def _settle_heap(**_: object) -> None:
     settle_heap()
-
-
-@signals.setup_logging.connect
-def _setup_logging(loglevel: int | str | None = None, **_: object) -> None:
-    """The worker logs as every process does (infra/observability/logging.py: LOG_FORMAT, the ids bound
-    for each turn), not in Celery's own format. Celery's two INFO lines per task
-    ("received", "succeeded") cost more than a greedy move: shown at DEBUG only. Failures
-    and retries still show."""
-    configure(loglevel or settings.log_level, settings.log_format)
-    if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
-        for name in ("celery.app.trace", "celery.worker.strategy"):
-            logging.getLogger(name).setLevel(logging.WARNING)
-
-
-def bot_command_id(game_id: str, version: int, seat: int) -> str:
-    return str(command_uuid("bot", game_id, str(version), str(seat)))
-
-
-class Turn(NamedTuple):
-    """One task: `seat` (a `level` bot) must act in `game_id` as of `version` (the trigger)."""
-
-    game: str
-    game_id: str
-    seat: int
-    level: str
-    version: int
-
-    def tries_key(self, settings: Settings) -> str:
-        return f"{settings.stream_prefix}bots:tries:{self.game_id}:{self.version}:{self.seat}"
 
 
 def command_for(obs: Observation, game_id: str, level: str) -> SubmitAction:
@@ -214,27 +126,24 @@ async def decide(
     return command_for(obs, turn.game_id, turn.level) if wants_a_move(obs, turn) else None
 
 
-class Bot:
+class Bot(Outbox):
     """What one worker process keeps for its life: an event loop, a Postgres pool, a Redis
     client, the recent states of its games and its recent decisions (a repeated turn, e.g.
     redelivered, is sent again without searching again). Made on first use in the process
-    that uses it: a forked child never shares its parent's sockets."""
+    that uses it: a forked child never shares its parent's sockets. What it sends to Redis
+    (commands, tries, dead letters) is its `Outbox`'s (services/bots/outbox.py)."""
 
     DECISIONS = 256
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+        super().__init__(settings)  # the Redis client, the commands' stream and key
         self.pid = os.getpid()
         self.loop = asyncio.new_event_loop()
         self.pool: asyncpg.Pool | None = None
-        self.redis = redis.Redis.from_url(settings.redis_url, **redis_options(settings))
         self.states = States()
         self.decided: OrderedDict[tuple[str, int, int], SubmitAction] = OrderedDict()
-        self.key = settings.command_key()
-        self.commands = settings.stream(COMMANDS)
         self.searcher = f"{socket.gethostname()}:{self.pid}"  # this process, among the searchers
         self._looked: dict[tuple[str, int], Observation | None] = {}  # a batch's, read ahead
-        self._held: list[tuple[bytes, str | None]] | None = None  # a batch's commands, unsent
 
     async def _connection_pool(self) -> asyncpg.Pool:
         if self.pool is None:
@@ -313,110 +222,10 @@ class Bot:
             return 1.0  # the move still lands: the queue's news is not worth failing for
         return 1.0 / (1.0 + int(waiting) / max(1, int(processes)))
 
-    def send(self, command: SubmitAction, turn: Turn, counted: bool) -> None:
-        """The command on the commands stream (and the turn's count of tries forgotten)."""
-        command = msgspec.structs.replace(command, trace=carry())  # what began it, onward
-        payload = signing.sign(self.key, msgspec.json.encode(command))
-        held = (payload, turn.tries_key(self.settings) if counted else None)
-        if self._held is not None:
-            self._held.append(held)
-        else:
-            self.send_held([held])
-
-    def hold(self, held: list[tuple[bytes, str | None]]) -> None:
-        """From now on `send` keeps each command (and its tries key to forget) in `held`, to
-        be sent with the others of the batch by `send_held` in one round trip."""
-        self._held = held
-
     def release(self) -> None:
         """Back to sending each command at once; what was read ahead is forgotten."""
-        self._held = None
+        super().release()
         self._looked = {}
-
-    def send_held(self, held: list[tuple[bytes, str | None]]) -> None:
-        """The commands on the commands stream, and their tries forgotten: one round trip."""
-        if not held:
-            return
-        pipe = self.redis.pipeline(transaction=False)
-        for payload, tries in held:
-            pipe.xadd(self.commands, {b"m": payload})
-            if tries is not None:
-                pipe.delete(tries)
-        pipe.execute()
-        held.clear()
-
-    # -- counting tries: only a turn that failed or whose worker died costs a round trip ----
-
-    def begin(self, turn: Turn, fresh: bool) -> tuple[int, bool]:
-        """Count a try that follows a death (a redelivered task) or a replay (`fresh`: count
-        from the start): (its number, whether the turn is dead-lettered already)."""
-        key = turn.tries_key(self.settings)
-        pipe = self.redis.pipeline(transaction=False)
-        if fresh:
-            pipe.delete(key)
-        pipe.hincrby(key, "tries", 1)
-        pipe.hget(key, "dead")
-        pipe.expire(key, TRIES_TTL_S)
-        *_, tries, dead, _ = pipe.execute()
-        return int(tries), dead is not None
-
-    def failed(self, turn: Turn, exc: BaseException, counted: bool) -> tuple[int, bool]:
-        """Count a try that failed on its content (unless `begin` counted it already):
-        (tries so far, whether the turn is dead-lettered already)."""
-        key = turn.tries_key(self.settings)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hincrby(key, "tries", 0 if counted else 1)
-        pipe.hset(key, "error", repr(exc)[:1000])
-        pipe.hget(key, "dead")
-        pipe.expire(key, TRIES_TTL_S)
-        tries, _, dead, _ = pipe.execute()
-        return int(tries), dead is not None
-
-    def uncount(self, *tries_keys: str) -> None:
-        """An outage is no fault of the turns': the tries `begin` counted are taken back."""
-        pipe = self.redis.pipeline(transaction=False)
-        for key in tries_keys:
-            pipe.hincrby(key, "tries", -1)
-        pipe.execute()
-
-    def forget(self, turn: Turn) -> None:
-        self.redis.delete(turn.tries_key(self.settings))
-
-    def dead_letter(self, turn: Turn, tries: int) -> None:
-        """Park the turn as a dead letter of the games stream, once; a replay of it is an
-        envelope the dispatcher sends as a fresh turn."""
-        key = turn.tries_key(self.settings)
-        if not self.redis.hsetnx(key, "dead", 1):
-            return
-        error = self.redis.hget(key, "error")
-        reason = error.decode() if error else "the worker died while playing it"
-        envelope = GameEvent(
-            game_id=turn.game_id,
-            game=turn.game,
-            room_id=None,
-            version=turn.version,
-            type=DEAD_TURN,
-            to_act=[turn.seat],
-            status="active",
-            bots={str(turn.seat): turn.level},
-            batch_end=True,
-            global_position=0,
-            trace=carry(),
-        )
-        games = self.settings.stream(GAMES)
-        self.redis.xadd(
-            dead_letter_stream(games),
-            {
-                b"m": msgspec.json.encode(envelope),
-                b"stream": games,
-                b"group": "bots",
-                b"id": f"{turn.game_id}:v{turn.version}:seat{turn.seat}",
-                b"deliveries": str(tries),
-                b"reason": f"bot turn failed {tries} times; last: {reason}"[:2000],
-            },
-        )
-        DEADLETTERS.labels(games, "bots").inc()
-        log.error("bot turn %s dead-lettered after %d tries: %s", turn, tries, reason)
 
     def close(self) -> None:
         if self.pool is not None:
@@ -517,31 +326,6 @@ def _play_turn(b: Bot, turn: Turn, fresh: bool, redelivered: bool, retries: int)
         raise
 
 
-class TurnTooLong(Exception):
-    """A turn ran past its time limit."""
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise TurnTooLong in a turn that runs past `seconds`. Celery's solo pool (the cheap
-    levels' workers) enforces no time limit of its own; this one is a timer signal of the
-    main thread, so elsewhere (a thread pool) it does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def expired(signum: int, frame: object) -> None:
-        raise TurnTooLong(f"the turn ran past {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 @contextlib.contextmanager
 def searching_for(level: str, sent: Any) -> Iterator[None]:
     """While a search's turn is played: when it was sent and its share of what is left, so
@@ -558,12 +342,6 @@ def searching_for(level: str, sent: Any) -> Iterator[None]:
     finally:
         TURN_SENT.reset(sent_token)
         TURN_SHARE.reset(share_token)
-
-
-def header(request: Any, name: str) -> Any:
-    """A custom header of the task: an attribute of the request as a worker receives it,
-    in `headers` when applied in place (eagerly)."""
-    return getattr(request, name, None) or (request.headers or {}).get(name)
 
 
 @app.task(name=PLAY_TASK, bind=True, max_retries=None)

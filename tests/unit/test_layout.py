@@ -70,7 +70,6 @@ MAX_LINES = 500
 # may shrink, none may grow, and no other module may pass the bound. Each is to be cut by
 # concern, and its line here goes with it.
 OVER_THE_BOUND = {
-    "services/bots/worker.py": 699,
     "games/footprints/content.py": 654,  # content data: the cards' table
     "services/bots/policies/footprints.py": 618,
     "games/footprints/model.py": 533,
