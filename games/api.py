@@ -159,7 +159,12 @@ class Rules(Protocol[S, A, E, O]):
 class PublicGame:
     """The defaults of `Rules` for a game that hides nothing and has no cards: every seat and
     a spectator see the whole state, every event whole, and a guess is the state itself.
-    Subclass it and give the members `Rules` requires (tests/example_game is one)."""
+    Subclass it and give the members `Rules` requires (tests/example_game is one); a new
+    game starts at schema and rules version 1."""
+
+    view_type: Any = View  # the state, whole, as `public`
+    schema_version = 1
+    rules_version = 1
 
     def view(self, state: Any, seat: int | None) -> View:
         return View(public=state, private=None)

@@ -15,6 +15,5 @@ def greedy(obs: Observation, rng: Random) -> Any:
         return [h - move.count if i == move.heap else h for i, h in enumerate(heaps)]
 
     winning = [m for m in obs.legal if reduce(xor, left(m), 0) == 0]
-    if winning:
-        return rng.choice(winning)
-    return min(obs.legal, key=lambda m: (m.count, -heaps[m.heap]))
+    biggest = max(obs.legal, key=lambda m: (heaps[m.heap], -m.count))  # one from the biggest heap
+    return rng.choice(winning) if winning else biggest

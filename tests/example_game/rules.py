@@ -6,7 +6,7 @@ from typing import Annotated
 
 import msgspec
 
-from games.api import IllegalAction, Outcome, PublicGame, Rng, View
+from games.api import IllegalAction, Outcome, PublicGame, Rng
 
 
 class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -49,13 +49,10 @@ class Nim(PublicGame):
     key = "nim"
     name = "Nim"
     seats = range(2, 5)
-    schema_version = 1
-    rules_version = 1
     state_type = State
     action_type = Take
     event_type = Event
     options_type = Options
-    view_type = View  # the whole state, to everyone (PublicGame.view)
     bot_levels: tuple[str, ...] = ("random", "greedy")
 
     def setup(self, options: Options, seats: int, rng: Rng) -> list[Event]:
@@ -70,21 +67,17 @@ class Nim(PublicGame):
                 return State(seats=seats, heaps=options.heaps, current=first, rules=rules)
             case Taken(seat=seat, heap=heap, count=count):
                 assert state is not None
-                heaps = list(state.heaps)
-                heaps[heap] -= count
+                heaps = tuple(h - count if i == heap else h for i, h in enumerate(state.heaps))
                 nxt = (seat + 1) % state.seats
-                return msgspec.structs.replace(state, heaps=tuple(heaps), current=nxt, last=seat)
+                return msgspec.structs.replace(state, heaps=heaps, current=nxt, last=seat)
         raise ValueError(f"no such event: {event!r}")
 
     def to_act(self, state: State) -> frozenset[int]:
         return frozenset() if not any(state.heaps) else frozenset({state.current})
 
     def legal_actions(self, state: State, seat: int) -> Sequence[Take]:
-        if seat not in self.to_act(state):
-            return []
-        return [
-            Take(heap=h, count=n) for h, left in enumerate(state.heaps) for n in range(1, left + 1)
-        ]
+        heaps = enumerate(state.heaps) if seat in self.to_act(state) else ()
+        return [Take(heap=h, count=n) for h, left in heaps for n in range(1, left + 1)]
 
     def decide(self, state: State, seat: int, action: Take, rng: Rng) -> list[Event]:
         if seat not in self.to_act(state):
@@ -98,6 +91,5 @@ class Nim(PublicGame):
     def outcome(self, state: State) -> Outcome | None:
         if any(state.heaps) or state.last is None:
             return None
-        ranks = [1 if s == state.last else 2 for s in range(state.seats)]
-        scores = [1 if s == state.last else 0 for s in range(state.seats)]
-        return Outcome(scores=scores, ranks=ranks, winners=[state.last])
+        won = [int(s == state.last) for s in range(state.seats)]
+        return Outcome(scores=won, ranks=[2 - w for w in won], winners=[state.last])

@@ -21,8 +21,7 @@ def describe(action: Any, names: Sequence[str]) -> str:
 def narrate(event: Any, names: Sequence[str]) -> str:
     match event:
         case GameSetUp(options=options, first_seat=first):
-            heaps = ", ".join(str(h) for h in options.heaps)
-            return f"Nim with heaps of {heaps}; {who(names, first)} begins"
+            return f"Nim with heaps of {', '.join(map(str, options.heaps))}; {who(names, first)} begins"
         case Taken(seat=seat, heap=heap, count=count):
             return f"{who(names, seat)} took {count} from heap {heap + 1}"
     raise ValueError(f"no words for {event!r}")
