@@ -5,6 +5,7 @@ nothing else of the platform. Served over REST in tests/e2e/test_example_game.py
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from random import Random
 from typing import Any
 
@@ -89,3 +90,9 @@ def test_it_is_served_where_turnpost_games_names_it(monkeypatch: pytest.MonkeyPa
         monkeypatch.delenv("TURNPOST_GAMES")
         games.entries.cache_clear()
         games.registry.cache_clear()
+
+
+def test_it_stays_small() -> None:
+    """The issue's proof that a game is cheap to add: the whole example within 150 lines."""
+    folder = Path(text.__file__).parent
+    assert sum(len(p.read_text().splitlines()) for p in folder.glob("*.py")) <= 150
