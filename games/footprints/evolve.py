@@ -15,7 +15,7 @@ from games.footprints.content import (
     Leader,
     clan_card,
 )
-from games.footprints.model import (
+from games.footprints.events import (
     BonusLost,
     CardPlayed,
     CavePaintingBuilt,
@@ -29,7 +29,6 @@ from games.footprints.model import (
     FireDiscarded,
     FireDrawn,
     FireReshuffled,
-    FootprintChoice,
     FootprintCompleted,
     FootprintDiscarded,
     FootprintDrawn,
@@ -41,19 +40,17 @@ from games.footprints.model import (
     GameSetUp,
     LeaderChosen,
     PanelFilled,
-    Player,
     PowerUsed,
     ReachedCairn,
     ResourcesChanged,
-    SetupChoices,
     SkillAdvanced,
     SkillMovedBack,
     StartingFootprints,
-    State,
     StepDone,
-    Turn,
     TurnBegan,
 )
+from games.footprints.model import FootprintChoice, SetupChoices
+from games.footprints.state import Player, State, Turn
 
 
 def _without(cards: tuple[str, ...], *gone: str) -> tuple[str, ...]:

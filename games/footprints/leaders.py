@@ -4,15 +4,9 @@ from __future__ import annotations
 
 from games.footprints.board import IllegalMove, bottom_destinations, check_path
 from games.footprints.content import RESOURCES, Follower, Move, Terrain, clan_card
+from games.footprints.events import FigureMoved, FireDiscarded, FootprintsRenewed, ResourcesChanged
 from games.footprints.follower import follower_action
-from games.footprints.model import (
-    FigureMoved,
-    FireDiscarded,
-    FootprintsRenewed,
-    Lead,
-    ResourcesChanged,
-    Top,
-)
+from games.footprints.model import Lead, Top
 from games.footprints.table import Table, illegal
 
 SCOUT_SPACES = 6

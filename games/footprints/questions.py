@@ -19,8 +19,8 @@ from games.footprints.model import (
     PlaceQuestion,
     SetupChoices,
     StartingFootprintQuestion,
-    State,
 )
+from games.footprints.state import State
 from games.footprints.table import FIRE_HAND_LIMIT, Table
 
 

@@ -1,4 +1,4 @@
-"""Footprints as a decider: setup / decide / evolve, views and redaction."""
+"""Footprints as a decider: setup / decide / evolve; views and redaction are views.py's."""
 
 from __future__ import annotations
 
@@ -11,57 +11,53 @@ from msgspec.structs import replace
 from games.api import IllegalAction, Outcome, Rng, Unavailable, View
 from games.footprints import legal, questions, turn, views
 from games.footprints.assembled import assembled_map
-from games.footprints.board import cave_sites_in_play, draw_layout
-from games.footprints.content import MAP_SHAPE_LEADERS, Content, load
-from games.footprints.evolve import evolve
-from games.footprints.model import (
-    Action,
-    AnyAction,
+from games.footprints.board import assemble, cave_sites_in_play, draw_layout
+from games.footprints.content import MAP_SHAPE_LEADERS, RESOURCE_OF, Content, load
+from games.footprints.events import (
     AnyEvent,
-    Bottom,
-    BuildCavePainting,
-    BuildEngraving,
     ChoicesOpened,
-    ChooseLeader,
-    CompleteFootprint,
-    DecideFootprint,
     DeckBuilt,
-    DiscardFire,
     Event,
     FigurePlaced,
-    FireDrawn,
-    FootprintChoice,
     FootprintDiscarded,
     FootprintKept,
     FootprintsReturned,
     GameSetUp,
+    LeaderChosen,
+    PanelFilled,
+    StartingFootprints,
+    TurnBegan,
+)
+from games.footprints.evolve import evolve
+from games.footprints.model import (
+    Action,
+    AnyAction,
+    Bottom,
+    BuildCavePainting,
+    BuildEngraving,
+    ChooseLeader,
+    CompleteFootprint,
+    DecideFootprint,
+    DiscardFire,
+    FootprintChoice,
     KeepStartingFootprint,
     Lead,
-    LeaderChosen,
     Options,
-    PanelFilled,
     PlaceFigure,
     PlaceNext,
     Play,
-    Player,
     SetupChoices,
     Skip,
-    StartingFootprints,
-    State,
     Top,
-    TurnBegan,
     UsePower,
 )
+from games.footprints.state import State
+from games.footprints.svg import TERRAIN_FILL, CaveMark, render, token_mark
 from games.footprints.table import Table, board_of, illegal
 from games.questions import check_named
 
 PANEL = 4
 TOP_FOLLOWERS = {False: 7, True: 9}  # the followers shuffled with the leader(s): 2 Leaders
-
-
-def _leaders(p: Player) -> list[str]:
-    """The seat's leaders, wherever they are (two with "2 Leaders"), in id order."""
-    return sorted(c for c in (*p.deck_top, *p.deck_bottom, *p.panel, *p.played) if "-leader-" in c)
 
 
 class Footprints:
@@ -92,8 +88,6 @@ class Footprints:
             raise IllegalAction("bad_seat_count", "Footprints seats 1 to 6 players")
         c = self.content
         layout = draw_layout(c, rng)
-        from games.footprints.board import assemble
-
         sites = cave_sites_in_play(assemble(c, layout, snake=options.snake), seats)
         tokens = rng.sample(sorted(c.cave_tokens), len(sites))
         set_up = GameSetUp(
@@ -273,92 +267,13 @@ class Footprints:
                     "not_now", f"{type(action).__name__} is not for step '{current.phase}'"
                 )
 
-    # -- what each seat sees -----------------------------------------------------------------
+    # -- what each seat sees (views.py) -----------------------------------------------------
 
     def view(self, state: State, seat: int | None) -> View:
-        hidden_leader = state.options.advanced and not state.options.two_leaders
-        players = []
-        for s, p in enumerate(state.players):
-            players.append(
-                {
-                    "seat": s,
-                    "clan": p.clan,
-                    "position": p.position,
-                    "cairn_points": p.cairn_points,
-                    "skills": dict(
-                        zip(("mountain", "ice", "forest", "swamp"), p.skills, strict=True)
-                    ),
-                    "resources": dict(
-                        zip(("stone", "mammoth", "wood", "berries"), p.resources, strict=True)
-                    ),
-                    "panel": list(p.panel),
-                    "played": list(p.played),
-                    "deck": len(p.deck_top) + len(p.deck_bottom),
-                    "fire_cards": len(p.fire_hand),
-                    "footprints": list(p.footprints),
-                    "completed": list(p.completed),
-                    "engravings": list(p.engravings),
-                    "cave_site": p.cave_site,
-                    "turns": p.turns,
-                }
-            )
-            leaders = _leaders(p)
-            if hidden_leader:  # a leader chosen in secret shows once on the panel or played
-                leaders = [x for x in leaders if x in p.panel or x in p.played]
-            players[-1]["leaders"] = leaders
-        shown = state.pending
-        if isinstance(shown, SetupChoices):  # the dealt cards: in their owner's questions
-            shown = replace(shown, footprints=tuple((s, ()) for s, _ in shown.footprints))
-        pending: Any = msgspec.to_builtins(shown) if shown is not None else None
-        public = {
-            "seats": state.seats,
-            "options": msgspec.to_builtins(state.options),
-            "map": {
-                "tiles": list(state.tiles),
-                "turned": list(state.turned),
-                "houses": [list(h) for h in state.houses],
-                "caves": {site: token for site, token in state.caves},
-            },
-            "engraved": [{"at": at, "seat": s, "terrain": terr} for at, s, terr in state.engraved],
-            "players": players,
-            "first_seat": state.first_seat,
-            "turn": msgspec.to_builtins(state.turn) if state.turn else None,
-            "pending": pending,
-            "fire_deck": len(state.fire_deck),
-            "fire_discard": list(state.fire_discard),
-            "footprint_deck": len(state.footprint_deck),
-            "footprint_discard": list(state.footprint_discard),
-            "cairn_track": list(state.cairn_track),
-            "end_triggered": state.end_triggered,
-            "result": msgspec.to_builtins(state.result) if state.result else None,
-        }
-        if seat is None or not 0 <= seat < state.seats:
-            return View(public=public)
-        p = state.players[seat]
-        asked = questions.asked(Table(self.content, state, None), seat)
-        private = {
-            "fire_hand": list(p.fire_hand),
-            "leaders": _leaders(p),
-            "deck": sorted(p.deck_top + p.deck_bottom),
-            "questions": [msgspec.to_builtins(q) for q in asked],
-        }
-        return View(public=public, private=private)
+        return views.view(self.content, state, seat)
 
     def redact(self, event: Event, seat: int | None) -> Event | None:
-        match event:
-            case DeckBuilt():
-                return replace(event, top=None, bottom=None)  # the split is unknown to all
-            case FireDrawn(seat=owner) if owner != seat:
-                return replace(event, card=None)
-            case LeaderChosen(seat=owner) if owner != seat:
-                return replace(event, leader=None)
-            case StartingFootprints(seat=owner) | FootprintsReturned(seat=owner) if owner != seat:
-                return replace(event, cards=None)  # dealt face down; only the kept one shows
-            case ChoicesOpened(pending=SetupChoices(footprints=dealt) as choices):
-                # who chooses, as the view shows it; the cards dealt: their owner's alone
-                mine = tuple((s, cards if s == seat else ()) for s, cards in dealt)
-                return replace(event, pending=replace(choices, footprints=mine))
-        return event
+        return views.redact(event, seat)
 
     def outcome(self, state: State) -> Outcome | None:
         r = state.result
@@ -379,8 +294,6 @@ class Footprints:
         """A state consistent with `seat`'s view: other hands of fire cards dealt again from
         what `seat` cannot see, every clan deck split again, secret leaders drawn again, and
         the footprint cards dealt to the others in the advanced setup dealt again."""
-        from games.footprints.questions import allowed_leaders
-
         t = Table(self.content, state, rng)
         others = [s for s in range(state.seats) if s != seat]
         # sorted first: the guess depends on which cards are hidden, not on where they lie
@@ -392,7 +305,7 @@ class Footprints:
             deck = [*p.deck_top, *p.deck_bottom]
             leader = p.leader
             if s != seat and hidden and leader in deck:
-                leader = rng.choice(allowed_leaders(t, s))
+                leader = rng.choice(questions.allowed_leaders(t, s))
                 deck = [leader if c == p.leader else c for c in deck]
             leaders = [c for c in deck if "-leader-" in c]
             followers = sorted(c for c in deck if "-leader-" not in c)
@@ -463,9 +376,6 @@ class Footprints:
         return frozenset(self.content.fire_cards) | frozenset(self.content.footprint_cards)
 
     def describe(self) -> dict[str, Any]:
-        from games.footprints.content import RESOURCE_OF
-        from games.footprints.svg import TERRAIN_FILL
-
         content: dict[str, Any] = msgspec.to_builtins(self.content)
         content["terrains"] = [
             {"terrain": t, "resource": r, "colour": TERRAIN_FILL[t]} for t, r in RESOURCE_OF.items()
@@ -481,8 +391,6 @@ class Footprints:
 
     def board_svg(self, state: State, seat: int | None) -> str:
         """The map as one seat sees it (all of it is public): figures, creations, tokens."""
-        from games.footprints.svg import CaveMark, render, token_mark
-
         colours = ("#e53935", "#1e88e5", "#fdd835", "#8e24aa", "#fb8c00", "#00897b")
         board = board_of(self.content, state)
         figures = {p.position: colours[s] for s, p in enumerate(state.players) if p.position}

@@ -28,27 +28,24 @@ from games.footprints.content import (
     Resource,
     Terrain,
 )
-from games.footprints.evolve import evolve
-from games.footprints.gains import Change, Ledger
-from games.footprints.goals import Facts
-from games.footprints.model import (
+from games.footprints.events import (
     BonusLost,
     ChoicesOpened,
     Event,
     FigureMoved,
     FireDrawn,
-    FireDuring,
     FireReshuffled,
-    FootprintChoice,
     FootprintDrawn,
     FootprintsReshuffled,
-    Player,
-    Pos,
     ResourcesChanged,
     SkillAdvanced,
     SkillMovedBack,
-    State,
 )
+from games.footprints.evolve import evolve
+from games.footprints.gains import Change, Ledger
+from games.footprints.goals import Facts
+from games.footprints.model import FireDuring, FootprintChoice, Pos
+from games.footprints.state import Player, State
 
 MAX_FIRE_SPACES = 3
 FIRE_HAND_LIMIT = 3  # "more than 3 fire cards in hand, discard until you have only 3"

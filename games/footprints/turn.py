@@ -11,6 +11,21 @@ from games.footprints.content import (
     Leader,
     clan_card,
 )
+from games.footprints.events import (
+    CardPlayed,
+    CavePaintingBuilt,
+    EndTriggered,
+    EngravingBuilt,
+    FireDiscarded,
+    FootprintCompleted,
+    GameEnded,
+    PanelFilled,
+    PowerUsed,
+    ReachedCairn,
+    ResourcesChanged,
+    StepDone,
+    TurnBegan,
+)
 from games.footprints.follower import follower_action
 from games.footprints.goals import complete
 from games.footprints.leaders import lead
@@ -19,24 +34,11 @@ from games.footprints.model import (
     Action,
     BuildCavePainting,
     BuildEngraving,
-    CardPlayed,
-    CavePaintingBuilt,
     DiscardFire,
-    EndTriggered,
-    EngravingBuilt,
-    FireDiscarded,
-    FootprintCompleted,
-    GameEnded,
     Lead,
-    PanelFilled,
     Play,
-    PowerUsed,
-    ReachedCairn,
-    ResourcesChanged,
     Skip,
-    StepDone,
     Top,
-    TurnBegan,
     UsePower,
 )
 from games.footprints.scoring import Tally, ranks, score, solo, tie_break

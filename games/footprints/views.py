@@ -1,14 +1,31 @@
-"""The shape of what `view` shows a seat, for the JSON Schema clients build on (catalog), and
-of the assembled map a game serves once (`AssembledMap`)."""
+"""What each seat sees: `view` (the table and its own hand) and `redact` (its copy of an
+event); the shape of a view, for the JSON Schema clients build on (catalog); and the
+assembled map a game serves once (`AssembledMap`)."""
 
 from __future__ import annotations
 
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
 import msgspec
+from msgspec.structs import replace
 
-from games.footprints.content import Bonus, Terrain
-from games.footprints.model import AnyPending, AnyQuestion, GameEnded, Options, Pos, Turn
+from games.api import View as TableView
+from games.footprints import questions
+from games.footprints.content import Bonus, Content, Terrain
+from games.footprints.events import (
+    ChoicesOpened,
+    DeckBuilt,
+    Event,
+    FireDrawn,
+    FootprintsReturned,
+    GameEnded,
+    LeaderChosen,
+    StartingFootprints,
+)
+from games.footprints.model import AnyPending, AnyQuestion, Options, Pos, SetupChoices
+from games.footprints.state import Player as PlayerState
+from games.footprints.state import State, Turn
+from games.footprints.table import Table
 
 
 class Skills(TypedDict):
@@ -94,6 +111,99 @@ class View(TypedDict):
 
     public: Public
     private: Private | None
+
+
+# -- what each seat sees: its view, its copy of each event -----------------------------------
+
+
+def view(content: Content, state: State, seat: int | None) -> TableView:
+    hidden_leader = state.options.advanced and not state.options.two_leaders
+    players = []
+    for s, p in enumerate(state.players):
+        players.append(
+            {
+                "seat": s,
+                "clan": p.clan,
+                "position": p.position,
+                "cairn_points": p.cairn_points,
+                "skills": dict(zip(("mountain", "ice", "forest", "swamp"), p.skills, strict=True)),
+                "resources": dict(
+                    zip(("stone", "mammoth", "wood", "berries"), p.resources, strict=True)
+                ),
+                "panel": list(p.panel),
+                "played": list(p.played),
+                "deck": len(p.deck_top) + len(p.deck_bottom),
+                "fire_cards": len(p.fire_hand),
+                "footprints": list(p.footprints),
+                "completed": list(p.completed),
+                "engravings": list(p.engravings),
+                "cave_site": p.cave_site,
+                "turns": p.turns,
+            }
+        )
+        leaders = _leaders(p)
+        if hidden_leader:  # a leader chosen in secret shows once on the panel or played
+            leaders = [x for x in leaders if x in p.panel or x in p.played]
+        players[-1]["leaders"] = leaders
+    shown = state.pending
+    if isinstance(shown, SetupChoices):  # the dealt cards: in their owner's questions
+        shown = replace(shown, footprints=tuple((s, ()) for s, _ in shown.footprints))
+    pending: Any = msgspec.to_builtins(shown) if shown is not None else None
+    public = {
+        "seats": state.seats,
+        "options": msgspec.to_builtins(state.options),
+        "map": {
+            "tiles": list(state.tiles),
+            "turned": list(state.turned),
+            "houses": [list(h) for h in state.houses],
+            "caves": {site: token for site, token in state.caves},
+        },
+        "engraved": [{"at": at, "seat": s, "terrain": terr} for at, s, terr in state.engraved],
+        "players": players,
+        "first_seat": state.first_seat,
+        "turn": msgspec.to_builtins(state.turn) if state.turn else None,
+        "pending": pending,
+        "fire_deck": len(state.fire_deck),
+        "fire_discard": list(state.fire_discard),
+        "footprint_deck": len(state.footprint_deck),
+        "footprint_discard": list(state.footprint_discard),
+        "cairn_track": list(state.cairn_track),
+        "end_triggered": state.end_triggered,
+        "result": msgspec.to_builtins(state.result) if state.result else None,
+    }
+    if seat is None or not 0 <= seat < state.seats:
+        return TableView(public=public)
+    p = state.players[seat]
+    asked = questions.asked(Table(content, state, None), seat)
+    private = {
+        "fire_hand": list(p.fire_hand),
+        "leaders": _leaders(p),
+        "deck": sorted(p.deck_top + p.deck_bottom),
+        "questions": [msgspec.to_builtins(q) for q in asked],
+    }
+    return TableView(public=public, private=private)
+
+
+def redact(event: Event, seat: int | None) -> Event | None:
+    match event:
+        case DeckBuilt():
+            return replace(event, top=None, bottom=None)  # the split is unknown to all
+        case FireDrawn(seat=owner) if owner != seat:
+            return replace(event, card=None)
+        case LeaderChosen(seat=owner) if owner != seat:
+            return replace(event, leader=None)
+        case StartingFootprints(seat=owner) | FootprintsReturned(seat=owner) if owner != seat:
+            return replace(event, cards=None)  # dealt face down; only the kept one shows
+        case ChoicesOpened(pending=SetupChoices(footprints=dealt) as choices):
+            # who chooses, as the view shows it; the cards dealt: their owner's alone
+            mine = tuple((s, cards if s == seat else ()) for s, cards in dealt)
+            return replace(event, pending=replace(choices, footprints=mine))
+    return event
+
+
+def _leaders(p: PlayerState) -> list[str]:
+    """The seat's leaders, wherever they are (two with "2 Leaders"), in id order."""
+    return sorted(c for c in (*p.deck_top, *p.deck_bottom, *p.panel, *p.played) if "-leader-" in c)
 
 
 # -- the assembled map (fixed once the game is set up: `Footprints.board_map`) ---------------

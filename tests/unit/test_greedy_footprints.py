@@ -24,9 +24,9 @@ from games.footprints.model import (
     PlaceFigure,
     Play,
     SetupChoices,
-    State,
     Top,
 )
+from games.footprints.state import State
 from services.bots.observe import Observation, observation
 from services.bots.policies.footprints import _map, greedy
 from tests.unit.footprints.rules_helpers import (

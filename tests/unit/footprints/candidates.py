@@ -33,11 +33,11 @@ from games.footprints.model import (
     Play,
     SetupChoices,
     Skip,
-    State,
     Top,
     UsePower,
 )
 from games.footprints.rules import Footprints
+from games.footprints.state import State
 from games.footprints.table import board_of
 
 Path = tuple[Pos, ...]

@@ -15,8 +15,9 @@ from random import Random
 from games.api import IllegalAction, fold
 from games.footprints.board import bottom_destinations
 from games.footprints.content import Follower, clan_card
-from games.footprints.model import Action, Bottom, Options, State, Top
+from games.footprints.model import Action, Bottom, Options, Top
 from games.footprints.rules import Footprints
+from games.footprints.state import State
 from games.footprints.table import board_of
 from games.testing import Playout
 

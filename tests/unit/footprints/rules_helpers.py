@@ -20,8 +20,10 @@ from msgspec.structs import replace
 
 from games.api import IllegalAction, fold
 from games.footprints.content import RESOURCES, TERRAINS
-from games.footprints.model import Event, Options, Play, Player, State, Turn
+from games.footprints.events import Event
+from games.footprints.model import Options, Play
 from games.footprints.rules import Footprints
+from games.footprints.state import Player, State, Turn
 from games.footprints.table import board_of
 from games.testing import check_conservation
 

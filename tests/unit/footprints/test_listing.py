@@ -15,14 +15,8 @@ from msgspec.structs import replace
 
 from games.footprints import legal, legal_leads, legal_moves, walks
 from games.footprints.content import TERRAINS
-from games.footprints.model import (
-    Bottom,
-    Lead,
-    PlaceNext,
-    Play,
-    State,
-    Top,
-)
+from games.footprints.model import Bottom, Lead, PlaceNext, Play, Top
+from games.footprints.state import State
 from games.footprints.table import Table
 from games.testing import check_listing
 from tests.unit.footprints.candidates import candidates

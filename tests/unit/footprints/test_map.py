@@ -12,7 +12,8 @@ import pytest
 
 from games.api import fold
 from games.footprints.board import Layout, assemble, cave_sites_in_play
-from games.footprints.model import Options, State
+from games.footprints.model import Options
+from games.footprints.state import State
 from games.footprints.table import board_of
 from games.footprints.views import AssembledMap
 from tests.unit.footprints.playouts import quick_playout

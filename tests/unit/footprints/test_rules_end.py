@@ -13,27 +13,29 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
-from games.footprints.model import (
-    Bottom,
-    BuildCavePainting,
-    BuildEngraving,
+from games.footprints.events import (
     CavePaintingBuilt,
     EndTriggered,
     EngravingBuilt,
     FigureMoved,
     FireDrawn,
     GameEnded,
-    Lead,
-    Options,
-    Play,
     PowerUsed,
     ReachedCairn,
     ResourcesChanged,
     SkillAdvanced,
-    Skip,
     StepDone,
-    Top,
     TurnBegan,
+)
+from games.footprints.model import (
+    Bottom,
+    BuildCavePainting,
+    BuildEngraving,
+    Lead,
+    Options,
+    Play,
+    Skip,
+    Top,
     UsePower,
 )
 from tests.unit.footprints.playouts import quick_playout

@@ -24,7 +24,8 @@ import pytest
 
 from games.api import fold
 from games.footprints import legal
-from games.footprints.model import Options, State
+from games.footprints.model import Options
+from games.footprints.state import State
 from games.footprints.table import Table
 from games.testing import (
     check_conservation,

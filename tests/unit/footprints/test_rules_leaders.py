@@ -17,32 +17,34 @@ import pytest
 
 from games.api import IllegalAction
 from games.footprints import leaders as leaders_module
-from games.footprints.model import (
+from games.footprints.events import (
     BonusLost,
-    Bottom,
-    BuildEngraving,
     CardPlayed,
-    CompleteFootprint,
-    DecideFootprint,
     EngravingBuilt,
     FigureMoved,
     FireDiscarded,
     FireDrawn,
     FireReshuffled,
-    FootprintChoice,
     FootprintCompleted,
     FootprintDiscarded,
     FootprintDrawn,
     FootprintKept,
-    FootprintQuestion,
     FootprintsRenewed,
     FootprintsReshuffled,
-    Lead,
-    Play,
     ResourcesChanged,
     SkillAdvanced,
-    Skip,
     StepDone,
+)
+from games.footprints.model import (
+    Bottom,
+    BuildEngraving,
+    CompleteFootprint,
+    DecideFootprint,
+    FootprintChoice,
+    FootprintQuestion,
+    Lead,
+    Play,
+    Skip,
     Top,
     UsePower,
 )

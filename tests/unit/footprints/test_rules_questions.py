@@ -14,12 +14,12 @@ import msgspec
 import pytest
 
 from games.api import IllegalAction
+from games.footprints.events import FootprintDrawn
 from games.footprints.model import (
     ChooseLeader,
     DecideFootprint,
     DiscardFire,
     DiscardFireQuestion,
-    FootprintDrawn,
     FootprintQuestion,
     KeepStartingFootprint,
     LeaderQuestion,
@@ -27,9 +27,9 @@ from games.footprints.model import (
     PlaceFigure,
     PlaceQuestion,
     StartingFootprintQuestion,
-    State,
     Top,
 )
+from games.footprints.state import State
 from games.testing import card_ids_in, check_questions, random_playout
 from tests.unit.footprints.rules_helpers import (
     REAL,

@@ -19,28 +19,30 @@ from msgspec.structs import replace
 
 from games.api import IllegalAction
 from games.footprints.content import TERRAINS
-from games.footprints.model import (
+from games.footprints.events import (
     ChoicesOpened,
-    ChooseLeader,
     DeckBuilt,
     FigurePlaced,
     FireDrawn,
     FootprintKept,
     FootprintsReturned,
-    KeepStartingFootprint,
     LeaderChosen,
-    Options,
     PanelFilled,
+    ResourcesChanged,
+    SkillAdvanced,
+    StartingFootprints,
+    TurnBegan,
+)
+from games.footprints.model import (
+    ChooseLeader,
+    KeepStartingFootprint,
+    Options,
     PlaceFigure,
     PlaceNext,
     Play,
-    ResourcesChanged,
     SetupChoices,
-    SkillAdvanced,
-    StartingFootprints,
-    State,
-    TurnBegan,
 )
+from games.footprints.state import State
 from games.footprints.text import narrate
 from games.testing import check_conservation, random_playout
 from tests.unit.footprints.rules_helpers import (

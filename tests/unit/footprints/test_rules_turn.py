@@ -15,24 +15,20 @@ import pytest
 from msgspec.structs import replace
 
 from games.api import IllegalAction
-from games.footprints.model import (
-    Bottom,
+from games.footprints.events import (
     CardPlayed,
-    DiscardFire,
     FigureMoved,
     FireDiscarded,
     FireDrawn,
-    Lead,
     PanelFilled,
-    Play,
     ResourcesChanged,
     SkillAdvanced,
     SkillMovedBack,
-    State,
     StepDone,
-    Top,
     TurnBegan,
 )
+from games.footprints.model import Bottom, DiscardFire, Lead, Play, Top
+from games.footprints.state import State
 from tests.unit.footprints.rules_helpers import (
     REAL,
     Picks,

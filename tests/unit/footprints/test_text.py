@@ -6,17 +6,14 @@ from __future__ import annotations
 import pytest
 
 from games.footprints import text
-from games.footprints.model import (
-    Bottom,
+from games.footprints.events import (
     CardPlayed,
     FireDrawn,
     GameEnded,
     LeaderChosen,
-    Options,
-    Play,
     StartingFootprints,
-    Top,
 )
+from games.footprints.model import Bottom, Options, Play, Top
 from games.footprints.rules import Footprints
 from games.testing import check_every_type_has_words, check_words, random_playout
 
