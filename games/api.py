@@ -59,6 +59,12 @@ class Seeded:
         self._drawn().shuffle(x)
 
 
+def draws(seed: int, version: int) -> Seeded:
+    """The draws of the command decided at `version` of a game with this secret seed (0: the
+    setup): the game service's, so a replay (`games/replay.py`) and a retry draw the same."""
+    return Seeded(seed * 1_000_003 + version)
+
+
 class IllegalAction(Exception):
     """A move the rules forbid; `code` is stable snake_case a client can switch on."""
 

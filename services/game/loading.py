@@ -12,7 +12,7 @@ import msgspec
 
 from contracts.problems import ProblemError
 from games import table as tables
-from games.api import Rules, Seeded, rules_version_of
+from games.api import Rules, Seeded, draws, rules_version_of
 from games.registry import get as get_rules
 from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableEvent, TableState
 from infra.eventstore import EventStore, StoredEvent
@@ -185,7 +185,7 @@ class Loading(Memory):
     @staticmethod
     def _rng(record: GameRecord, version: int) -> Seeded:
         # Deterministic from a seed no client sees: replays and retries draw the same cards.
-        return Seeded(record.seed * 1_000_003 + version)
+        return draws(record.seed, version)
 
     @staticmethod
     def rules_for(record: GameRecord) -> Rules[Any, Any, Any, Any]:

@@ -24,7 +24,7 @@ shared: same dependencies), on a Postgres cluster and a Redis server of this tes
 4. Every game played to its end on the new release. Then: each game's versions contiguous
    in Postgres, its event ids unique, the games stream carrying each event once and in
    order; each log replayed from the store with today's code (tests/corpus/replay.py: folded,
-   every command decided again with the draws it had, via tests/corpus/from_store.py) to
+   every command decided again with the draws it had, via services/game/records.py) to
    the outcome the view shows, and `rules_version` 1 (the games began before the upgrade);
    timeouts fired by the old scheduler and by the new one; nothing dead-lettered; and no
    client saw anything but a retry (a 503 with Retry-After or a dropped connection, counted).
@@ -68,9 +68,9 @@ from infra.eventstore.postgres import PostgresEventStore
 from infra.settings import from_env
 from services.bots.observe import Observation
 from services.bots.policies import policy_for
+from services.game.records import game_record
 from services.game.relay import RELAY_LOCK
 from services.game.repository import PostgresGamesRepository, stream_id
-from tests.corpus.from_store import corpus_log
 from tests.corpus.replay import replay
 from tests.e2e.conftest import wait_for
 from tests.e2e.servers import ROOT, PrivatePostgres, PrivateRedis, Processes, _wait_port, free_port
@@ -822,7 +822,7 @@ def _check_logs(u: Upgrade, stream: dict[str, list[int]]) -> dict[str, int]:
             view = Client(LOBBY, GAME, p.token, http=http).get_game(record.id)
         assert view.status == "finished" and view.version == versions[-1]
         assert view.rules_version == 1, f"{record.game} began before the upgrade"
-        header, lines = corpus_log(record, events, p.sent + sent.get(record.id, []), "upgrade")
+        header, lines = game_record(record, events, p.sent + sent.get(record.id, []), "upgrade")
         replayed = replay(header, lines)  # every command decided again, as it was
         assert replayed.outcome == msgspec.to_builtins(view.outcome), (
             f"{record.game} {record.id}: the outcome replayed {replayed.outcome}, shown "

@@ -1,4 +1,4 @@
-"""A game's stored log becomes corpus lines that replay (tests/corpus/from_store.py): each
+"""A game's stored log becomes corpus lines that replay (services/game/records.py): each
 move is found again by the fingerprint its events carry, also when it was posted without
 fields at their defaults (an older client's or replica's spelling)."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import uuid
 from random import Random
+from typing import Any
 
 import msgspec
 import pytest
@@ -15,16 +16,18 @@ from contracts.streams import RoomStarted, StartedSeat
 from games.registry import registry
 from infra.eventstore.memory import MemoryEventStore
 from services.game.live import Waiters
+from services.game.records import NotFound, game_record, spellings
 from services.game.repository import MemoryGamesRepository, stream_id
 from services.game.service import GameService
-from tests.corpus.from_store import NotFound, corpus_log, spellings
 from tests.corpus.replay import Diverged, replay
 
 # every game served, at its fewest seats (Footprints' solo game too)
 GAMES = [(key, r.seats.start) for key, r in registry().items()]
 
 
-async def played(game: str, seats: int, seed: int) -> tuple[GameService, str, MemoryEventStore]:
+async def played(
+    game: str, seats: int, seed: int, options: dict[str, Any] | None = None
+) -> tuple[GameService, str, MemoryEventStore]:
     """A game played to its end with random legal moves, one in three posted in its
     shortest spelling (every field at its default left out)."""
     store = MemoryEventStore()
@@ -33,6 +36,7 @@ async def played(game: str, seats: int, seed: int) -> tuple[GameService, str, Me
         room_id=f"from-store-{game}",
         game=game,
         seats=[StartedSeat(seat=i, player_id=f"p{i}") for i in range(seats)],
+        options=options or {},
     )
     game_id = await svc.create_from_room(room)
     rng = Random(seed)
@@ -54,7 +58,7 @@ async def test_a_stored_log_replays_to_its_outcome(game: str, seats: int) -> Non
     svc, game_id, store = await played(game, seats, 7)
     record = await svc.record(game_id)
     events = await store.read(stream_id(game_id))
-    header, lines = corpus_log(record, events)
+    header, lines = game_record(record, events)
     assert lines[0]["cmd"] == {"setup": True}
     assert sum("action" in line["cmd"] for line in lines) > 10
     result = replay(header, lines)
@@ -72,12 +76,12 @@ async def test_a_move_no_legal_action_fingerprints_is_not_found() -> None:
     meta = {**events[moved].metadata, "request": "0" * 32}
     changed[moved] = msgspec.structs.replace(events[moved], metadata=meta)
     with pytest.raises(NotFound, match="no legal action of seat 0"):
-        corpus_log(await svc.record(game_id), changed)
+        game_record(await svc.record(game_id), changed)
 
 
 async def test_a_move_replayed_with_other_consequences_diverges() -> None:
     svc, game_id, store = await played("itchy-feet", 2, 5)
-    header, lines = corpus_log(await svc.record(game_id), await store.read(stream_id(game_id)))
+    header, lines = game_record(await svc.record(game_id), await store.read(stream_id(game_id)))
     changed = copy.deepcopy(lines)
     line = next(ln for ln in changed if "action" in ln["cmd"] and ln["events"][0]["data"])
     line["events"][0]["data"] = {**line["events"][0]["data"], "seat": 1 - line["cmd"]["seat"]}
@@ -102,8 +106,8 @@ async def test_a_move_spelled_otherwise_than_listed_is_found_among_what_was_sent
         await svc.submit(game_id, seat, spelled, loaded.version, uuid.uuid4())
     record, events = await svc.record(game_id), await store.read(stream_id(game_id))
     with pytest.raises(NotFound):
-        corpus_log(record, events)
-    header, lines = corpus_log(record, events, sent)
+        game_record(record, events)
+    header, lines = game_record(record, events, sent)
     assert replay(header, lines).version == events[-1].version
     assert [line["cmd"]["action"] for line in lines if "action" in line["cmd"]] == [
         a for _, a in sent

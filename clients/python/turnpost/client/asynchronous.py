@@ -248,6 +248,11 @@ class AsyncClient:
     async def get_board_svg(self, game_id: str) -> str:
         return await self.call(routes.get_board_svg(game_id))
 
+    async def get_game_record(self, game_id: str) -> list[dict[str, Any]]:
+        """A finished game's whole log, nothing hidden: its header, then one line a command
+        (`python -m games.replay` replays it); 409 `game_not_finished` before the end."""
+        return await self.call(routes.get_game_record(game_id))
+
     async def get_game_map(self, game_id: str) -> GameMap:
         return await self.call(routes.get_game_map(game_id))
 

@@ -214,6 +214,15 @@ def get_board_svg(game_id: str) -> Call[str]:
     return Call("game", "GET", f"/v1/games/{_p(game_id)}/board.svg", _text)
 
 
+def _ndjson(content: bytes) -> list[dict[str, Any]]:
+    return [msgspec.json.decode(line) for line in content.splitlines() if line.strip()]
+
+
+def get_game_record(game_id: str) -> Call[list[dict[str, Any]]]:
+    """A finished game's record: its header, then one line a command (docs/api.md)."""
+    return Call("game", "GET", f"/v1/games/{_p(game_id)}/record", _ndjson)
+
+
 def get_game_map(game_id: str) -> Call[GameMap]:
     return Call("game", "GET", f"/v1/games/{_p(game_id)}/map", _json(GameMap))
 

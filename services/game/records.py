@@ -1,5 +1,6 @@
-"""A game's log as the event store holds it, turned into the corpus' lines (tests/corpus/record.py's
-format), so tests/corpus/replay.py can fold it and decide every command again.
+"""A game's record: its log as the event store holds it, turned into a header and one line a
+command (the format `games/replay.py` replays and tests/corpus keeps), with nothing hidden:
+`GET /v1/games/{id}/record` serves it once the game has finished.
 
 The store keeps no command, only its events and, in their metadata, who acted (`seat`) and
 the fingerprint of what was asked (`request`: services.game.commands.fingerprint of the
@@ -21,7 +22,10 @@ from typing import Any
 
 import msgspec
 
+from games import table as tables
+from games.api import rules_version_of
 from games.registry import registry
+from games.replay import RECORD_FORMAT
 from games.table import TABLE_EVENT_TYPES
 from infra.eventstore.api import StoredEvent
 from infra.eventstore.memory import MemoryEventStore
@@ -89,29 +93,37 @@ def row(e: StoredEvent) -> dict[str, Any]:
     }
 
 
-def corpus_log(
+def game_record(
     record: GameRecord,
     events: Sequence[StoredEvent],
     sent: Iterable[tuple[int, dict[str, Any]]] = (),
     story: str = "stored",
+    strict: bool = True,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(header, lines) of the game's stored log, as tests/corpus/replay.replay reads them:
-    `{"setup": true}` for the first command, `{"seat", "action"}` for a move (the one of
-    `sent`, (seat, action) pairs, with its fingerprint, else the legal action with it),
-    `{"table": [types]}` for a command of the table alone (a timeout, a resignation, a
-    claim), which the replay folds without deciding."""
+    """(header, lines) of the game's stored log, as `games/replay.py` and
+    tests/corpus/replay.py read them: `{"setup": true}` for the first command,
+    `{"seat", "action"}` for a move (the one of `sent`, (seat, action) pairs, with its
+    fingerprint, else the legal action with it), `{"table": [types]}` for a command of the
+    table alone (a timeout, a resignation, a claim), which a replay folds without deciding.
+    A move whose action is found nowhere raises `NotFound`, or (`strict` off: a record
+    served to a client) is `{"seat", "action": null, "request"}`, folded unproven."""
     known = {fingerprint(seat, action): action for seat, action in sent}
     rules = registry()[record.game]
     store = MemoryEventStore()
     svc = GameService(store, MemoryGamesRepository(store), Waiters())
-    header = {
+    header: dict[str, Any] = {
+        "record": RECORD_FORMAT,
         "game": record.game,
+        "game_id": record.id,
+        "room_id": record.room_id,
         "story": story,
         "seats": len(record.seats),
         "options": record.options,
         "timing": record.timing,
         "seed": record.seed,
         "fill_level": record.fill_level,
+        "names": list(record.names),
+        "players": [msgspec.to_builtins(seat) for seat in record.seats],
     }
     state: Any = None
     table = svc.initial_table(record)
@@ -128,13 +140,20 @@ def corpus_log(
             try:
                 action = known.get(request) or action_of(rules, state, seat, request)
             except NotFound as exc:
-                raise NotFound(f"{record.game} {record.id} at v{at}: {exc}") from None
-            cmd = {"seat": seat, "action": action}
+                if strict:
+                    raise NotFound(f"{record.game} {record.id} at v{at}: {exc}") from None
+                cmd = {"seat": seat, "action": None, "request": request}
+            else:
+                cmd = {"seat": seat, "action": action}
         else:
             cmd = {"table": [e.type for e in run]}
         lines.append({"cmd": cmd, "at": at, "events": [row(e) for e in run]})
         state, table = svc._fold(rules, run, state, table)
+    if state is not None:
+        header["version"] = events[-1].version
+        header["rules"] = rules_version_of(state)
+        header["outcome"] = msgspec.to_builtins(tables.result(rules.outcome(state), table))
     return header, lines
 
 
-__all__ = ["NotFound", "action_of", "commands", "corpus_log", "spellings"]
+__all__ = ["NotFound", "action_of", "commands", "game_record", "spellings"]
