@@ -104,6 +104,9 @@ class NewRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     fill_with_bots_after_s: FillAfter | None = None
     fill_level: FillLevel | None = None
     auto_start: AutoStart = False
+    # a rated room's finished game moves its players' and bot levels' ratings (the default:
+    # every room is public; docs/api.md, "Ratings")
+    rated: bool = True
 
     def fill_problem(self) -> str | None:
         """Why these fill settings do not go together, or None."""
@@ -169,6 +172,7 @@ class Room(msgspec.Struct, frozen=True, kw_only=True):
     # fill_with_bots_after_s.
     fill_due_at: DueAt | None = None
     auto_start: AutoStart = False
+    rated: bool = True
 
 
 class RoomPage(msgspec.Struct, frozen=True, kw_only=True):

@@ -16,7 +16,7 @@ COMMANDS = "turnpost:commands"
 # before its own process first started.
 GROUPS: dict[str, tuple[str, ...]] = {
     LOBBY: ("game",),
-    GAMES: ("lobby", "bots", "notifier"),
+    GAMES: ("lobby", "bots", "notifier", "ratings"),
     COMMANDS: ("game",),
 }
 

@@ -15,7 +15,7 @@ from infra.http.ratelimit import rate_limits
 from infra.observability.metrics import metrics_endpoint
 from infra.settings import Settings
 from services.lobby.bootstrap import lifespan
-from services.lobby.routes import catalog, players, rooms
+from services.lobby.routes import catalog, players, profiles, rooms
 from services.lobby.web import web_routes
 
 
@@ -34,6 +34,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     app = Litestar(
         route_handlers=[
             *players.ROUTES,
+            *profiles.ROUTES,
             *catalog.ROUTES,
             *rooms.ROUTES,
             health,

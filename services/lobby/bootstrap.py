@@ -23,6 +23,8 @@ from infra.settings import Settings, from_env
 from infra.streams import Message, Streams
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
+from services.lobby.profiles import Profiles
+from services.lobby.ratings import Ratings
 from services.lobby.rooms import Lobby
 
 log = logging.getLogger(__name__)
@@ -35,6 +37,17 @@ def on_game_event(lobby: Lobby):  # type: ignore[no-untyped-def]
         event = _game_event.decode(message.payload)
         if event.room_id and (event.version == 1 or event.status == "finished"):
             await lobby.game_moved(event.room_id, event.game_id, event.status)
+
+    return handle
+
+
+def on_game_finished(ratings: Ratings):  # type: ignore[no-untyped-def]
+    """The ratings consumer: each finished game recorded and rated once (ratings.py)."""
+
+    async def handle(message: Message) -> None:
+        event = _game_event.decode(message.payload)
+        if event.status == "finished" and event.batch_end:
+            await ratings.game_finished(event.game_id, event.room_id, event.game)
 
     return handle
 
@@ -96,6 +109,8 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     streams = RedisStreams(aioredis.Redis.from_url(settings.redis_url, **redis_options(settings)))
     lobby = Lobby(pool, settings.max_open_rooms_per_player)
     app.state.lobby = lobby
+    ratings = Ratings(pool)
+    app.state.profiles = Profiles(pool)
     app.state.tokens = Tokens(keyring, PostgresTokenLedger(pool), require_player=True)
     app.state.streams = streams
     app.state.pool = pool  # what /ready asks
@@ -110,8 +125,19 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         max_deliveries=settings.max_deliveries,
         linger_s=settings.follow_linger_s,
     )
+    rater = Consumer(
+        streams,
+        settings.stream(GAMES),
+        "ratings",
+        f"ratings-{os.getpid()}",
+        on_game_finished(ratings),
+        groups=GROUPS[GAMES],
+        max_deliveries=settings.max_deliveries,
+        linger_s=settings.follow_linger_s,
+    )
     tasks = [
         asyncio.create_task(consumer.run()),
+        asyncio.create_task(rater.run()),
         asyncio.create_task(republish_stuck(lobby, streams, settings)),
         asyncio.create_task(fill_rooms(lobby, streams, settings)),
     ]
@@ -120,6 +146,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         yield
     finally:
         consumer.stop()
+        rater.stop()
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

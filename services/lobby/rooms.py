@@ -78,9 +78,10 @@ class Lobby:
             await self._may_sit(conn, host)
             await conn.execute(
                 """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
-                                      fill_level, fill_with_bots_after_s, auto_start, fill_due_at)
+                                      fill_level, fill_with_bots_after_s, auto_start, fill_due_at,
+                                      rated)
                    VALUES ($1, $2, 'open', $3, $4, $5::jsonb, $6::jsonb, $7, $8::int, $9,
-                           now() + make_interval(secs => $8::int))""",
+                           now() + make_interval(secs => $8::int), $10)""",
                 room_id,
                 game,
                 host,
@@ -90,6 +91,7 @@ class Lobby:
                 fill_level,
                 new.fill_with_bots_after_s,
                 new.auto_start,
+                new.rated,
             )
             await conn.execute(
                 "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, 0, $2)",
@@ -103,21 +105,30 @@ class Lobby:
             return await self._room(conn, room_id)
 
     async def list(
-        self, game: str | None, status: str | None, limit: int, cursor: str | None
+        self,
+        game: str | None,
+        status: str | None,
+        limit: int,
+        cursor: str | None,
+        player: str | None = None,
     ) -> RoomPage:
-        """A page of rooms, newest first, in two queries whatever the page size."""
+        """A page of rooms, newest first, in two queries whatever the page size; with
+        `player`, the rooms they host or sit in."""
         after_ts, after_id = decode_cursor(cursor) if cursor else (None, None)
         async with self.pool.acquire() as conn, snapshot(conn):
             rows = await conn.fetch(
                 f"""SELECT {ROOM_COLUMNS} FROM rooms
                    WHERE ($1::text IS NULL OR game = $1) AND ($2::text IS NULL OR status = $2)
                      AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
+                     AND ($6::text IS NULL OR host = $6
+                          OR id IN (SELECT room_id FROM room_seats WHERE player_id = $6))
                    ORDER BY created_at DESC, id DESC LIMIT $5""",
                 game,
                 status,
                 after_ts,
                 after_id,
                 limit + 1,
+                player,
             )
             page = rows[:limit]
             seat_rows = await conn.fetch(SEATS_OF, [r["id"] for r in page])
@@ -310,11 +321,11 @@ class Lobby:
             new_id = await conn.fetchval(
                 """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
                                       rematch_of, fill_with_bots_after_s, auto_start,
-                                      fill_level, fill_due_at)
+                                      fill_level, fill_due_at, rated)
                    SELECT $1, game, 'open', $2, seat_count, options, timing, id,
                           fill_with_bots_after_s, auto_start,
                           CASE WHEN fill_with_bots_after_s IS NOT NULL THEN fill_level END,
-                          now() + make_interval(secs => fill_with_bots_after_s)
+                          now() + make_interval(secs => fill_with_bots_after_s), rated
                    FROM rooms WHERE id = $3
                    ON CONFLICT (rematch_of) DO NOTHING RETURNING id""",
                 f"r-{uuid.uuid4()}",

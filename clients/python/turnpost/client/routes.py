@@ -44,6 +44,7 @@ from contracts.notifications import (
     WebhookCreated,
     Webhooks,
 )
+from contracts.players import History, Leaderboard, Profile, Rename
 
 T = TypeVar("T")
 Service = Literal["lobby", "game"]
@@ -137,6 +138,40 @@ def list_rooms(
 ) -> Call[RoomPage]:
     params = _params(game=game, status=status, limit=limit, cursor=cursor)
     return Call("lobby", "GET", "/v1/rooms", _json(RoomPage), params=params)
+
+
+def get_my_rooms(
+    status: RoomStatus | None, limit: int | None, cursor: str | None
+) -> Call[RoomPage]:
+    params = _params(status=status, limit=limit, cursor=cursor)
+    return Call("lobby", "GET", "/v1/me/rooms", _json(RoomPage), params=params)
+
+
+def get_me() -> Call[Profile]:
+    return Call("lobby", "GET", "/v1/players/me", _json(Profile))
+
+
+def rename_me(name: str) -> Call[Profile]:
+    body = _encode(Rename(name=name))
+    return Call("lobby", "PATCH", "/v1/players/me", _json(Profile), body=body, repeatable=True)
+
+
+def get_player(player_id: str) -> Call[Profile]:
+    return Call("lobby", "GET", f"/v1/players/{_p(player_id)}", _json(Profile))
+
+
+def get_player_games(player_id: str, limit: int | None, cursor: str | None) -> Call[History]:
+    params = _params(limit=limit, cursor=cursor)
+    path = f"/v1/players/{_p(player_id)}/games"
+    return Call("lobby", "GET", path, _json(History), params=params)
+
+
+def get_leaderboard(
+    game: str, provisional: bool, limit: int | None, cursor: str | None
+) -> Call[Leaderboard]:
+    params = _params(provisional=provisional or None, limit=limit, cursor=cursor)
+    path = f"/v1/leaderboards/{_p(game)}"
+    return Call("lobby", "GET", path, _json(Leaderboard), params=params)
 
 
 def get_room(room_id: str) -> Call[Room]:

@@ -40,6 +40,7 @@ from contracts.notifications import (
     WebhookCreated,
     Webhooks,
 )
+from contracts.players import History, Leaderboard, Profile
 from turnpost.client import routes
 from turnpost.client.errors import (
     StaleQuestion,
@@ -175,6 +176,42 @@ class Client:
             auto_start=auto_start,
         )
         return self.call(routes.create_room(room))
+
+    def get_my_rooms(
+        self,
+        status: RoomStatus | None = None,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> RoomPage:
+        """Rooms I host or sit in, newest first."""
+        return self.call(routes.get_my_rooms(status, limit, cursor))
+
+    def get_me(self) -> Profile:
+        """Who I am: per game, games played, won and current, and my rating."""
+        return self.call(routes.get_me())
+
+    def rename_me(self, name: str) -> Profile:
+        return self.call(routes.rename_me(name))
+
+    def get_player(self, player_id: str) -> Profile:
+        return self.call(routes.get_player(player_id))
+
+    def get_player_games(
+        self, player_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> History:
+        """A player's finished games, newest first, with ranks and rating changes."""
+        return self.call(routes.get_player_games(player_id, limit, cursor))
+
+    def get_leaderboard(
+        self,
+        game: str,
+        *,
+        provisional: bool = False,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> Leaderboard:
+        return self.call(routes.get_leaderboard(game, provisional, limit, cursor))
 
     def list_rooms(
         self,
