@@ -94,6 +94,9 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
             "began under, kept to its end whatever version new games get",
         ),
     ] = 1
+    room_id: str | None = None  # the room it was started from
+    # `?at=N` on a finished game: its whole engine state at version N, every hand in it
+    state: dict[str, Any] | None = None
 
 
 class Claim(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

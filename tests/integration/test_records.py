@@ -27,6 +27,12 @@ async def test_a_record_is_refused_until_the_end_then_hides_nothing(
         assert "finished" in body["detail"]
     await play(service, game_id, 20, random.Random(5))
     problem(await table.get(1, "/record"), 409, "game_not_finished")  # nor mid-game
+    # mid-game, a past version is the caller's own view then: no one else's hand, no state
+    past = (await table.get(1, at=4)).json()
+    assert past["version"] == 4 and past["state"] is None and past["room_id"].startswith("room-")
+    assert past["view"]["private"] and "hands" not in past["view"]["public"]
+    now = (await table.get(1)).json()
+    problem(await table.get(1, at=now["version"] + 1), 400, "at_beyond_version")
 
     await play(service, game_id, 5_000, random.Random(6))  # to the end
     r = await table.get(1, "/record")
@@ -45,6 +51,10 @@ async def test_a_record_is_refused_until_the_end_then_hides_nothing(
     assert done.version == header["version"] and done.unproven == 0
     view = (await table.get(0)).json()
     assert msgspec.to_builtins(header["outcome"])["ranks"] == view["outcome"]["ranks"]
+    # once finished, a past version is the whole state: every hand
+    past = (await table.get(2, at=4)).json()
+    assert past["version"] == 4 and past["outcome"] is None
+    assert len(past["state"]["hands"]) == 3 and all(past["state"]["hands"])
     # the Python client reads it the same
     token = table.auth(2)["authorization"].removeprefix("Bearer ")
     url = str(client.base_url)

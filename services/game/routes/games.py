@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, get, post
 from litestar.openapi.spec import Example
-from litestar.params import Body, FromPath, HeaderParameter
+from litestar.params import Body, FromPath, HeaderParameter, QueryParameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from contracts.game import (
@@ -25,6 +25,7 @@ from contracts.game import (
     Unavailable,
     timestamp,
 )
+from contracts.problems import ProblemError
 from games import table as tables
 from games.api import rules_version_of
 from games.registry import narrator
@@ -46,6 +47,7 @@ from infra.http.openapi import SECURITY, problems
 from services.game import seats
 from services.game.commands import Accepted, bot_plays
 from services.game.loading import Loaded, status_of
+from services.game.repository import stream_id
 from services.game.routes.common import (
     MAX_IDEMPOTENCY_KEY,
     MAX_VERSION,
@@ -61,11 +63,27 @@ from services.game.service import GameService
 
 
 async def game_view(
-    svc: GameService, who: Principal, game_id: str, min_version: int | None
+    svc: GameService,
+    who: Principal,
+    game_id: str,
+    min_version: int | None,
+    at: int | None = None,
 ) -> GameView:
     """GET /v1/games/{game_id}, behind its parameters (and its fast path)."""
     record = await svc.record(game_id)
     loaded = await svc.load_seen(record, min_version)
+    whole = None
+    if at is not None:  # the game as it stood at version `at`
+        if at > loaded.version:
+            raise ProblemError(
+                400, "at_beyond_version", f"the game is at version {loaded.version}, not {at}"
+            )
+        finished = outcome_of(loaded) is not None
+        stored = await svc.store.read(stream_id(record.id), limit=at)
+        state, table = svc._fold(loaded.rules, stored, None, svc.initial_table(record))
+        loaded = Loaded(record=record, rules=loaded.rules, state=state, table=table, version=at)
+        if finished:  # nothing is secret any more: the whole state, every hand
+            whole = msgspec.to_builtins(state)
     rules, state = loaded.rules, loaded.state
     seat = record.seat_of(who.player_id)
     return GameView(
@@ -84,6 +102,8 @@ async def game_view(
         ],
         clock=_clock(loaded.table),
         rules_version=rules_version_of(state),
+        room_id=record.room_id,
+        state=whole,
     )
 
 
@@ -161,12 +181,27 @@ async def _fast_post_action(scope: Scope, receive: Receive, send: Send, slow: AS
     opt={"fast": _fast_read(game_view)},
     summary="The caller's view of a game (a spectator's when not seated)",
     security=SECURITY,
-    responses=problems(400, 401, 404, 503, codes={**UNKNOWN_GAME, 400: SEEN_CODES}),
+    responses=problems(
+        400, 401, 404, 503, codes={**UNKNOWN_GAME, 400: [*SEEN_CODES, "at_beyond_version"]}
+    ),
 )
 async def get_game(
-    game_id: FromPath[str], request: Request[Any, Any, Any], min_version: MinVersion = None
+    game_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    min_version: MinVersion = None,
+    at: Annotated[
+        int | None,
+        QueryParameter(
+            ge=1,
+            le=MAX_VERSION,
+            description="The game as it stood at this version: your own view then, and once "
+            "the game has finished its whole `state` (every hand). 400 `at_beyond_version` "
+            "past the game's version.",
+        ),
+    ] = None,
 ) -> GameView:
-    return await game_view(service_of(request), await caller(request), game_id, min_version)
+    who = await caller(request)
+    return await game_view(service_of(request), who, game_id, min_version, at)
 
 
 def outcome_of(loaded: Loaded) -> GameOutcome | None:
