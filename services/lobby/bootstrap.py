@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import msgspec
 import redis.asyncio as aioredis
@@ -41,15 +41,31 @@ def on_game_event(lobby: Lobby):  # type: ignore[no-untyped-def]
     return handle
 
 
-def on_game_finished(ratings: Ratings):  # type: ignore[no-untyped-def]
-    """The ratings consumer: each finished game recorded and rated once (ratings.py)."""
+class OnGameFinished:
+    """The ratings consumer: each finished game recorded and rated once (ratings.py). A
+    batch's finished games are rated together (`prepare`: one transaction); a message whose
+    batch failed is rated alone by the handler."""
 
-    async def handle(message: Message) -> None:
+    def __init__(self, ratings: Ratings) -> None:
+        self.ratings = ratings
+        self.done: set[str] = set()  # message ids their batch recorded
+
+    @staticmethod
+    def _finished(message: Message) -> GameEvent | None:
         event = _game_event.decode(message.payload)
-        if event.status == "finished" and event.batch_end:
-            await ratings.game_finished(event.game_id, event.room_id, event.game)
+        return event if event.status == "finished" and event.batch_end else None
 
-    return handle
+    async def prepare(self, messages: Sequence[Message]) -> None:
+        found = [(m.id, e) for m in messages if (e := self._finished(m)) is not None]
+        if found:
+            await self.ratings.games_finished([(e.game_id, e.room_id, e.game) for _, e in found])
+            self.done.update(i for i, _ in found)
+
+    async def handle(self, message: Message) -> None:
+        if message.id in self.done:
+            self.done.discard(message.id)
+        elif (event := self._finished(message)) is not None:
+            await self.ratings.game_finished(event.game_id, event.room_id, event.game)
 
 
 async def announce(streams: Streams, settings: Settings, message: RoomStarted) -> None:
@@ -125,12 +141,14 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         max_deliveries=settings.max_deliveries,
         linger_s=settings.follow_linger_s,
     )
+    rated = OnGameFinished(ratings)
     rater = Consumer(
         streams,
         settings.stream(GAMES),
         "ratings",
         f"ratings-{os.getpid()}",
-        on_game_finished(ratings),
+        rated.handle,
+        prepare=rated.prepare,
         groups=GROUPS[GAMES],
         max_deliveries=settings.max_deliveries,
         linger_s=settings.follow_linger_s,

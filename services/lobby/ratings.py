@@ -14,9 +14,10 @@ over is rated as last and the bot's play is not theirs), and each bot level as o
 `bot:<level>`, by its seats' ranks (a level in two seats of one game takes the mean of the
 two seats' new ratings). An unrated room's game is recorded, and rates nobody.
 
-Exactly once: a game is rated in one transaction that ends by inserting its row of
-`finished_games`; a second delivery of its news finds the row (or loses the insert's race)
-and changes nothing, and a process killed mid-way leaves nothing of it.
+Exactly once: a game is rated in the transaction that inserts its row of `finished_games`
+(a consumer's whole batch in one); a second delivery of its news finds the row (or waits
+for the transaction that holds it, then finds it) and changes nothing, and a process killed
+mid-way leaves nothing of it.
 """
 
 from __future__ import annotations
@@ -83,115 +84,163 @@ class Ratings:
 
     async def game_finished(self, game_id: str, room_id: str | None, game: str) -> bool:
         """Record (and, in a rated room, rate) a finished game once; whether this call did."""
-        if room_id is None:
-            return False  # a game of no room has no people to rate
-        try:
-            return await self._record(game_id, room_id, game)
-        except _Lost:
-            return False
+        return await self.games_finished([(game_id, room_id, game)]) == 1
 
-    async def _record(self, game_id: str, room_id: str, game: str) -> bool:
+    async def games_finished(self, finished: Sequence[tuple[str, str | None, str]]) -> int:
+        """Record (and rate) finished games, each once, in one transaction (a consumer's
+        batch: a few round trips whatever its size); how many this call recorded. A game of
+        no room (no people to rate), or whose log has no `game_over` (from before it was
+        recorded), is left out."""
+        todo = {g: (room, kind) for g, room, kind in finished if room is not None}
+        if not todo:
+            return 0
         async with self.pool.acquire() as conn, conn.transaction():
-            if await conn.fetchval("SELECT 1 FROM finished_games WHERE game_id = $1", game_id):
-                return False
-            over = await conn.fetchrow(
-                "SELECT data, recorded_at FROM events WHERE stream_id = $1 AND type = 'game_over'",
-                f"game-{game_id}",
+            logs = await conn.fetch(
+                """SELECT stream_id, version, type, data, recorded_at FROM events
+                   WHERE stream_id = ANY($1) AND (version = 1 OR type = 'game_over')""",
+                [f"game-{g}" for g in todo],
             )
-            room = await conn.fetchrow(
-                "SELECT rated, options, created_at FROM rooms WHERE id = $1", room_id
-            )
-            if over is None or room is None:
-                return False  # a log from before game_over was recorded, or no such room
-            outcome = json.loads(over["data"])["outcome"]
-            started = await conn.fetchval(
-                "SELECT recorded_at FROM events WHERE stream_id = $1 AND version = 1",
-                f"game-{game_id}",
-            )
-            seats = [
-                Seat(r["seat"], r["player_id"], r["name"], r["bot"])
+            over: dict[str, Any] = {}
+            started: dict[str, datetime] = {}
+            for r in logs:
+                g = r["stream_id"].removeprefix("game-")
+                if r["type"] == "game_over":
+                    over[g] = r
+                if r["version"] == 1:
+                    started[g] = r["recorded_at"]
+            rooms = {
+                r["id"]: r
                 for r in await conn.fetch(
-                    """SELECT s.seat, s.player_id, p.name, p.bot FROM room_seats s
-                       JOIN players p ON p.id = s.player_id WHERE s.room_id = $1
-                       ORDER BY s.seat""",
-                    room_id,
+                    "SELECT id, rated, options::text AS options FROM rooms WHERE id = ANY($1)",
+                    [room for room, _ in todo.values()],
                 )
-            ]
-            ranks: list[int] = outcome["ranks"]
-            if len(seats) != len(ranks):
-                return False
-            changes: dict[str, tuple[Rating, Rating]] = {}
-            if room["rated"]:
-                changes = await self._rate(conn, game, seats, ranks)
-            shown = [
-                {
-                    "seat": s.seat,
-                    "player_id": s.player_id,
-                    "name": s.name,
-                    "bot": s.bot,
-                    "rank": ranks[s.seat],
-                    **(_change(*changes[s.subject]) if s.subject in changes else {}),
-                }
-                for s in seats
-            ]
-            claimed = await conn.fetchval(
-                """INSERT INTO finished_games
-                       (game_id, room_id, game, rated, started_at, finished_at, options, outcome,
-                        seats)
-                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                   ON CONFLICT (game_id) DO NOTHING RETURNING game_id""",
-                game_id,
-                room_id,
-                game,
-                room["rated"],
-                started,
-                over["recorded_at"],
-                room["options"],
-                json.dumps(outcome),
-                json.dumps(shown),
+            }
+            seats: dict[str, list[Seat]] = {}
+            for r in await conn.fetch(
+                """SELECT s.room_id, s.seat, s.player_id, p.name, p.bot FROM room_seats s
+                   JOIN players p ON p.id = s.player_id WHERE s.room_id = ANY($1)
+                   ORDER BY s.room_id, s.seat""",
+                list(rooms),
+            ):
+                seats.setdefault(r["room_id"], []).append(
+                    Seat(r["seat"], r["player_id"], r["name"], r["bot"])
+                )
+            ranks: dict[str, list[int]] = {}
+            for g, (room, _) in todo.items():
+                if g in over and room in rooms:
+                    rs = json.loads(over[g]["data"])["outcome"]["ranks"]
+                    if len(rs) == len(seats.get(room, [])):
+                        ranks[g] = rs
+            games = sorted(ranks)  # claimed in one order: two batches never wait on each other
+            claimed = {
+                r["game_id"]
+                for r in await conn.fetch(
+                    """INSERT INTO finished_games
+                           (game_id, room_id, game, rated, started_at, finished_at, options,
+                            outcome, seats)
+                       SELECT g, r, k, rated, s, f, o::jsonb, out::jsonb, '[]'
+                       FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[],
+                                   $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[])
+                            AS x(g, r, k, rated, s, f, o, out)
+                       ON CONFLICT (game_id) DO NOTHING RETURNING game_id""",
+                    games,
+                    [todo[g][0] for g in games],
+                    [todo[g][1] for g in games],
+                    [rooms[todo[g][0]]["rated"] for g in games],
+                    [started.get(g) for g in games],
+                    [over[g]["recorded_at"] for g in games],
+                    [rooms[todo[g][0]]["options"] for g in games],
+                    [json.dumps(json.loads(over[g]["data"])["outcome"]) for g in games],
+                )
+            }
+            # in the order the news came (a subject's games rated in the order they ended)
+            mine = [g for g in todo if g in claimed]
+            rated = [g for g in mine if rooms[todo[g][0]]["rated"]]
+            current = await self._locked(conn, [(todo[g][1], seats[todo[g][0]]) for g in rated])
+            before_after: dict[str, dict[str, tuple[Rating, Rating]]] = {}
+            counts: dict[tuple[str, str], tuple[int, int]] = {}
+            for g in rated:
+                kind, sat = todo[g][1], seats[todo[g][0]]
+                before = {s.subject: current[(kind, s.subject)] for s in sat}
+                after = rate(sat, ranks[g], before)
+                before_after[g] = {s: (before[s], after[s]) for s in after}
+                for subject, r in after.items():
+                    current[(kind, subject)] = r
+                    n, w = counts.get((kind, subject), (0, 0))
+                    mine_seats = [x for x in sat if x.subject == subject]
+                    won = sum(1 for x in mine_seats if ranks[g][x.seat] == 1)
+                    counts[(kind, subject)] = (n + len(mine_seats), w + won)
+            await conn.executemany(
+                "UPDATE finished_games SET seats = $2::jsonb WHERE game_id = $1",
+                [
+                    (g, json.dumps(_shown(seats[todo[g][0]], ranks[g], before_after.get(g, {}))))
+                    for g in mine
+                ],
             )
-            if claimed is None:
-                raise _Lost  # another consumer rated it meanwhile: roll this back
+            await conn.executemany(
+                """INSERT INTO ratings (game, subject, mu, sigma, games, wins)
+                   VALUES ($1, $2, $3, $4, $5, $6)
+                   ON CONFLICT (game, subject) DO UPDATE SET mu = EXCLUDED.mu,
+                       sigma = EXCLUDED.sigma, games = ratings.games + EXCLUDED.games,
+                       wins = ratings.wins + EXCLUDED.wins, updated_at = clock_timestamp()""",
+                [
+                    (
+                        kind,
+                        subject,
+                        current[(kind, subject)].mu,
+                        current[(kind, subject)].sigma,
+                        n,
+                        w,
+                    )
+                    for (kind, subject), (n, w) in counts.items()
+                ],
+            )
             await conn.executemany(
                 """INSERT INTO player_games (player_id, finished_at, game_id, game, won)
                    VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING""",
                 [
-                    (s.player_id, over["recorded_at"], game_id, game, ranks[s.seat] == 1)
-                    for s in seats
+                    (s.player_id, over[g]["recorded_at"], g, todo[g][1], ranks[g][s.seat] == 1)
+                    for g in mine
+                    for s in seats[todo[g][0]]
                     if not s.bot
                 ],
             )
-            return True
+            return len(mine)
 
-    async def _rate(
-        self, conn: Any, game: str, seats: Sequence[Seat], ranks: Sequence[int]
-    ) -> dict[str, tuple[Rating, Rating]]:
-        subjects = sorted({s.subject for s in seats})  # locked in one order: no deadlock
+    @staticmethod
+    async def _locked(
+        conn: Any, games: Sequence[tuple[str, Sequence[Seat]]]
+    ) -> dict[tuple[str, str], Rating]:
+        """The current rating of every subject of these games, locked (in one order: two
+        batches never wait on each other); a subject without one starts fresh."""
+        wanted = sorted({(kind, s.subject) for kind, sat in games for s in sat})
+        if not wanted:
+            return {}
         rows = await conn.fetch(
-            """SELECT subject, mu, sigma FROM ratings WHERE game = $1 AND subject = ANY($2)
-               ORDER BY subject FOR UPDATE""",
-            game,
-            subjects,
+            """SELECT game, subject, mu, sigma FROM ratings
+               WHERE (game, subject) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+               ORDER BY game, subject FOR UPDATE""",
+            [k for k, _ in wanted],
+            [s for _, s in wanted],
         )
-        before = {s: fresh() for s in subjects} | {
-            r["subject"]: Rating(r["mu"], r["sigma"]) for r in rows
+        found = {(r["game"], r["subject"]): Rating(r["mu"], r["sigma"]) for r in rows}
+        return {key: found.get(key, fresh()) for key in wanted}
+
+
+def _shown(
+    seats: Sequence[Seat], ranks: Sequence[int], changes: dict[str, tuple[Rating, Rating]]
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "seat": s.seat,
+            "player_id": s.player_id,
+            "name": s.name,
+            "bot": s.bot,
+            "rank": ranks[s.seat],
+            **(_change(*changes[s.subject]) if s.subject in changes else {}),
         }
-        after = rate(seats, ranks, before)
-        seat_games = {s: sum(1 for x in seats if x.subject == s) for s in subjects}
-        wins = {s: sum(1 for x in seats if x.subject == s and ranks[x.seat] == 1) for s in subjects}
-        await conn.executemany(
-            """INSERT INTO ratings (game, subject, mu, sigma, games, wins)
-               VALUES ($1, $2, $3, $4, $5, $6)
-               ON CONFLICT (game, subject) DO UPDATE SET mu = EXCLUDED.mu,
-                   sigma = EXCLUDED.sigma, games = ratings.games + EXCLUDED.games,
-                   wins = ratings.wins + EXCLUDED.wins, updated_at = clock_timestamp()""",
-            [(game, s, after[s].mu, after[s].sigma, seat_games[s], wins[s]) for s in subjects],
-        )
-        return {s: (before[s], after[s]) for s in subjects}
-
-
-class _Lost(Exception):
-    pass
+        for s in seats
+    ]
 
 
 def _change(before: Rating, after: Rating) -> dict[str, Any]:

@@ -22,6 +22,8 @@ What it measures, all in one run against the local Postgres and Redis:
 8. Live feeds (tests/bench/sse.py): 1,000 idle SSE subscribers of one game on one game
    service process: its memory growth, and the time from a move's POST to the last
    subscriber having its event, p50/p99 (subscribers in two processes of their own).
+9. Players' records (tests/bench/records.py): leaderboard, history and profile pages with
+   100,000 players and 1,000,000 finished games, p50/p99; finished games rated per second.
 
 It makes its own database (dropped at the end, also on failure) and its own Redis stream
 prefix (deleted at the end). Not a test: it asserts nothing, it reports.
@@ -71,7 +73,7 @@ from services.game.commands import game_id_for_room  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
 from services.game.service import GameService  # noqa: E402
-from tests.bench import bots, clocks, sse, webhooks  # noqa: E402
+from tests.bench import bots, clocks, records, sse, webhooks  # noqa: E402
 from tests.bench.actions_load import LevelStats, play, refill  # noqa: E402
 from tests.bench.bots import _session_ticks  # noqa: E402
 from tests.bench.proc import postgres_ticks as _postgres_ticks  # noqa: E402
@@ -965,6 +967,8 @@ async def main() -> int:
         await bots.bot_turns(ADMIN_DSN, REDIS_URL, f"{prefix}bots:", out, pct)
         await bots.bot_load(ADMIN_DSN, REDIS_URL, f"{prefix}botload:", out, pct)
         await webhooks.webhook_latency(dsn, REDIS_URL, f"{prefix}hooks:", out, pct)
+        # players' records: 100,000 players and 1,000,000 finished games in this database
+        await records.run(dsn, 100_000, 1_000_000, 500, 1000, out)
         out("bench_wall_s", time.monotonic() - began, "s")
         return 0
     finally:
