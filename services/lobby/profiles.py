@@ -41,10 +41,15 @@ def _cursor(*values: Any) -> str:
     return base64.urlsafe_b64encode(json.dumps(values).encode()).decode()
 
 
-def _uncursor(cursor: str, size: int) -> list[Any]:
+def _uncursor(cursor: str, *types: type) -> list[Any]:
+    """The values of a cursor this API made, each of its type, or 400 `bad_cursor`."""
     try:
         values = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        if not isinstance(values, list) or len(values) != size:
+        if not isinstance(values, list) or len(values) != len(types):
+            raise ValueError
+        if not all(
+            isinstance(v, t) and not isinstance(v, bool) for v, t in zip(values, types, strict=True)
+        ):
             raise ValueError
         return values
     except ValueError as exc:
@@ -103,8 +108,15 @@ class Profiles:
 
     async def history(self, player_id: str, limit: int, cursor: str | None) -> History:
         """The player's finished games, newest first (an index-only walk of player_games)."""
-        at, game_id = _uncursor(cursor, 2) if cursor else (None, None)
-        after = datetime.fromisoformat(at) if at else None
+        at, game_id = _uncursor(cursor, str, str) if cursor else (None, None)
+        try:
+            after = datetime.fromisoformat(at) if at else None
+        except ValueError as exc:
+            raise ProblemError(
+                400, "bad_cursor", "the cursor is not one this API returned"
+            ) from exc
+        if after is not None and after.tzinfo is None:
+            raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned")
         rows = await self.pool.fetch(
             """SELECT f.game_id, f.room_id, f.game, f.rated, f.options, f.started_at,
                       f.finished_at, f.outcome, f.seats
@@ -130,7 +142,9 @@ class Profiles:
         self, game: str, provisional: bool, limit: int, cursor: str | None
     ) -> Leaderboard:
         """Settled ratings (or, `provisional`, the unsettled) by the conservative rating."""
-        ordinal, subject, place = _uncursor(cursor, 3) if cursor else (None, None, 0)
+        ordinal, subject, place = (
+            _uncursor(cursor, (int, float), str, int) if cursor else (None, None, 0)
+        )
         settled = "games < 10" if provisional else "games >= 10"  # the partial indexes' own
         rows = await self.pool.fetch(
             f"""SELECT r.subject, r.mu, r.sigma, r.ordinal, r.games, r.wins, p.name

@@ -5,6 +5,8 @@ profile, the history, my rooms and the leaderboards."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import random
 import uuid
 
@@ -176,6 +178,21 @@ async def test_a_finished_game_is_rated_once_and_read_back(
     settled = (await client.get("/v1/leaderboards/itty-bitty")).json()
     assert all(not x["rating"]["provisional"] for x in settled["items"])
     problem(await client.get("/v1/leaderboards/chess"), 404, "unknown_game")
+    # a cursor this API did not make, however well formed, is a 400, never a 500
+    for crafted in (
+        [1, 2],
+        ["x", "y", 3],
+        [True, "b", 1],
+        ["not a time", "g"],
+        ["2026-01-01", "g"],
+    ):
+        cursor = base64.urlsafe_b64encode(json.dumps(crafted).encode()).decode()
+        for path in ("/v1/leaderboards/itty-bitty", f"/v1/players/{ada['id']}/games"):
+            problem(
+                await client.get(path, params={"cursor": cursor}, headers=auth(ada)),
+                400,
+                "bad_cursor",
+            )
 
 
 async def test_the_lobby_rates_a_game_once_however_often_its_news_comes(
