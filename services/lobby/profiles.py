@@ -72,9 +72,11 @@ class Profiles:
                    FROM player_games WHERE player_id = $1 GROUP BY game""",
                 player_id,
             )
-            ratings = await conn.fetch(
-                "SELECT game, mu, sigma, ordinal, games, wins FROM ratings WHERE subject = ANY($1)",
-                [player_id, f"{BOT}{player['bot']}"] if player["bot"] else [player_id],
+            ratings = await conn.fetch(  # by the key (game, subject): every game served
+                """SELECT game, mu, sigma, ordinal, games, wins FROM ratings
+                   WHERE game = ANY($1) AND subject = $2""",
+                list(keys()),
+                f"{BOT}{player['bot']}" if player["bot"] else player_id,
             )
             current = await conn.fetch(
                 """SELECT r.game, count(*) AS n FROM room_seats s JOIN rooms r ON r.id = s.room_id
