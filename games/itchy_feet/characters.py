@@ -58,10 +58,7 @@ def of(state: State, seat: int) -> str | None:
 
 
 def hand_limit(state: State, seat: int) -> int:
-    character = state.characters[seat]
-    if character == "hoarder":
-        return HOARDER_HAND_LIMIT if state.rules >= 3 else HAND_LIMIT + 1
-    return HAND_LIMIT
+    return HOARDER_HAND_LIMIT if state.characters[seat] == "hoarder" else HAND_LIMIT
 
 
 def recycle_cost(content: Content, state: State, seat: int, take: str) -> int:

@@ -92,6 +92,10 @@ def test_the_backpacker_recycles_the_newest_discard_for_one_card() -> None:
     # anyone else pays two for the newest card too
     plain = replace(state, characters=(None, None))
     assert refused(plain, 0, Recycle(discard=(CAM,), take="umbrella")) == "wrong_cost"
+    # rules 3 the same: the newest for one card, an older one for two
+    three = replace(state, rules=3)
+    assert REAL.decide(three, 0, Recycle(discard=(CAM,), take="umbrella"), Picks())[1].taken == UMB2
+    assert refused(three, 0, Recycle(discard=(CAM,), take="guidebook")) == "wrong_cost"
 
 
 def test_the_backpacker_of_rules_2_recycles_any_card_for_one() -> None:
@@ -160,6 +164,7 @@ def test_the_hoarder_draws_two_while_holding_fewer_than_three_cards() -> None:
     assert len(of(CardDrawn, play(three, 0, Draw())[0])) == 1
     plain = replace(state, characters=(None, None))
     assert len(of(CardDrawn, play(plain, 0, Draw())[0])) == 1
+    assert len(of(CardDrawn, play(replace(state, rules=3), 0, Draw())[0])) == 2  # rules 3 too
     old = replace(state, rules=2)  # rules 1-2: the hand limit alone
     assert len(of(CardDrawn, play(old, 0, Draw())[0])) == 1
 
@@ -170,6 +175,8 @@ def test_the_planner_never_lets_a_forbidden_item_go() -> None:
     assert events[-2:] == [CardKept(seat=0, kept=TRAP, discarded=BOOTS), TurnBegan(seat=1)]
     assert after.hands[0] == (CAM, TRAP) and after.discard == (BOOTS,)
     assert not of(PlannerChoice, events)
+    three = play(replace(state, rules=3), 0, Draw(), Picks(TRAP, BOOTS))[0]  # rules 3 too
+    assert three[-2] == CardKept(seat=0, kept=TRAP, discarded=BOOTS)
     # two forbidden items, or none: the Planner chooses
     two = play(state, 0, Draw(), Picks(TRAP, item("mouse-trap", 2)))[1]
     assert isinstance(two.pending, KeepOne)
@@ -195,6 +202,13 @@ def test_a_declined_trade_hands_the_haggler_a_random_card_of_the_decliner() -> N
     plain = replace(offered, characters=(None, None))
     events, after = play(plain, 1, DeclineTrade())
     assert events == [TradeDeclined(asker=0, responder=1)] and after.actions_left == 1
+    # rules 3 the same (a card from whoever declines, at once: no table to go round here)
+    events = play(replace(offered, rules=3), 1, DeclineTrade(), Picks(BOOTS))[0]
+    assert events[:3] == [
+        TradeDeclined(asker=0, responder=1),
+        ActionTaken(seat=0, action="haggle"),
+        CardStolen(thief=0, victim=1, card=BOOTS),
+    ]
     # rules 1-2: the Haggler's bonus card instead of the new action
     old = replace(offered, rules=2)
     assert play(old, 1, DeclineTrade())[0][-1] == BonusOffered(seats=(0,), declined=True)
@@ -236,6 +250,9 @@ def test_the_hagglers_declined_offer_goes_round_the_table() -> None:
     )
     plain = replace(asked, characters=(None, None, None, None))
     assert play(plain, 2, DeclineTrade())[0] == [TradeDeclined(asker=1, responder=2)]
+    # a seat holding exactly as many cards as asked for is asked; one holding fewer is not
+    one_card = replace(asked, hands=(asked.hands[0], asked.hands[1], asked.hands[2], (SUN2,)))
+    assert play(one_card, 2, DeclineTrade())[0] == [TradePassed(asker=1, decliner=2, responder=3)]
 
 
 def test_the_globetrotters_trip_home_takes_no_action() -> None:

@@ -288,6 +288,14 @@ def test_the_responder_may_pick_the_copies_but_not_other_kinds() -> None:
     assert refused(offered, 1, AcceptTrade(cards=(SUN,))) == "card_not_in_hand"
 
 
+def test_an_accept_naming_no_copy_hands_over_the_longest_held_from_rules_2() -> None:
+    state = table(hands=[[*GERMANY, CAM], [item("umbrella", 3), UMB2, BOOTS]])
+    _, offered = play(state, 0, OfferTrade(to=1, give=(CAM,), want=("umbrella",)))
+    for rules, handed in ((1, UMB2), (2, item("umbrella", 3)), (4, item("umbrella", 3))):
+        events = play(replace(offered, rules=rules), 1, AcceptTrade())[0]
+        assert of(TradeAccepted, events)[0].received == (handed,), rules
+
+
 def test_a_responder_without_the_cards_asked_cannot_accept_lying_is_allowed() -> None:
     state = trade_table()
     _, offered = play(state, 0, OfferTrade(to=2, give=(CAM,), want=("umbrella",)))
