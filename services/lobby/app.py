@@ -8,6 +8,7 @@ from typing import Any
 from litestar import Litestar, Request, get
 
 import contracts.lobby
+import contracts.players
 from infra.http.common import EXCEPTION_HANDLERS, check_background, check_ready, cors
 from infra.http.edge import Edge
 from infra.http.openapi import closed_structs, openapi_config
@@ -46,7 +47,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         cors_config=cors(settings),  # browsers: infra/http/common.py
         lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
         middleware=[Edge],  # ids, metrics, rate limits, body bounds, Allow: infra/http/edge.py
-        openapi_config=openapi_config("Turnpost lobby", closed=closed_structs(contracts.lobby)),
+        openapi_config=openapi_config("Turnpost lobby", closed=closed_structs(contracts.lobby, contracts.players)),
         logging_config=None,  # infra.observability.logging configures the process from LOG_LEVEL
     )
     app.state.settings = settings

@@ -39,7 +39,7 @@ ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 # refuses a `malformed_request` or `too_deep` there: only these codes pass):
 MEANING_400 = {
     # min_version past the game's version: min_version_beyond_version
-    "getGame": "the game's version moves",
+    "getGame": "the game's version moves (min_version, at)",
     "getLegalActions": "the game's version moves",
     # after past the game's version: after_beyond_version
     "getEvents": "the game's version moves",
@@ -47,6 +47,9 @@ MEANING_400 = {
     # a cursor this API did not give: bad_cursor
     "getMyGames": "a cursor is opaque",
     "listRooms": "a cursor is opaque",
+    "getMyRooms": "a cursor is opaque",
+    "getPlayerGames": "a cursor is opaque",
+    "getLeaderboard": "a cursor is opaque",
     # an action of another game or shape than the game's: invalid_action_format
     "postAction": "an action's shape is the game's (AnyAction is every game's)",
 }
