@@ -46,7 +46,6 @@ HAND_LIMIT = 7  # "You can have a maximum of seven cards in your hand."
 BACKPACKER_NEWEST = 1  # "... when you take the newest card of the discard pile"
 PICKPOCKET_TAKES = 2  # "When you steal from a player holding more cards than you, you take
 # two cards instead of one." (rules 3: from anyone)
-PICKPOCKET_COST = 1
 HOARDER_HAND_LIMIT = 8
 HOARDER_DRAWS_TWO_BELOW = 3  # "... when you draw holding fewer than three cards, draw two"
 GLOBETROTTER_DRAWS = 1  # rules 3: "When you travel home, draw a card and take another
@@ -80,11 +79,10 @@ def newest_copy(content: Content, state: State, take: str) -> str | None:
     return next((x for x in reversed(newest) if content.kind_of[x] == kind), None)
 
 
-def steal_cost(state: State, seat: int) -> int:
-    """Cards a steal costs: the Pickpocket's none (rules 1-2), one like anyone's (rules 3)."""
-    if state.characters[seat] != "pickpocket":
-        return 1
-    return PICKPOCKET_COST if state.rules >= 3 else 0
+def free_steal(state: State, seat: int) -> bool:
+    """Whether a steal costs no card: the Pickpocket's under rules 1-2 (from rules 3 a steal
+    costs one card, the Pickpocket's like anyone's)."""
+    return state.characters[seat] == "pickpocket" and state.rules < 3
 
 
 def steal_takes(state: State, thief: int, victim: int) -> int:

@@ -148,7 +148,7 @@ def turn_actions(c: Content, state: State, seat: int) -> list[Action]:
     out += recycles(c, state, seat, usable)
     if not state.trade_declined:
         out += offers(c, state, seat, list(kinds.values()))
-    free = not characters.steal_cost(state, seat)
+    free = characters.free_steal(state, seat)
     costs: list[str | None] = [None] if free else list(by_kind(c, usable).values())
     out += [
         Steal(victim=victim, discard=cost)

@@ -345,7 +345,7 @@ class ItchyFeet:
             raise _illegal("bad_victim", "steal from another player at the table")
         if not state.hands[victim]:
             raise _illegal("nothing_to_steal", f"seat {victim} holds no card")
-        if not characters.steal_cost(state, seat):
+        if characters.free_steal(state, seat):
             if paid is not None:
                 raise _illegal("wrong_cost", "the Pickpocket steals without discarding")
             return
