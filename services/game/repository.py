@@ -84,10 +84,16 @@ class GamesRepository(Protocol):
 
     async def get(self, game_id: str) -> GameRecord | None: ...
     async def of_player(
-        self, player_id: str, awaiting: bool, limit: int = 50, after: PageKey | None = None
+        self,
+        player_id: str,
+        awaiting: bool,
+        limit: int = 50,
+        after: PageKey | None = None,
+        status: str | None = None,
     ) -> list[SeatSummary]:
         """The player's games, newest first; `awaiting`: only where they must act, nearest
-        deadline first (games without a clock last)."""
+        deadline first (games without a clock last); `status`: only `active` or `finished`
+        ones."""
         ...
 
 
@@ -144,7 +150,12 @@ class PostgresGamesRepository:
         return _record(row) if row else None
 
     async def of_player(
-        self, player_id: str, awaiting: bool, limit: int = 50, after: PageKey | None = None
+        self,
+        player_id: str,
+        awaiting: bool,
+        limit: int = 50,
+        after: PageKey | None = None,
+        status: str | None = None,
     ) -> list[SeatSummary]:
         rows = await self.pool.fetch(
             f"""SELECT * FROM (
@@ -160,6 +171,7 @@ class PostgresGamesRepository:
                    JOIN turns t ON t.game_id = gs.game_id
                    WHERE gs.player_id = $1
                      AND (NOT $2 OR (gs.seat = ANY (t.to_act) AND NOT t.bots ? gs.seat::text))
+                     AND ($7::text IS NULL OR (t.status = 'finished') = ($7 = 'finished'))
                ) x
                WHERE $4::bigint IS NULL OR sort_key > $4 OR (sort_key = $4 AND
                      (created_us < $5 OR (created_us = $5 AND game_id > $6)))
@@ -168,6 +180,7 @@ class PostgresGamesRepository:
             awaiting,
             limit,
             *(after if after else (None, None, None)),
+            status,
         )
         return [
             SeatSummary(
@@ -197,7 +210,12 @@ class MemoryGamesRepository:
         return self.records.get(game_id)
 
     async def of_player(
-        self, player_id: str, awaiting: bool, limit: int = 50, after: PageKey | None = None
+        self,
+        player_id: str,
+        awaiting: bool,
+        limit: int = 50,
+        after: PageKey | None = None,
+        status: str | None = None,
     ) -> list[SeatSummary]:
         out = []
         for n, r in enumerate(self.records.values()):
@@ -208,6 +226,8 @@ class MemoryGamesRepository:
             turn = row.turn
             bot = str(seat) in turn.bots
             if awaiting and (seat not in turn.to_act or bot):
+                continue
+            if status is not None and (turn.status == "finished") != (status == "finished"):
                 continue
             deadline = turn.deadlines.get(str(seat))
             sort_key = 0

@@ -55,6 +55,15 @@ async def test_a_record_is_refused_until_the_end_then_hides_nothing(
     past = (await table.get(2, at=4)).json()
     assert past["version"] == 4 and past["outcome"] is None
     assert len(past["state"]["hands"]) == 3 and all(past["state"]["hands"])
+    # my games by status: this one is finished now
+    auth = table.auth(1)
+    finished = (
+        await client.get("/v1/me/games", params={"status": "finished"}, headers=auth)
+    ).json()
+    active = (await client.get("/v1/me/games", params={"status": "active"}, headers=auth)).json()
+    assert game_id in {g["id"] for g in finished["items"]}
+    assert all(g["status"] == "finished" for g in finished["items"])
+    assert game_id not in {g["id"] for g in active["items"]}
     # the Python client reads it the same
     token = table.auth(2)["authorization"].removeprefix("Bearer ")
     url = str(client.base_url)

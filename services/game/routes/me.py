@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Request, get
@@ -20,19 +20,23 @@ from services.game.routes.common import caller, service_of
     "/v1/me/games",
     operation_id="getMyGames",
     summary="Games the caller sits in, newest first; awaiting=true: where they must act, "
-    "nearest deadline first",
+    "nearest deadline first; status=active|finished: those only (a finished game's result, "
+    "ranks and rating changes: GET /v1/players/{id}/games at the lobby)",
     security=SECURITY,
     responses=problems(400, 401, codes={400: ["malformed_request", "bad_cursor"]}),
 )
 async def my_games(
     request: Request[Any, Any, Any],
     awaiting: FromQuery[bool] = False,
+    status: FromQuery[Literal["active", "finished"] | None] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, QueryParameter(max_length=200)] = None,
 ) -> MyGames:
     who = await caller(request)
     after = _page_key(cursor) if cursor else None
-    rows = await service_of(request).games.of_player(who.player_id, awaiting, limit + 1, after)
+    rows = await service_of(request).games.of_player(
+        who.player_id, awaiting, limit + 1, after, status
+    )
     more, rows = len(rows) > limit, rows[:limit]
     return MyGames(
         next=_cursor(rows[-1].key) if more else None,

@@ -6,7 +6,7 @@ import asyncio
 import inspect
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 import msgspec
@@ -294,9 +294,14 @@ class AsyncClient:
         return await self.call(routes.get_game_map(game_id))
 
     async def get_my_games(
-        self, *, awaiting: bool = False, limit: int | None = None, cursor: str | None = None
+        self,
+        *,
+        awaiting: bool = False,
+        limit: int | None = None,
+        cursor: str | None = None,
+        status: Literal["active", "finished"] | None = None,
     ) -> MyGames:
-        return await self.call(routes.get_my_games(awaiting, limit, cursor))
+        return await self.call(routes.get_my_games(awaiting, limit, cursor, status))
 
     async def play(
         self,

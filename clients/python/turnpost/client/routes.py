@@ -262,8 +262,13 @@ def get_game_map(game_id: str) -> Call[GameMap]:
     return Call("game", "GET", f"/v1/games/{_p(game_id)}/map", _json(GameMap))
 
 
-def get_my_games(awaiting: bool, limit: int | None, cursor: str | None) -> Call[MyGames]:
-    params = _params(awaiting=awaiting or None, limit=limit, cursor=cursor)
+def get_my_games(
+    awaiting: bool,
+    limit: int | None,
+    cursor: str | None,
+    status: Literal["active", "finished"] | None = None,
+) -> Call[MyGames]:
+    params = _params(awaiting=awaiting or None, limit=limit, cursor=cursor, status=status)
     return Call("game", "GET", "/v1/me/games", _json(MyGames), params)
 
 

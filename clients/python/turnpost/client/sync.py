@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 import msgspec
@@ -290,9 +290,14 @@ class Client:
         return self.call(routes.get_game_map(game_id))
 
     def get_my_games(
-        self, *, awaiting: bool = False, limit: int | None = None, cursor: str | None = None
+        self,
+        *,
+        awaiting: bool = False,
+        limit: int | None = None,
+        cursor: str | None = None,
+        status: Literal["active", "finished"] | None = None,
     ) -> MyGames:
-        return self.call(routes.get_my_games(awaiting, limit, cursor))
+        return self.call(routes.get_my_games(awaiting, limit, cursor, status))
 
     def play(
         self,
