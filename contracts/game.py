@@ -74,6 +74,13 @@ class GameOutcome(msgspec.Struct, frozen=True, kw_only=True):
     detail: Annotated[dict[str, Any], msgspec.Meta(description=_OUTCOME_DETAIL)] = {}
 
 
+class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    rating_before: float
+    rating_after: float
+    rating_change: float
+
+
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     game: str
@@ -95,6 +102,9 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = 1
     room_id: str | None = None  # the room it was started from
+    # a finished game of a rated room, once the lobby has rated it (moments after the end):
+    # each seat's rating (a bot's: its level's) before and after, and the change
+    ratings: list[RatingChange] | None = None
     # `?at=N` on a finished game: its whole engine state at version N, every hand in it
     state: dict[str, Any] | None = None
 

@@ -83,6 +83,12 @@ class GamesRepository(Protocol):
         ...
 
     async def get(self, game_id: str) -> GameRecord | None: ...
+
+    async def rating_changes(self, game_id: str) -> list[dict[str, Any]] | None:
+        """A finished game's seats with their rating changes, once the lobby has rated it
+        (services/lobby/ratings.py); None before, or where nothing rates games."""
+        ...
+
     async def of_player(
         self,
         player_id: str,
@@ -142,6 +148,12 @@ class PostgresGamesRepository:
                 f"SELECT {_COLS} FROM games WHERE id = $1", uuid.UUID(record.id)
             )
             return _record(row)
+
+    async def rating_changes(self, game_id: str) -> list[dict[str, Any]] | None:
+        seats = await self.pool.fetchval(
+            "SELECT seats::text FROM finished_games WHERE game_id = $1 AND rated", game_id
+        )
+        return json.loads(seats) if seats else None
 
     async def get(self, game_id: str) -> GameRecord | None:
         row = await self.pool.fetchrow(
@@ -205,6 +217,9 @@ class MemoryGamesRepository:
 
     async def create(self, record: GameRecord) -> GameRecord:
         return self.records.setdefault(record.id, record)
+
+    async def rating_changes(self, game_id: str) -> list[dict[str, Any]] | None:
+        return None  # nothing rates games in memory
 
     async def get(self, game_id: str) -> GameRecord | None:
         return self.records.get(game_id)

@@ -15,8 +15,10 @@ import httpx
 import msgspec
 
 from contracts.streams import GAMES, GameEvent
+from infra.auth.bearer import Principal
 from infra.settings import Settings
 from infra.streams.redis import RedisStreams
+from services.game.routes.games import game_view
 from services.game.service import GameService
 from services.lobby.ratings import Ratings, Seat, fresh, rate
 from services.lobby.rooms import Lobby
@@ -109,6 +111,12 @@ async def test_a_finished_game_is_rated_once_and_read_back(
         item["seats"][winner]["rating_change"] > 0 > min(s["rating_change"] for s in item["seats"])
     )
     assert item["rating_change"] == item["seats"][1]["rating_change"]
+    # the finished game's own view shows each seat's change, as the game service reads it
+    view = await game_view(
+        game_service(pool), Principal(player_id=bob["id"], name="Bob"), game_id, None
+    )
+    assert view.room_id == room_id and view.ratings is not None
+    assert [r.rating_change for r in view.ratings] == [s["rating_change"] for s in item["seats"]]
 
     # a second game, unrated: recorded, rated nobody
     room2, game2 = await finished_game(client, pool, ada, bob, rated=False, seed=2)

@@ -20,6 +20,7 @@ from contracts.game import (
     GameView,
     LegalActions,
     PostAction,
+    RatingChange,
     SeatClock,
     SeatStanding,
     Unavailable,
@@ -86,6 +87,19 @@ async def game_view(
             whole = msgspec.to_builtins(state)
     rules, state = loaded.rules, loaded.state
     seat = record.seat_of(who.player_id)
+    ratings = None
+    if at is None and outcome_of(loaded) is not None:
+        changes = await svc.games.rating_changes(record.id)
+        ratings = [
+            RatingChange(
+                seat=c["seat"],
+                rating_before=c["rating_before"],
+                rating_after=c["rating_after"],
+                rating_change=c["rating_change"],
+            )
+            for c in changes or []
+            if "rating_change" in c
+        ] or None
     return GameView(
         id=record.id,
         game=record.game,
@@ -104,6 +118,7 @@ async def game_view(
         rules_version=rules_version_of(state),
         room_id=record.room_id,
         state=whole,
+        ratings=ratings,
     )
 
 
