@@ -93,7 +93,9 @@ DueAt = Annotated[
 ]
 
 
-class NewRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class NewRoom(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True
+):
     """`fill_with_bots_after_s`: after that many seconds without a join, the empty seats get
     bots of `fill_level` (default `greedy`), and with `auto_start` the room starts."""
 
@@ -105,7 +107,8 @@ class NewRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     fill_level: FillLevel | None = None
     auto_start: AutoStart = False
     # a rated room's finished game moves its players' and bot levels' ratings (the default:
-    # every room is public; docs/api.md, "Ratings")
+    # every room is public; docs/api.md, "Ratings"). A body leaves out what is at its default
+    # (omit_defaults): a client of this release still creates rooms at a lobby of the last.
     rated: bool = True
 
     def fill_problem(self) -> str | None:

@@ -34,6 +34,7 @@ SECRET = secrets.token_urlsafe(48)
 KEY = SigningKey.from_secret(SECRET)
 PLAYERS = [f"fast-{uuid.uuid4()}-{seat}" for seat in range(3)]
 STRANGER = f"fast-{uuid.uuid4()}-stranger"
+_ROOM = re.compile(r'"room_id":"[^"]*"')
 _TIMES = re.compile(r'"(recorded_at|deadline)":"[^"]*"')
 _VARYING = {"date", "server", "x-request-id"}  # set per response by design
 
@@ -83,6 +84,7 @@ class Twins:
         text = response.text
         for spelling in (self.ids[which], self.ids[which].upper()):
             text = text.replace(spelling, "{game}")
+        text = _ROOM.sub('"room_id":"{room}"', text)  # each game's own room
         return _TIMES.sub(r'"\1":"..."', text)
 
     @staticmethod
