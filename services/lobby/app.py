@@ -47,7 +47,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
         cors_config=cors(settings),  # browsers: infra/http/common.py
         lifespan=[lifespan, rate_limits],  # rate_limits after: it reads the settings
         middleware=[Edge],  # ids, metrics, rate limits, body bounds, Allow: infra/http/edge.py
-        openapi_config=openapi_config("Turnpost lobby", closed=closed_structs(contracts.lobby, contracts.players)),
+        openapi_config=openapi_config(
+            "Turnpost lobby", closed=closed_structs(contracts.lobby, contracts.players)
+        ),
         logging_config=None,  # infra.observability.logging configures the process from LOG_LEVEL
     )
     app.state.settings = settings
