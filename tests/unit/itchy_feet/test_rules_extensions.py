@@ -629,6 +629,10 @@ def test_pickpockets_pass_every_card_at_once_before_four_postcards_count() -> No
     ]
     assert not of(GameWon, events) and after.end is None and after.winner is None
     assert sorted(after.hands[1]) == [P2, P3, P4]
+    # rules 3 (where the exchange became one moment) the same
+    three = table(3, hands=hands, options=ALL, rules=3)
+    events, after = play(three, 0, Draw(), Picks(event("pickpockets"), P4, P1, BOOTS))
+    assert len(of(CardPassed, events)) == 3 and not of(GameWon, events) and after.end is None
     # rules 2 (games begun before): one pass at a time, and the fourth won at once
     old = table(3, hands=hands, options=ALL, rules=2)
     events, after = play(old, 0, Draw(), Picks(event("pickpockets"), P4, P1, BOOTS))
