@@ -11,6 +11,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from contracts.game import timestamp
 from contracts.players import (
     FinishedGame,
     FinishedSeat,
@@ -23,7 +24,7 @@ from contracts.players import (
 )
 from contracts.problems import ProblemError
 from games.registry import keys
-from services.lobby.ratings import BOT, SETTLED_AFTER, timestamp
+from services.lobby.ratings import BOT, SETTLED_AFTER
 
 
 def _rating(row: Any) -> Rating:
@@ -90,7 +91,7 @@ class Profiles:
         return Profile(
             id=player["id"],
             name=player["name"],
-            since=timestamp(player["created_at"]) or "",
+            since=timestamp(player["created_at"]),
             bot=player["bot"],
             games=[
                 GameRecordOf(
@@ -186,8 +187,8 @@ def _finished(row: Any, player_id: str) -> FinishedGame:
         game=row["game"],
         rated=row["rated"],
         options=json.loads(row["options"]) if isinstance(row["options"], str) else row["options"],
-        started_at=timestamp(row["started_at"]),
-        finished_at=timestamp(row["finished_at"]) or "",
+        started_at=timestamp(row["started_at"]) if row["started_at"] else None,
+        finished_at=timestamp(row["finished_at"]),
         outcome=json.loads(row["outcome"]),
         seats=seats,
         rank=mine.rank if mine else None,

@@ -249,7 +249,3 @@ def _change(before: Rating, after: Rating) -> dict[str, Any]:
         "rating_after": round(after.ordinal, 3),
         "rating_change": round(after.ordinal - before.ordinal, 3),
     }
-
-
-def timestamp(at: datetime | None) -> str | None:
-    return at.isoformat().replace("+00:00", "Z") if at else None
