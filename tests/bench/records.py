@@ -160,9 +160,40 @@ async def pages(dsn: str, players: int, reads: int, out: Callable[..., None]) ->
         await pool.close()
 
 
+async def finished_game(
+    conn: asyncpg.Connection, seated: list[str], ranks: list[int]
+) -> tuple[str, str]:
+    """A finished game as the game service and the lobby leave it for the ratings consumer:
+    its room and seats (these players, in order) and its log's `game_over` with these ranks;
+    (game id, room id)."""
+    room, game_id = f"rr-{uuid.uuid4()}", str(uuid.uuid4())
+    await conn.execute(
+        "INSERT INTO rooms (id, game, status, host, seat_count, game_id) "
+        "VALUES ($1, $2, 'finished', $3, $4, $5)",
+        room,
+        GAME,
+        seated[0],
+        len(seated),
+        game_id,
+    )
+    await conn.executemany(
+        "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
+        [(room, i, p) for i, p in enumerate(seated)],
+    )
+    over = {"type": "game_over", "outcome": {"ranks": ranks}, "standings": []}
+    await conn.executemany(
+        "INSERT INTO events (stream_id, version, event_id, type, data) VALUES ($1, $2, $3, $4, $5)",
+        [
+            (f"game-{game_id}", 1, uuid.uuid4(), "game_set_up", "{}"),
+            (f"game-{game_id}", 2, uuid.uuid4(), "game_over", json.dumps(over)),
+        ],
+    )
+    return game_id, room
+
+
 async def rating_rate(dsn: str, games: int, out: Callable[..., None]) -> None:
-    """Finished games as the game service and the lobby leave them, rated one at a time (one
-    consumer) and 8 at once (8 consumers); games per second."""
+    """Finished games as the game service and the lobby leave them, rated one at a time (a
+    message whose batch failed) and a consumer's batch at a time; games per second."""
     pool = await asyncpg.create_pool(dsn, min_size=2, max_size=10)
     assert pool is not None
     try:
@@ -175,31 +206,8 @@ async def rating_rate(dsn: str, games: int, out: Callable[..., None]) -> None:
         rng = random.Random(2)
         async with pool.acquire() as conn:
             for _ in range(2 * games):
-                room, game_id = f"rr-{uuid.uuid4()}", str(uuid.uuid4())
                 seated = [*rng.sample(people, 3), "rbot"]
-                await conn.execute(
-                    "INSERT INTO rooms (id, game, status, host, seat_count, game_id) "
-                    "VALUES ($1, $2, 'finished', $3, 4, $4)",
-                    room,
-                    GAME,
-                    seated[0],
-                    game_id,
-                )
-                await conn.executemany(
-                    "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
-                    [(room, i, p) for i, p in enumerate(seated)],
-                )
-                ranks = rng.sample([1, 2, 3, 4], 4)
-                over = {"type": "game_over", "outcome": {"ranks": ranks}, "standings": []}
-                await conn.executemany(
-                    "INSERT INTO events (stream_id, version, event_id, type, data) "
-                    "VALUES ($1, $2, $3, $4, $5)",
-                    [
-                        (f"game-{game_id}", 1, uuid.uuid4(), "game_set_up", "{}"),
-                        (f"game-{game_id}", 2, uuid.uuid4(), "game_over", json.dumps(over)),
-                    ],
-                )
-                made.append((game_id, room))
+                made.append(await finished_game(conn, seated, rng.sample([1, 2, 3, 4], 4)))
         ratings = Ratings(pool)
         one, batched = made[:games], made[games:]
         began = time.perf_counter()

@@ -10,7 +10,6 @@ ratings by the model, `ratings.rate`) is exact: a game rated twice, or half, wou
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import secrets
@@ -27,9 +26,9 @@ import msgspec
 from contracts.streams import GAMES, GameEvent
 from infra.streams.redis import RedisStreams
 from services.lobby.ratings import Seat, fresh, rate
+from tests.bench.records import GAME, finished_game
 
 ROOT = Path(__file__).resolve().parents[2]
-GAME = "itty-bitty"
 GAMES_N = 50
 
 
@@ -46,33 +45,12 @@ async def made(
     out = []
     async with pool.acquire() as conn:
         for _ in range(GAMES_N):
-            room, game_id = f"rk-{uuid.uuid4()}", str(uuid.uuid4())
             people = [f"pk-{uuid.uuid4()}" for _ in range(4)]
             await conn.executemany(
                 "INSERT INTO players (id, name) VALUES ($1, $2)", [(p, p[:8]) for p in people]
             )
-            await conn.execute(
-                "INSERT INTO rooms (id, game, status, host, seat_count, game_id) "
-                "VALUES ($1, $2, 'finished', $3, 4, $4)",
-                room,
-                GAME,
-                people[0],
-                game_id,
-            )
-            await conn.executemany(
-                "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
-                [(room, i, p) for i, p in enumerate(people)],
-            )
             ranks = rng.choice([[1, 2, 3, 4], [2, 1, 4, 3], [1, 1, 3, 4], [4, 3, 2, 1]])
-            over = {"type": "game_over", "outcome": {"ranks": ranks}, "standings": []}
-            await conn.executemany(
-                "INSERT INTO events (stream_id, version, event_id, type, data) "
-                "VALUES ($1, $2, $3, $4, $5)",
-                [
-                    (f"game-{game_id}", 1, uuid.uuid4(), "game_set_up", "{}"),
-                    (f"game-{game_id}", 2, uuid.uuid4(), "game_over", json.dumps(over)),
-                ],
-            )
+            game_id, room = await finished_game(conn, people, ranks)
             out.append((game_id, room, people, ranks))
     return out
 
