@@ -15,22 +15,10 @@ from games.registry import registry
 from games.replay import Diverged, main, read, replay
 from services.game.records import game_record
 from services.game.repository import stream_id
+from tests.corpus.record import option_values
 from tests.unit.test_corpus_from_store import GAMES, played
 
 SEEDS = (1, 2)
-# a game played with every option on (itty bitty's last turn, Itchy Feet's extensions and
-# characters, Footprints' variants), beside each game's default one
-ALL_OPTIONS: dict[str, dict[str, Any]] = {
-    "itty-bitty": {"last_turn": "any_collectors"},
-    "itchy-feet": {
-        "events": True,
-        "special_items": True,
-        "forbidden_items": True,
-        "postcards": True,
-        "characters": "random",
-    },
-    "footprints": {"advanced": True, "snake": True, "two_leaders": True},
-}
 
 
 async def recorded(
@@ -55,12 +43,11 @@ async def test_a_record_replays_through_the_engine_every_event_the_same(
     assert len(done.lines) == done.version and done.lines[0].startswith("v1: ")
 
 
-@pytest.mark.parametrize("game", [g for g in ALL_OPTIONS if g in registry()])
+@pytest.mark.parametrize("game", list(registry()))
 async def test_a_record_of_a_game_with_every_option_replays(game: str) -> None:
+    """Every option away from its default at once (the corpus' "all options" story)."""
     rules = registry()[game]
-    options = {
-        k: v for k, v in ALL_OPTIONS[game].items() if k in rules.options_type.__struct_fields__
-    }
+    options = {name: others[-1] for name, others in option_values(rules.options_type).items()}
     header, lines = await recorded(game, min(4, rules.seats.stop - 1), 3, options)
     assert header["options"] == options
     assert replay(header, lines).unproven == 0
