@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from contracts.game import RatingChange
+
 NotificationType = Literal["your_turn", "deadline_soon", "game_started", "game_finished"]
 NOTIFICATION_TYPES: tuple[NotificationType, ...] = (
     "your_turn",
@@ -55,6 +57,9 @@ class Notification(msgspec.Struct, frozen=True, kw_only=True):
     # game_finished: the result (null for other news, and for a game whose log has no
     # game_over: one that ended before the event existed; its view still has the outcome)
     outcome: GameResult | None = None
+    # game_finished of a rated room's game: each seat's rating (a bot's: its level's) before
+    # and after, and the change, as the finished game's view and the history give them
+    ratings: list[RatingChange] | None = None
     # When the game's log recorded the event at `version` this news follows (RFC 3339, Z);
     # null for deadline_soon. With the version it names that event even after the service's
     # database was restored to an earlier moment, where the version comes again with other

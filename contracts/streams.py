@@ -10,6 +10,11 @@ import msgspec
 LOBBY = "turnpost:lobby"
 GAMES = "turnpost:games"
 COMMANDS = "turnpost:commands"
+# A finished game's last envelope (a GameEvent, as the games stream had it), published again
+# by the lobby's ratings consumer once it has recorded the game (and, in a rated room, rated
+# it): the game's `game_finished` news is told from here, so it carries the rating changes.
+# Only games of a room: a game started without one is told of from the games stream.
+FINISHED = "turnpost:finished"
 
 # Every consumer group of every stream. Each consumer makes all of its stream's groups
 # before it reads (and so before it can trim), so no group misses what was published
@@ -18,6 +23,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     LOBBY: ("game",),
     GAMES: ("lobby", "bots", "notifier", "ratings"),
     COMMANDS: ("game",),
+    FINISHED: ("notifier",),
 }
 
 
@@ -87,3 +93,9 @@ class ClockTimeout(StreamMessage, frozen=True, tag="clock_timeout"):
 
 Command = SubmitAction | ClockTimeout
 AnyMessage = RoomStarted | GameEvent | SubmitAction | ClockTimeout
+
+
+def told_when_recorded(event: GameEvent) -> bool:
+    """Whether this envelope's news comes from FINISHED, not the games stream: the end of a
+    game of a room (the lobby records and rates every one)."""
+    return event.status == "finished" and event.room_id is not None

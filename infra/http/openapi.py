@@ -101,6 +101,11 @@ class OptionalBody(Operation):
             self.request_body.required = False
 
 
+def _fields(schema: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """What two schemas of one type must agree on: its properties, the required ones."""
+    return sorted(schema.get("properties", {})), sorted(schema.get("required", []))
+
+
 def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -167,9 +172,16 @@ class ContractJson(JsonRenderPlugin):
         """The document served: Litestar's, completed."""
         components = dict(openapi_schema.get("components", {}))
         made = components.get("schemas", {})
-        if clash := sorted(self.schemas.keys() & made.keys()):
-            raise ValueError(f"components made twice, by Litestar and given: {clash}")
-        schemas = {**made, **self.schemas}
+        # a type a route names and a webhook carries too (RatingChange) is made by both: one
+        # schema, Litestar's, so long as the two say the same fields
+        clash = sorted(
+            name
+            for name in self.schemas.keys() & made.keys()
+            if _fields(self.schemas[name]) != _fields(made[name])
+        )
+        if clash:
+            raise ValueError(f"components made twice, differently, by Litestar and given: {clash}")
+        schemas = {**self.schemas, **made}
         for name in self.closed & schemas.keys():
             schemas[name] = {**schemas[name], "additionalProperties": False}
         components["schemas"] = schemas

@@ -13,7 +13,8 @@ Two sources, one shape (contracts.notifications.Notification):
 A seat a bot plays (from the start, or since its person resigned or timed out) is never
 told it must act. A person whose seat a bot took over is still told the game ended: they
 are still ranked in it. `game_finished` carries the result as the game's log says it (its
-`game_over` event), never one made here.
+`game_over` event), never one made here, and in a rated room every seat's rating change: the
+end of a room's game is told once the lobby has recorded it (contracts/streams.py, FINISHED).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from datetime import datetime, timedelta
 
 import msgspec
 
-from contracts.game import timestamp
+from contracts.game import RatingChange, timestamp
 from contracts.notifications import GameResult, Notification, NotificationType, links_for
 from contracts.streams import GameEvent
 from games.registry import get as get_rules
@@ -40,6 +41,8 @@ class GameFacts(msgspec.Struct, frozen=True, kw_only=True):
     outcome: GameResult | None = None
     # when the envelope's event was recorded: the news' `recorded_at` (None: not known)
     recorded_at: datetime | None = None
+    # the rating changes of a rated room's game (read when the lobby has rated it)
+    ratings: list[RatingChange] | None = None
 
 
 class Clocks(msgspec.Struct, frozen=True, kw_only=True):
@@ -118,6 +121,7 @@ def _tell(kind: NotificationType, event: GameEvent, seat: int, facts: GameFacts)
     deadline = facts.deadlines.get(seat) if kind == "your_turn" else None
     return Notification(
         outcome=facts.outcome if kind == "game_finished" else None,
+        ratings=facts.ratings if kind == "game_finished" else None,
         type=kind,
         game_id=event.game_id,
         game=event.game,

@@ -9,7 +9,7 @@ from datetime import datetime
 import asyncpg
 import msgspec
 
-from contracts.game import SeatInfo
+from contracts.game import RatingChange, SeatInfo
 from contracts.notifications import GameResult
 from contracts.streams import GameEvent
 from games.api import Outcome
@@ -19,7 +19,8 @@ from infra.notify.derive import GameFacts
 # envelope's own command before it are not batch ends); none at all: this is the set-up.
 # The envelope's own event, a key lookup: `outcome`, when it is the game_over that ends the
 # command that ended the game (games/table.py: always its last event); when it was recorded
-# and where, which say whether it is the event the envelope names (below).
+# and where, which say whether it is the event the envelope names (below); with the outcome,
+# the rating changes once the lobby has rated the game (services/lobby/ratings.py).
 _FACTS = """
 SELECT g.seats::text AS seats, t.deadlines::text AS deadlines,
        (SELECT (e.metadata -> 'to_act')::text FROM events e
@@ -27,7 +28,10 @@ SELECT g.seats::text AS seats, t.deadlines::text AS deadlines,
           AND coalesce((e.metadata ->> 'batch_end')::boolean, true)
         ORDER BY e.version DESC LIMIT 1) AS before,
        e.recorded_at, e.global_position,
-       CASE WHEN e.type = 'game_over' THEN (e.data -> 'outcome')::text END AS outcome
+       CASE WHEN e.type = 'game_over' THEN (e.data -> 'outcome')::text END AS outcome,
+       CASE WHEN e.type = 'game_over' THEN
+         (SELECT f.seats::text FROM finished_games f WHERE f.game_id = g.id::text AND f.rated)
+       END AS ratings
 FROM games g LEFT JOIN turns t ON t.game_id = g.id
 LEFT JOIN events e ON e.stream_id = 'game-' || g.id::text AND e.version = $2
 WHERE g.id = $1"""
@@ -63,6 +67,7 @@ async def read_facts(conn: asyncpg.Pool | asyncpg.Connection, event: GameEvent) 
         before=before,
         outcome=result_of(row["outcome"]),
         recorded_at=row["recorded_at"],
+        ratings=changes_of(row["ratings"]),
     )
 
 
@@ -80,6 +85,22 @@ def of_this_database(
     if event.recorded_at is not None:
         return event.recorded_at == recorded_at
     return event.global_position == global_position
+
+
+def changes_of(seats_json: str | None) -> list[RatingChange] | None:
+    """The rating changes of a rated game's `finished_games.seats` (None: not rated)."""
+    if not seats_json:
+        return None
+    return [
+        RatingChange(
+            seat=c["seat"],
+            rating_before=c["rating_before"],
+            rating_after=c["rating_after"],
+            rating_change=c["rating_change"],
+        )
+        for c in json.loads(seats_json)
+        if "rating_change" in c
+    ] or None
 
 
 def result_of(outcome_json: str | None) -> GameResult | None:

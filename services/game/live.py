@@ -77,6 +77,14 @@ class Waiters:
 
 async def follow_games_stream(streams: Streams, stream: str, waiters: Waiters) -> None:
     """Moves made through another instance reach this one's waiters via the relay."""
+    await follow_envelopes(streams, stream, waiters.heard)
+
+
+async def follow_envelopes(
+    streams: Streams, stream: str, heard: Callable[[GameEvent], None]
+) -> None:
+    """Every envelope published on `stream` from now on, to `heard`, in order (a tail, not a
+    consumer group: each process hears everything)."""
     decoder = msgspec.json.Decoder(GameEvent)
     last: str | None = None  # a concrete id: "$" would skip what lands between two reads
     while True:
@@ -93,7 +101,7 @@ async def follow_games_stream(streams: Streams, stream: str, waiters: Waiters) -
         for m in messages:
             last = m.id
             with contextlib.suppress(msgspec.DecodeError):
-                waiters.heard(decoder.decode(m.payload))
+                heard(decoder.decode(m.payload))
 
 
 class _Game:

@@ -7,14 +7,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Coroutine
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import asyncpg
 
 from contracts.notifications import Notification
 from contracts.problems import ProblemError
-from contracts.streams import GameEvent
+from contracts.streams import GameEvent, told_when_recorded
 from infra.notify.derive import Clocks, deadlines_soon, notifications
 from infra.notify.facts import deadlines_of, players_of, read_facts
 from infra.tasks import DEAD_TURN
@@ -41,7 +42,9 @@ class _Listener:
         self.told: set[str] = set()  # deadline_soon keys, once each
 
     def tell(self, note: Notification) -> None:
-        if note.type == "deadline_soon":
+        # deadline_soon is swept again and again; game_finished may be published twice (a
+        # lobby killed between its commit and its ack): each told once
+        if note.type in ("deadline_soon", "game_finished"):
             if note.key() in self.told:
                 return
             self.told.add(note.key())
@@ -67,9 +70,14 @@ class PlayerNews:
         self._tasks: list[asyncio.Task[None]] = []
         self._unlisten: Callable[[], None] | None = None
 
-    def start(self, waiters: Waiters) -> None:
+    def start(self, waiters: Waiters, finished: Coroutine[Any, Any, None] | None = None) -> None:
+        """Listen to the games stream's envelopes (through `waiters`) and, with `finished`
+        (a follow_envelopes of the FINISHED stream to `self.recorded`), to the ends of
+        rooms' games the lobby has recorded."""
         self._unlisten = waiters.listen(self._heard)
         self._tasks = [asyncio.create_task(self._derive()), asyncio.create_task(self._sweep())]
+        if finished is not None:
+            self._tasks.append(asyncio.create_task(finished))
 
     async def close(self) -> None:
         if self._unlisten is not None:
@@ -104,8 +112,20 @@ class PlayerNews:
                 self._listeners.pop(player_id, None)
 
     def _heard(self, envelope: GameEvent) -> None:
-        # a replayed dead letter of the bots is no news of the game (as the notifier)
-        if envelope.batch_end and envelope.type != DEAD_TURN and self._listeners:
+        # a replayed dead letter of the bots is no news of the game (as the notifier); the
+        # end of a room's game is told when the lobby has recorded it (`recorded`)
+        if (
+            envelope.batch_end
+            and envelope.type != DEAD_TURN
+            and self._listeners
+            and not told_when_recorded(envelope)
+        ):
+            self._envelopes.put_nowait(envelope)
+
+    def recorded(self, envelope: GameEvent) -> None:
+        """An envelope of the FINISHED stream: a room's game ended and the lobby recorded
+        (and rated) it; its `game_finished` carries the rating changes."""
+        if envelope.batch_end and self._listeners and told_when_recorded(envelope):
             self._envelopes.put_nowait(envelope)
 
     async def _derive(self) -> None:

@@ -21,13 +21,14 @@ from litestar.response import Stream
 
 from contracts.notifications import NOTIFICATION_TYPES, Notification
 from contracts.problems import ProblemError
+from contracts.streams import FINISHED
 from infra.auth.tokens import Held
 from infra.eventstore import StoredEvent
 from infra.http.common import holding
 from infra.http.openapi import SECURITY, problems, sse_item
 from infra.observability.metrics import LIVE_SUBSCRIBERS
 from infra.settings import Settings
-from services.game.live import Feeds
+from services.game.live import Feeds, follow_envelopes
 from services.game.loading import beyond_version, status_of
 from services.game.news import PlayerNews
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id
@@ -353,7 +354,11 @@ async def live_feeds(app: Litestar) -> AsyncIterator[None]:
     feeds = Feeds(read, svc.waiters, settings.sse_heartbeat_s)
     pool = svc.games.pool if isinstance(svc.games, PostgresGamesRepository) else None
     news = PlayerNews(svc, pool, settings.deadline_soon_s, settings.sse_heartbeat_s)
-    news.start(svc.waiters)
+    finished = None
+    if pool is not None:  # news (and rooms' games) only where Postgres keeps the games
+        stream = settings.stream(FINISHED)
+        finished = follow_envelopes(app.state.streams, stream, news.recorded)
+    news.start(svc.waiters, finished)
     app.state.feeds, app.state.frames, app.state.news = feeds, Frames(svc), news
     try:
         yield

@@ -13,7 +13,15 @@ import redis.asyncio as aioredis
 from litestar import Litestar
 from redis.exceptions import RedisError
 
-from contracts.streams import GAMES, GROUPS, LOBBY, GameEvent, RoomStarted
+from contracts.streams import (
+    FINISHED,
+    GAMES,
+    GROUPS,
+    LOBBY,
+    GameEvent,
+    RoomStarted,
+    told_when_recorded,
+)
 from infra.auth.keys import check_secrets
 from infra.auth.tokens import PostgresTokenLedger, Tokens
 from infra.servers.db import create_pool, redis_options
@@ -44,11 +52,18 @@ def on_game_event(lobby: Lobby):  # type: ignore[no-untyped-def]
 class OnGameFinished:
     """The ratings consumer: each finished game recorded and rated once (ratings.py). A
     batch's finished games are rated together (`prepare`: one transaction); a message whose
-    batch failed is rated alone by the handler."""
+    batch failed is rated alone by the handler.
 
-    def __init__(self, ratings: Ratings) -> None:
+    Then each finished game's envelope goes on to the FINISHED stream, whence its
+    `game_finished` news is told with the rating changes in it (contracts/streams.py). Only
+    after the commit, and before the ack: a process killed in between records nothing twice
+    (the redelivered game's row is there) and publishes again, which the notifier's delivery
+    keys make one delivery."""
+
+    def __init__(self, ratings: Ratings, streams: Streams, finished: str) -> None:
         self.ratings = ratings
-        self.done: set[str] = set()  # message ids their batch recorded
+        self.streams, self.finished = streams, finished
+        self.done: set[str] = set()  # message ids their batch recorded and published
 
     @staticmethod
     def _finished(message: Message) -> GameEvent | None:
@@ -56,16 +71,23 @@ class OnGameFinished:
         return event if event.status == "finished" and event.batch_end else None
 
     async def prepare(self, messages: Sequence[Message]) -> None:
-        found = [(m.id, e) for m in messages if (e := self._finished(m)) is not None]
+        found = [(m, e) for m in messages if (e := self._finished(m)) is not None]
         if found:
             await self.ratings.games_finished([(e.game_id, e.room_id, e.game) for _, e in found])
-            self.done.update(i for i, _ in found)
+            for m, e in found:
+                await self._publish(m, e)
+            self.done.update(m.id for m, _ in found)
 
     async def handle(self, message: Message) -> None:
         if message.id in self.done:
             self.done.discard(message.id)
         elif (event := self._finished(message)) is not None:
             await self.ratings.game_finished(event.game_id, event.room_id, event.game)
+            await self._publish(message, event)
+
+    async def _publish(self, message: Message, event: GameEvent) -> None:
+        if told_when_recorded(event):
+            await self.streams.publish(self.finished, message.payload)
 
 
 async def announce(streams: Streams, settings: Settings, message: RoomStarted) -> None:
@@ -141,7 +163,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         max_deliveries=settings.max_deliveries,
         linger_s=settings.follow_linger_s,
     )
-    rated = OnGameFinished(ratings)
+    rated = OnGameFinished(ratings, streams, settings.stream(FINISHED))
     rater = Consumer(
         streams,
         settings.stream(GAMES),

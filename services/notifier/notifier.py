@@ -4,7 +4,9 @@ python -m services.notifier
 
 Two sources, one truth each (DESIGN.md, "Telling players"):
 - the games stream, read in the `notifier` group: after each command, the notifications
-  that follow (derive.notifications) for the endpoints of the game's players;
+  that follow (derive.notifications) for the endpoints of the game's players; the end of a
+  room's game from the FINISHED stream instead (its envelope again, once the lobby has
+  recorded and rated the game: the news carries the rating changes);
 - the clock projection (`turns`), swept every second: `deadline_soon` once per deadline.
 
 Each notification becomes a delivery row, then a task on the `webhooks` queue
@@ -29,7 +31,7 @@ import msgspec
 import redis.asyncio as aioredis
 
 from contracts.notifications import Notification
-from contracts.streams import GAMES, GROUPS, GameEvent
+from contracts.streams import FINISHED, GAMES, GROUPS, GameEvent, told_when_recorded
 from infra.notify.deliveries import Hook, hooks_of_game, hooks_of_games, plan, push, record, utcnow
 from infra.notify.derive import Clocks, deadlines_soon, notifications
 from infra.notify.facts import deadlines_of, players_of, read_facts
@@ -108,12 +110,24 @@ class Notifier:
             self._batch_hooks = await hooks_of_games(self.pool, sorted(games))
 
     async def on_message(self, message: Message) -> None:
-        """One envelope of the games stream: its notifications, delivered (rows + tasks)."""
+        """One envelope of the games stream: its notifications, delivered (rows + tasks).
+        The end of a room's game is told from the FINISHED stream instead (`on_finished`)."""
         if not _end.decode(message.payload).batch_end:
             return
         event = _event.decode(message.payload)
         if event.type == DEAD_TURN:  # the bots' dead letter replayed: no news of the game
             return
+        if not told_when_recorded(event):
+            await self._tell(event)
+
+    async def on_finished(self, message: Message) -> None:
+        """One envelope of the FINISHED stream: a room's game the lobby has recorded (and
+        rated), its `game_finished` told with the rating changes."""
+        event = _event.decode(message.payload)
+        if told_when_recorded(event) and event.batch_end:
+            await self._tell(event)
+
+    async def _tell(self, event: GameEvent) -> None:
         hooks = self._batch_hooks.get(event.game_id)
         if hooks is None:  # not prepared (alone, or the batch's query failed)
             hooks = await hooks_of_game(self.pool, event.game_id)
@@ -258,14 +272,29 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
         prepare=notifier.prepare,
         linger_s=settings.follow_linger_s,
     )
+    ends = Notifier(pool, streams.r, settings)  # its own batch's endpoints, not the other's
+    finished = Consumer(
+        streams,
+        settings.stream(FINISHED),
+        GROUP,
+        f"notifier-{os.getpid()}",
+        ends.on_finished,
+        groups=GROUPS[FINISHED],
+        max_deliveries=settings.max_deliveries,
+        batch=128,
+        prepare=ends.prepare,
+        linger_s=settings.follow_linger_s,
+    )
     tasks = [
         asyncio.create_task(consumer.run(), name="notifier-games"),
+        asyncio.create_task(finished.run(), name="notifier-finished"),
         asyncio.create_task(sweep_forever(notifier, stop), name="notifier-sweep"),
     ]
     try:
         await stop.wait()
     finally:
         consumer.stop()
+        finished.stop()
         await asyncio.wait(tasks, timeout=5)
         for t in tasks:
             t.cancel()

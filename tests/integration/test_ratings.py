@@ -15,7 +15,7 @@ import asyncpg
 import httpx
 import msgspec
 
-from contracts.streams import GAMES, GameEvent
+from contracts.streams import FINISHED, GAMES, GameEvent
 from infra.auth.bearer import Principal
 from infra.settings import Settings
 from infra.streams.redis import RedisStreams
@@ -237,6 +237,13 @@ async def test_the_lobby_rates_a_game_once_however_often_its_news_comes(
                 break
             await asyncio.sleep(0.1)
         await asyncio.sleep(0.5)  # the two later copies handled too
+        # each copy's end published on FINISHED once recorded, for its game_finished news
+        # (the notifier's delivery key makes the copies one delivery)
+        told = [
+            msgspec.json.decode(fields[b"m"], type=GameEvent)
+            for _, fields in await streams.r.xrange(settings.stream(FINISHED))
+        ]
+        assert [e for e in told if e.game_id == game_id] == [news] * 3
     finally:
         await streams.close()
     got = await ratings_of(pool, [ada["id"], bob["id"]])

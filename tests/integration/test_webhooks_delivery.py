@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import os
 import secrets
 import signal
@@ -29,11 +30,13 @@ from typing import Any
 
 import asyncpg
 import httpx
+import msgspec
 import pytest
+import redis.asyncio as aioredis
 import uvicorn
 from standardwebhooks import Webhook
 
-from contracts.streams import RoomStarted, StartedSeat
+from contracts.streams import FINISHED, GAMES, GameEvent, RoomStarted, StartedSeat
 from infra.auth.bearer import issue
 from infra.auth.keys import SigningKey
 from infra.notify.derive import title_of
@@ -293,6 +296,7 @@ async def test_a_receiver_failing_three_times_gets_the_news_once_on_the_fourth(
                 "legal_actions": f"/v1/games/{game_id}/legal-actions",
             },
             "outcome": None,  # game_finished's result only
+            "ratings": None,  # game_finished's rating changes only
             "recorded_at": news["data"]["recorded_at"],  # when its event was recorded
         }
         assert news["data"]["recorded_at"].endswith("Z")
@@ -421,3 +425,78 @@ async def test_a_delivery_connects_only_to_an_address_it_checked() -> None:
         assert reply.status_code == 204 and len(receiver.at("/ok")) == 1
         moved = await asyncio.to_thread(lax.post, receiver.url("/moved"), content=b"{}")
         assert moved.status_code == 307 and len(receiver.at("/ok")) == 1
+
+
+async def _caught_up(r: Any, stream: str) -> bool:
+    """The notifier group has read `stream` to its end and acked all of it."""
+    newest = await r.xrevrange(stream, count=1)
+    mine = next(g for g in await r.xinfo_groups(stream) if g["name"].decode() == "notifier")
+    return bool(mine["pending"] == 0 and newest and mine["last-delivered-id"] == newest[0][0])
+
+
+async def test_a_room_s_game_end_is_told_once_recorded_with_its_rating_changes(
+    stack: Stack,
+) -> None:
+    """The end of a room's game is not told from the games stream: the lobby's ratings group
+    records (and rates) it, then publishes the envelope on the FINISHED stream, whence the
+    notifier tells `game_finished` with each seat's rating change; twice published, once
+    delivered."""
+    ada, bob = f"ada-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
+    r = aioredis.Redis.from_url(stack.settings.redis_url)
+    games, finished = stack.settings.stream(GAMES), stack.settings.stream(FINISHED)
+    async with receiving() as receiver:
+        hook = await stack.hook(ada, receiver.url("/ok"), ["game_finished"])
+        game_id = await stack.game([ada, bob])
+        for _ in range(2_000):  # first legal moves to the end
+            loaded = await stack.service.load(game_id)
+            to_act = sorted(loaded.rules.to_act(loaded.state))
+            if not to_act:
+                break
+            action = next(iter(loaded.rules.legal_actions(loaded.state, to_act[0])))
+            await stack.service.submit(
+                game_id, to_act[0], msgspec.to_builtins(action), loaded.version, uuid.uuid4()
+            )
+        await until(lambda: _ends(r, games, game_id), what="the end on the games stream")
+        await until(lambda: _caught_up(r, games), what="the notifier's read of it")
+        # not told from the games stream (its rows come before its ack): it waits for the record
+        assert await stack.deliveries(ada, hook["id"]) == []
+
+        seats = [
+            {"seat": 0, "player_id": ada, "name": ada, "bot": None, "rank": 1,
+             "rating_before": 1.25, "rating_after": 2.5, "rating_change": 1.25},
+            {"seat": 1, "player_id": bob, "name": bob, "bot": None, "rank": 2,
+             "rating_before": 0.5, "rating_after": -0.25, "rating_change": -0.75},
+        ]  # fmt: skip
+        await stack.service.games.pool.execute(  # type: ignore[attr-defined]
+            """INSERT INTO finished_games (game_id, room_id, game, rated, finished_at, options,
+                   outcome, seats) VALUES ($1, 'r', 'itty-bitty', true, now(), '{}', '{}', $2)""",
+            game_id,
+            json.dumps(seats),
+        )
+        [end] = await _ends(r, games, game_id)
+        for _ in range(2):  # a lobby killed between its publication and its ack: again
+            await r.xadd(finished, {b"m": end})
+        [(headers, body, _)] = await until(lambda: _at_least(receiver.at("/ok"), 1))
+        await until(lambda: _caught_up(r, finished), what="the second copy read")
+        await asyncio.sleep(0.5)
+        assert len(receiver.at("/ok")) == 1
+        news = verified(hook["secret"], headers, body)["data"]
+        assert news["type"] == "game_finished" and news["game_id"] == game_id
+        assert news["outcome"]["ranks"] in ([1, 2], [2, 1], [1, 1])
+        assert news["ratings"] == [
+            {k: s[k] for k in ("seat", "rating_before", "rating_after", "rating_change")}
+            for s in seats
+        ]
+    await r.aclose()
+
+
+async def _ends(r: Any, stream: str, game_id: str) -> list[bytes] | None:
+    """The payloads of the game's last envelope on the games stream, once it is there."""
+    found = [
+        fields[b"m"]
+        for _, fields in await r.xrevrange(stream, count=200)
+        if (e := msgspec.json.decode(fields[b"m"], type=GameEvent)).game_id == game_id
+        and e.status == "finished"
+        and e.batch_end
+    ]
+    return found or None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -10,10 +11,11 @@ from typing import Any
 import msgspec
 import pytest
 
+from contracts.game import RatingChange
 from contracts.notifications import GameResult, Notification
-from contracts.streams import GameEvent
+from contracts.streams import GameEvent, told_when_recorded
 from infra.notify.derive import Clocks, GameFacts, deadlines_soon, notifications, title_of
-from infra.notify.facts import of_this_database, result_of
+from infra.notify.facts import changes_of, of_this_database, result_of
 from infra.notify.ssrf import UnsafeURL, forbidden, vet_url
 from services.notifier.worker import backoff
 
@@ -46,6 +48,7 @@ def facts(before: Iterable[int] | None = (), **kw: Any) -> GameFacts:
         before=before,
         outcome=kw.get("outcome"),
         recorded_at=kw.get("recorded_at", NOW),
+        ratings=kw.get("ratings"),
     )
 
 
@@ -128,6 +131,40 @@ def test_the_end_carries_the_result_the_log_s_game_over_gives_and_only_the_end_d
     assert old and all(n.outcome is None for n in old)
 
 
+def test_the_end_of_a_rated_game_carries_every_seat_s_rating_change_and_only_the_end() -> None:
+    stored = json.dumps(
+        [
+            {"seat": 0, "player_id": "ada", "name": "Ada", "bot": None, "rank": 1,
+             "rating_before": 0.0, "rating_after": 1.5, "rating_change": 1.5},
+            {"seat": 1, "player_id": "bot-1", "name": "Greedy", "bot": "greedy", "rank": 2,
+             "rating_before": 0.0, "rating_after": -0.8, "rating_change": -0.8},
+        ]
+    )  # fmt: skip
+    changes = changes_of(stored)
+    assert changes == [
+        RatingChange(seat=0, rating_before=0.0, rating_after=1.5, rating_change=1.5),
+        RatingChange(seat=1, rating_before=0.0, rating_after=-0.8, rating_change=-0.8),
+    ]
+    out = notifications(
+        envelope(status="finished", to_act=[]), facts([0], ratings=changes, players={0: "ada"})
+    )
+    assert [(n.type, n.ratings) for n in out] == [("game_finished", changes)]
+    assert all(n.ratings is None for n in notifications(envelope(), facts([0], ratings=changes)))
+    # not rated (an unrated room, not yet rated): no changes; a seat without one is left out
+    assert changes_of(None) is None and changes_of("") is None
+    unrated = json.dumps([{"seat": 0, "player_id": "ada", "name": "Ada", "bot": None, "rank": 1}])
+    assert changes_of(unrated) is None
+
+
+def test_the_end_of_a_room_s_game_is_told_from_the_finished_stream_only() -> None:
+    """The lobby records (and rates) every room's game, then publishes its end again: its
+    news comes from there, with the ratings; a game of no room is told at once."""
+    end = envelope(status="finished", to_act=[])
+    assert told_when_recorded(end)
+    assert not told_when_recorded(envelope(status="finished", to_act=[], room_id=None))
+    assert not told_when_recorded(envelope())  # a move of a room's game: from the games stream
+
+
 def test_a_game_of_bots_alone_tells_nobody() -> None:
     out = notifications(envelope(to_act=[0]), facts(before=None, players={}))
     assert out == []
@@ -178,6 +215,7 @@ def test_a_notification_names_nothing_private() -> None:
         assert set(body) == {
             "type", "game_id", "game", "title", "version", "seat", "player_id", "deadline", "links",
             "outcome",  # game_finished's result (public: the same for every seat), else null
+            "ratings",  # game_finished's rating changes (public, as leaderboards), else null
             "recorded_at",  # when its event was recorded
         }  # fmt: skip
         assert "ittybit-" not in msgspec.json.encode(n).decode()

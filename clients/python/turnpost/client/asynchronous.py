@@ -167,6 +167,7 @@ class AsyncClient:
         fill_with_bots_after_s: int | None = None,
         fill_level: str | None = None,
         auto_start: bool = False,
+        rated: bool = True,
     ) -> Room:
         room = NewRoom(
             game=game,
@@ -176,6 +177,7 @@ class AsyncClient:
             fill_with_bots_after_s=fill_with_bots_after_s,
             fill_level=fill_level,
             auto_start=auto_start,
+            rated=rated,
         )
         return await self.call(routes.create_room(room))
 

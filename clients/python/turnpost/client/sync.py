@@ -165,6 +165,7 @@ class Client:
         fill_with_bots_after_s: int | None = None,
         fill_level: str | None = None,
         auto_start: bool = False,
+        rated: bool = True,
     ) -> Room:
         room = NewRoom(
             game=game,
@@ -174,6 +175,7 @@ class Client:
             fill_with_bots_after_s=fill_with_bots_after_s,
             fill_level=fill_level,
             auto_start=auto_start,
+            rated=rated,
         )
         return self.call(routes.create_room(room))
 
