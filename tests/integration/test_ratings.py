@@ -20,8 +20,9 @@ from infra.auth.bearer import Principal
 from infra.settings import Settings
 from infra.streams.redis import RedisStreams
 from services.game.routes.games import game_view
+from services.game.seats import resign
 from services.game.service import GameService
-from services.lobby.ratings import Ratings, Seat, fresh, rate
+from services.lobby.ratings import Rating, Ratings, Seat, fresh, rate
 from services.lobby.rooms import Lobby
 from tests.integration.tables import game_service
 from tests.integration.test_lobby_api import auth, client, player, problem, settings  # noqa: F401
@@ -34,8 +35,10 @@ async def finished_game(
     guest: dict[str, str],
     rated: bool = True,
     seed: int = 1,
+    resigns: int | None = None,
 ) -> tuple[str, str]:
-    """A 3-seat itty bitty room (host, guest, a random bot) played to its end: (room, game)."""
+    """A 3-seat itty bitty room (host, guest, a random bot) played to its end: (room, game);
+    `resigns`: that seat's person resigns first (its fill-level bot plays it on)."""
     body = {"game": "itty-bitty", "seats": 3, "rated": rated}
     r = await client.post("/v1/rooms", json=body, headers=auth(host))
     assert r.status_code == 201, r.text
@@ -47,6 +50,8 @@ async def finished_game(
     [started] = [m for m in await Lobby(pool).stuck_starting(-1) if m.room_id == room_id]
     svc: GameService = game_service(pool)
     game_id = await svc.create_from_room(started)
+    if resigns is not None:
+        await resign(svc, game_id, resigns)
     rng = random.Random(seed)
     for _ in range(5_000):  # random legal moves to the end, the bot's seat played as a bot
         loaded = await svc.load(game_id)
@@ -206,6 +211,41 @@ async def test_a_finished_game_is_rated_once_and_read_back(
                 400,
                 "bad_cursor",
             )
+
+
+async def test_a_person_whose_seat_a_bot_took_over_is_rated_last_and_the_bot_not_at_all(
+    client: httpx.AsyncClient,  # noqa: F811
+    pool: asyncpg.Pool,
+) -> None:
+    ada, bob = await player(client, "Ada"), await player(client, "Bob")
+    room_id, game_id = await finished_game(client, pool, ada, bob, seed=4, resigns=0)
+    greedy_before = await ratings_of(pool, ["bot:greedy"])
+    level = await rating_of(pool, "bot:random")  # other tests' games move it too
+    assert await Ratings(pool).game_finished(game_id, room_id, "itty-bitty") is True
+    row = await pool.fetchrow(
+        "SELECT outcome::text, seats::text FROM finished_games WHERE game_id = $1", game_id
+    )
+    outcome, seats = json.loads(row["outcome"]), json.loads(row["seats"])
+    assert outcome["detail"]["forfeited"] == [0] and outcome["ranks"][0] == 3  # last, alone
+    assert [s["rank"] for s in seats] == outcome["ranks"]
+    # rated as the model rates a last place: her own rating moves, not a bot level's
+    people = [Seat(0, ada["id"], "Ada", None), Seat(1, bob["id"], "Bob", None)]
+    expected = rate(
+        [*people, Seat(2, "b", "Random", "random")],
+        outcome["ranks"],
+        {ada["id"]: fresh(), bob["id"]: fresh(), "bot:random": level},
+    )
+    assert await rating_of(pool, ada["id"]) == expected[ada["id"]]
+    assert expected[ada["id"]].ordinal < fresh().ordinal and seats[0]["rating_change"] < 0
+    # the greedy bot that played her seat on is no person's result and no level's either
+    assert await ratings_of(pool, ["bot:greedy"]) == greedy_before
+
+
+async def rating_of(pool: asyncpg.Pool, subject: str) -> Rating:
+    row = await pool.fetchrow(
+        "SELECT mu, sigma FROM ratings WHERE game = 'itty-bitty' AND subject = $1", subject
+    )
+    return Rating(row["mu"], row["sigma"]) if row else fresh()
 
 
 async def test_the_lobby_rates_a_game_once_however_often_its_news_comes(
