@@ -132,6 +132,34 @@ class NewRoom(
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=64, extra_json_schema={"extra": {"minimum": 0}})]
 
 
+MATCH_WAIT_DEFAULT_S = 60
+
+
+class NewMatch(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A seat at a table with these settings: a waiting one (the nearest in rating first), or
+    a new one. People take the other seats as they come; after `fill_with_bots_after_s`
+    (from the table's opening) bots of `fill_level` take the rest, and the table starts."""
+
+    game: Annotated[str, msgspec.Meta(max_length=64)]
+    seats: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None  # null: the game's fewest
+    options: dict[str, Any] = {}
+    timing: Timing = Timing()
+    rated: bool = True
+    fill_with_bots_after_s: FillAfter = MATCH_WAIT_DEFAULT_S
+    fill_level: FillLevel | None = None
+
+
+class Match(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a quick match stands: `waiting` at `room` for more people (or for the bots of
+    its fill), `matched` once its game exists (`game_id`)."""
+
+    status: Literal["waiting", "matched"]
+    room: Room
+    game_id: str | None
+    # when bots take the seats still empty and the table starts (RFC 3339, UTC)
+    fill_due_at: DueAt | None
+
+
 class JoinRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     seat: SeatNumber | None = None
 
@@ -176,6 +204,7 @@ class Room(msgspec.Struct, frozen=True, kw_only=True):
     fill_due_at: DueAt | None = None
     auto_start: AutoStart = False
     rated: bool = True
+    quick_match: bool = False  # a table POST /v1/match opened (it starts once full)
 
 
 class RoomPage(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,12 +14,15 @@ import msgspec
 
 from contracts.game import RatingChange
 
-NotificationType = Literal["your_turn", "deadline_soon", "game_started", "game_finished"]
+NotificationType = Literal[
+    "your_turn", "deadline_soon", "game_started", "game_finished", "match_found"
+]
 NOTIFICATION_TYPES: tuple[NotificationType, ...] = (
     "your_turn",
     "deadline_soon",
     "game_started",
     "game_finished",
+    "match_found",
 )
 
 
@@ -43,7 +46,8 @@ class GameResult(msgspec.Struct, frozen=True, kw_only=True):
 
 class Notification(msgspec.Struct, frozen=True, kw_only=True):
     """`player_id`'s seat in `game_id` has news: it must act (`your_turn`), its deadline is
-    near (`deadline_soon`), the game began (`game_started`) or ended (`game_finished`)."""
+    near (`deadline_soon`), the game began (`game_started`; and `match_found` when a quick
+    match's table made it) or ended (`game_finished`)."""
 
     type: NotificationType
     game_id: str
@@ -118,7 +122,7 @@ class NewWebhook(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     ]
     events: Annotated[
         list[NotificationType],
-        msgspec.Meta(min_length=1, max_length=4, description="the notifications it receives"),
+        msgspec.Meta(min_length=1, max_length=5, description="the notifications it receives"),
     ]
     game_id: (
         Annotated[

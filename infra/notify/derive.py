@@ -43,6 +43,8 @@ class GameFacts(msgspec.Struct, frozen=True, kw_only=True):
     recorded_at: datetime | None = None
     # the rating changes of a rated room's game (read when the lobby has rated it)
     ratings: list[RatingChange] | None = None
+    # the game's room is a quick match's table: its set-up is also `match_found`
+    matched: bool = False
 
 
 class Clocks(msgspec.Struct, frozen=True, kw_only=True):
@@ -67,7 +69,8 @@ def title_of(game: str) -> str:
 def notifications(event: GameEvent, facts: GameFacts) -> list[Notification]:
     """What follows one envelope of the games stream: nothing unless it ends a command.
 
-    In order: `game_started` (the set-up's command), `your_turn` for each person who must
+    In order: `game_started` (the set-up's command; then `match_found` at a quick match's
+    table), `your_turn` for each person who must
     act now and did not before this command (another seat's move in a simultaneous phase
     tells nobody again; a seat that acts again after its own move is not told), and
     `game_finished` when the command ended the game."""
@@ -77,6 +80,8 @@ def notifications(event: GameEvent, facts: GameFacts) -> list[Notification]:
     players = facts.players
     if facts.before is None:
         out += [_tell("game_started", event, seat, facts) for seat in sorted(players)]
+        if facts.matched:
+            out += [_tell("match_found", event, seat, facts) for seat in sorted(players)]
     if event.status == "active":
         before = set(facts.before or ())
         out += [

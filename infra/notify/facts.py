@@ -31,7 +31,9 @@ SELECT g.seats::text AS seats, t.deadlines::text AS deadlines,
        CASE WHEN e.type = 'game_over' THEN (e.data -> 'outcome')::text END AS outcome,
        CASE WHEN e.type = 'game_over' THEN
          (SELECT f.seats::text FROM finished_games f WHERE f.game_id = g.id::text AND f.rated)
-       END AS ratings
+       END AS ratings,
+       EXISTS (SELECT 1 FROM rooms r WHERE r.id = g.room_id AND r.match_key IS NOT NULL)
+         AS matched
 FROM games g LEFT JOIN turns t ON t.game_id = g.id
 LEFT JOIN events e ON e.stream_id = 'game-' || g.id::text AND e.version = $2
 WHERE g.id = $1"""
@@ -68,6 +70,7 @@ async def read_facts(conn: asyncpg.Pool | asyncpg.Connection, event: GameEvent) 
         outcome=result_of(row["outcome"]),
         recorded_at=row["recorded_at"],
         ratings=changes_of(row["ratings"]),
+        matched=row["matched"],
     )
 
 

@@ -259,7 +259,7 @@ async def game_stream(
 
 NEWS_DOC = (
     "Server-Sent Events (`text/event-stream`) of the caller's news across all their games:"
-    " `event:` `your_turn`, `deadline_soon`, `game_started` or `game_finished`, `data:` the"
+    " `event:` `your_turn`, `deadline_soon`, `game_started`, `game_finished` or `match_found`, `data:` the"
     " notification a webhook carries (game, title, version, seat, deadline, links; nothing"
     " private). Live only: news from while no stream was open is not replayed (read"
     " `GET /v1/me/games?awaiting=true` on connecting). A comment (`: heartbeat`) after every"

@@ -101,7 +101,8 @@ def _delivery(operation_id: str, summary: str, body: str) -> dict[str, Any]:
 DELIVERIES = {
     "gameNews": _delivery(
         "deliverGameNews",
-        "A player's news (`your_turn`, `deadline_soon`, `game_started`, `game_finished`), "
+        "A player's news (`your_turn`, `deadline_soon`, `game_started`, `game_finished`, "
+        "`match_found`), "
         "posted to each endpoint registered for its type and game",
         "WebhookPayload",
     ),

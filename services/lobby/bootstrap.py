@@ -31,6 +31,7 @@ from infra.settings import Settings, from_env
 from infra.streams import Message, Streams
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
+from services.lobby.matching import Matchmaker
 from services.lobby.profiles import Profiles
 from services.lobby.ratings import Ratings
 from services.lobby.rooms import Lobby
@@ -147,6 +148,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     streams = RedisStreams(aioredis.Redis.from_url(settings.redis_url, **redis_options(settings)))
     lobby = Lobby(pool, settings.max_open_rooms_per_player)
     app.state.lobby = lobby
+    app.state.matchmaker = Matchmaker(lobby)
     ratings = Ratings(pool)
     app.state.profiles = Profiles(pool)
     app.state.tokens = Tokens(keyring, PostgresTokenLedger(pool), require_player=True)

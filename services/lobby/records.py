@@ -26,7 +26,7 @@ def snapshot(conn: asyncpg.Connection) -> Transaction:
 
 ROOM_COLUMNS = """id, game, status, host, seat_count, options::text AS options,
     timing::text AS timing, game_id, created_at, rematch_of, fill_level,
-    fill_with_bots_after_s, fill_due_at, auto_start, rated,
+    fill_with_bots_after_s, fill_due_at, auto_start, rated, match_key IS NOT NULL AS matched,
     (SELECT r.id FROM rooms r WHERE r.rematch_of = rooms.id) AS rematch_id"""
 
 SEATS_OF = """SELECT rs.room_id, rs.seat, rs.player_id, p.name, p.bot FROM room_seats rs
@@ -58,6 +58,7 @@ def room_of(row: asyncpg.Record, taken_rows: Sequence[asyncpg.Record]) -> Room:
         fill_due_at=timestamp(row["fill_due_at"]) if row["fill_due_at"] else None,
         auto_start=row["auto_start"],
         rated=row["rated"],
+        quick_match=row["matched"],
     )
 
 

@@ -50,6 +50,13 @@ class Lobby:
     # -- rooms -------------------------------------------------------------------------------
 
     async def create_room(self, host: str, new: NewRoom) -> Room:
+        self.check_new_room(new)
+        async with self.pool.acquire() as conn, conn.transaction():
+            return await self.open_room(conn, host, new)
+
+    def check_new_room(self, new: NewRoom) -> None:
+        """422 with what is wrong with a room's settings (they are checked together here:
+        each field's range is checked when the body is decoded)."""
         game, seats, options, timing = new.game, new.seats, new.options, new.timing
         rules = get_rules(game)
         if rules is None:
@@ -64,41 +71,71 @@ class Lobby:
             msgspec.convert(options, rules.options_type)
         except msgspec.ValidationError as exc:
             raise ProblemError(422, "invalid_options", f"options for {game}: {exc}") from exc
-        # Each field's range is checked when the body is decoded; here, how they combine.
         if why := timing.problem():
             raise ProblemError(422, "invalid_timing", why)
         if why := new.fill_problem():
             raise ProblemError(422, "invalid_fill", why)
+        if new.fill_with_bots_after_s is not None:
+            self._check_level(game, new.fill_level or DEFAULT_LEVEL)
+
+    async def open_room(
+        self, conn: asyncpg.Connection, host: str, new: NewRoom, match_key: str | None = None
+    ) -> Room:
+        """A room of checked settings, its host in seat 0 (in the caller's transaction);
+        with `match_key`, a quick match's table (services/lobby/matching.py)."""
         fill_level = None
         if new.fill_with_bots_after_s is not None:
             fill_level = new.fill_level or DEFAULT_LEVEL
-            self._check_level(game, fill_level)
         room_id = f"r-{uuid.uuid4()}"
-        async with self.pool.acquire() as conn, conn.transaction():
-            await self._may_sit(conn, host)
-            await conn.execute(
-                """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
-                                      fill_level, fill_with_bots_after_s, auto_start, fill_due_at,
-                                      rated)
-                   VALUES ($1, $2, 'open', $3, $4, $5::jsonb, $6::jsonb, $7, $8::int, $9,
-                           now() + make_interval(secs => $8::int), $10)""",
-                room_id,
-                game,
-                host,
-                seats,
-                json.dumps(options),
-                msgspec.json.encode(timing).decode(),
-                fill_level,
-                new.fill_with_bots_after_s,
-                new.auto_start,
-                new.rated,
-            )
-            await conn.execute(
-                "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, 0, $2)",
-                room_id,
-                host,
-            )
-            return await self._room(conn, room_id)
+        await self._may_sit(conn, host)
+        await conn.execute(
+            """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
+                                  fill_level, fill_with_bots_after_s, auto_start, fill_due_at,
+                                  rated, match_key)
+               VALUES ($1, $2, 'open', $3, $4, $5::jsonb, $6::jsonb, $7, $8::int, $9,
+                       now() + make_interval(secs => $8::int), $10, $11)""",
+            room_id,
+            new.game,
+            host,
+            new.seats,
+            json.dumps(new.options),
+            msgspec.json.encode(new.timing).decode(),
+            fill_level,
+            new.fill_with_bots_after_s,
+            new.auto_start,
+            new.rated,
+            match_key,
+        )
+        await conn.execute(
+            "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, 0, $2)",
+            room_id,
+            host,
+        )
+        return await self._room(conn, room_id)
+
+    async def sit_at_table(
+        self, conn: asyncpg.Connection, room_id: str, player_id: str
+    ) -> tuple[Room, RoomStarted | None]:
+        """A quick match's seat (in the caller's transaction): the first free one; a table
+        this fills starts at once (its RoomStarted to announce). The table's timed fill
+        keeps its moment: its first caller waits no longer than they asked."""
+        room = await self._locked(conn, room_id)
+        self._must_be_open(room)
+        seat = self._free_seat(room, None)
+        await self._may_sit(conn, player_id)
+        await conn.execute(
+            "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
+            room_id,
+            seat,
+            player_id,
+        )
+        room = await self._room(conn, room_id)
+        if any(s.player_id is None for s in room.seats):
+            return room, None
+        return await self._begin(conn, room, room.fill_level or DEFAULT_LEVEL)
+
+    async def room_in(self, conn: asyncpg.Connection, room_id: str) -> Room:
+        return await self._room(conn, room_id)
 
     async def get(self, room_id: str) -> Room:
         async with self.pool.acquire() as conn, snapshot(conn):
@@ -156,11 +193,12 @@ class Lobby:
                 seat,
                 player_id,
             )
-            # A join restarts the wait of a fill still to come.
+            # A join restarts the wait of a fill still to come (not a quick match's: its
+            # first caller waits no longer than they asked).
             await conn.execute(
                 """UPDATE rooms SET fill_due_at = now() + make_interval(
                        secs => fill_with_bots_after_s)
-                   WHERE id = $1 AND fill_due_at IS NOT NULL""",
+                   WHERE id = $1 AND fill_due_at IS NOT NULL AND match_key IS NULL""",
                 room_id,
             )
             return await self._room(conn, room_id)

@@ -49,6 +49,7 @@ def facts(before: Iterable[int] | None = (), **kw: Any) -> GameFacts:
         outcome=kw.get("outcome"),
         recorded_at=kw.get("recorded_at", NOW),
         ratings=kw.get("ratings"),
+        matched=kw.get("matched", False),
     )
 
 
@@ -163,6 +164,20 @@ def test_the_end_of_a_room_s_game_is_told_from_the_finished_stream_only() -> Non
     assert told_when_recorded(end)
     assert not told_when_recorded(envelope(status="finished", to_act=[], room_id=None))
     assert not told_when_recorded(envelope())  # a move of a room's game: from the games stream
+
+
+def test_a_quick_match_s_game_tells_each_person_the_match_was_found_once_at_the_set_up() -> None:
+    out = notifications(envelope(to_act=[0]), facts(before=None, matched=True))
+    assert told(out) == [
+        *[("game_started", s) for s in (0, 1, 2)],
+        *[("match_found", s) for s in (0, 1, 2)],
+        ("your_turn", 0),
+    ]
+    assert len({n.key() for n in out}) == len(out)
+    later = notifications(envelope(to_act=[0]), facts(before=[1], matched=True))
+    assert told(later) == [("your_turn", 0)]
+    plain = notifications(envelope(to_act=[0]), facts(before=None))
+    assert "match_found" not in {n.type for n in plain}
 
 
 def test_a_game_of_bots_alone_tells_nobody() -> None:

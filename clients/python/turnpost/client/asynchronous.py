@@ -21,9 +21,12 @@ from contracts.game import (
     MyGames,
 )
 from contracts.lobby import (
+    MATCH_WAIT_DEFAULT_S,
     Catalog,
     GameContent,
     GameSchemas,
+    Match,
+    NewMatch,
     NewRoom,
     PlayerCreated,
     Room,
@@ -247,6 +250,41 @@ class AsyncClient:
 
     async def rematch_room(self, room_id: str) -> Room:
         return await self.call(routes.rematch_room(room_id))
+
+    # -- lobby: quick match ------------------------------------------------------------------
+
+    async def quick_match(
+        self,
+        game: str,
+        *,
+        seats: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        timing: Timing | None = None,
+        rated: bool = True,
+        fill_with_bots_after_s: int = MATCH_WAIT_DEFAULT_S,
+        fill_level: str | None = None,
+        wait: float = 0,
+    ) -> Match:
+        """A seat at a waiting table with these settings, or a new one; with `wait` the
+        answer comes once the game exists (`matched`, `game_id`) or after `wait` seconds."""
+        new = NewMatch(
+            game=game,
+            seats=seats,
+            options=dict(options or {}),
+            timing=timing or Timing(),
+            rated=rated,
+            fill_with_bots_after_s=fill_with_bots_after_s,
+            fill_level=fill_level,
+        )
+        return await self.call(routes.quick_match(new, wait))
+
+    async def get_match(self) -> Match:
+        """The table the caller waits at (or the newest one playing)."""
+        return await self.call(routes.get_match())
+
+    async def leave_match(self) -> None:
+        """Leave every quick-match table still waiting."""
+        await self.call(routes.leave_match())
 
     # -- game: reading and playing -----------------------------------------------------------
 

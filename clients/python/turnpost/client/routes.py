@@ -28,6 +28,8 @@ from contracts.lobby import (
     GameContent,
     GameSchemas,
     JoinRoom,
+    Match,
+    NewMatch,
     NewPlayer,
     NewRoom,
     PlayerCreated,
@@ -205,6 +207,24 @@ def start_room(room_id: str, fill_bots: str | None, fill: bool, wait: float) -> 
 
 def rematch_room(room_id: str) -> Call[Room]:
     return Call("lobby", "POST", f"/v1/rooms/{_p(room_id)}/rematch", _room)
+
+
+# -- lobby: quick match ----------------------------------------------------------------------
+
+
+def quick_match(new: NewMatch, wait: float) -> Call[Match]:
+    """Repeatable: a second call with the same settings while waiting gives the same table."""
+    params = _params(wait=wait or None)
+    body = _encode(new)
+    return Call("lobby", "POST", "/v1/match", _json(Match), params, body, repeatable=True)
+
+
+def get_match() -> Call[Match]:
+    return Call("lobby", "GET", "/v1/match", _json(Match))
+
+
+def leave_match() -> Call[None]:
+    return Call("lobby", "DELETE", "/v1/match", _nothing)
 
 
 # -- game: playing ---------------------------------------------------------------------------

@@ -20,9 +20,12 @@ from contracts.game import (
     MyGames,
 )
 from contracts.lobby import (
+    MATCH_WAIT_DEFAULT_S,
     Catalog,
     GameContent,
     GameSchemas,
+    Match,
+    NewMatch,
     NewRoom,
     PlayerCreated,
     Room,
@@ -245,6 +248,41 @@ class Client:
 
     def rematch_room(self, room_id: str) -> Room:
         return self.call(routes.rematch_room(room_id))
+
+    # -- lobby: quick match ------------------------------------------------------------------
+
+    def quick_match(
+        self,
+        game: str,
+        *,
+        seats: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        timing: Timing | None = None,
+        rated: bool = True,
+        fill_with_bots_after_s: int = MATCH_WAIT_DEFAULT_S,
+        fill_level: str | None = None,
+        wait: float = 0,
+    ) -> Match:
+        """A seat at a waiting table with these settings, or a new one; with `wait` the
+        answer comes once the game exists (`matched`, `game_id`) or after `wait` seconds."""
+        new = NewMatch(
+            game=game,
+            seats=seats,
+            options=dict(options or {}),
+            timing=timing or Timing(),
+            rated=rated,
+            fill_with_bots_after_s=fill_with_bots_after_s,
+            fill_level=fill_level,
+        )
+        return self.call(routes.quick_match(new, wait))
+
+    def get_match(self) -> Match:
+        """The table the caller waits at (or the newest one playing)."""
+        return self.call(routes.get_match())
+
+    def leave_match(self) -> None:
+        """Leave every quick-match table still waiting."""
+        self.call(routes.leave_match())
 
     # -- game: reading and playing -----------------------------------------------------------
 
