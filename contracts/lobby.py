@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 RoomStatus = Literal["open", "starting", "playing", "finished", "cancelled"]
+Visibility = Literal["public", "unlisted"]
 
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]*$")]
@@ -110,6 +111,8 @@ class NewRoom(
     # every room is public; docs/api.md, "Ratings"). A body leaves out what is at its default
     # (omit_defaults): a client of this release still creates rooms at a lobby of the last.
     rated: bool = True
+    # `unlisted`: not in GET /v1/rooms; joined with the room's `invite_code` (or an invitation)
+    visibility: Visibility = "public"
 
     def fill_problem(self) -> str | None:
         """Why these fill settings do not go together, or None."""
@@ -160,8 +163,54 @@ class Match(msgspec.Struct, frozen=True, kw_only=True):
     fill_due_at: DueAt | None
 
 
+InviteCode = Annotated[str, msgspec.Meta(max_length=64)]
+
+
 class JoinRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """An unlisted room is joined with its `invite_code`, unless a seat is reserved for you
+    (an invitation: joining accepts it and takes that seat)."""
+
     seat: SeatNumber | None = None
+    invite_code: InviteCode | None = None
+
+
+INVITE_DEFAULT_S = 86400
+INVITE_MIN_S, INVITE_MAX_S = 5, 30 * 86400
+
+
+class NewInvitation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The host reserves a seat (the one named, or the first free) for `player_id`, who is
+    told (`invited`) and accepts by joining or declines; the seat frees itself after
+    `expires_after_s`."""
+
+    player_id: Annotated[str, msgspec.Meta(max_length=64)]
+    seat: SeatNumber | None = None
+    expires_after_s: Annotated[
+        int,
+        msgspec.Meta(
+            description="Seconds the seat stays reserved (5 s to 30 days; default a day)",
+            extra_json_schema={"extra": {"minimum": INVITE_MIN_S, "maximum": INVITE_MAX_S}},
+        ),
+    ] = INVITE_DEFAULT_S
+
+
+InvitationStatus = Literal["pending", "accepted", "declined", "withdrawn", "expired"]
+
+
+class Invitation(msgspec.Struct, frozen=True, kw_only=True):
+    room_id: str
+    game: str
+    seat: int
+    player_id: str  # who is invited
+    invited_by: str  # the host who invited, by id
+    invited_by_name: str
+    status: InvitationStatus
+    expires_at: str  # RFC 3339, UTC: the seat is free again after it
+    created_at: str
+
+
+class Invitations(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[Invitation]
 
 
 class AddBot(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -181,6 +230,8 @@ class Seat(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str | None
     name: str | None
     bot: str | None  # the bot's level, None for a person
+    # an empty seat held for an invited player (their id) until they answer or it expires
+    reserved_for: str | None = None
 
 
 class Room(msgspec.Struct, frozen=True, kw_only=True):
@@ -205,6 +256,9 @@ class Room(msgspec.Struct, frozen=True, kw_only=True):
     auto_start: AutoStart = False
     rated: bool = True
     quick_match: bool = False  # a table POST /v1/match opened (it starts once full)
+    visibility: Visibility = "public"
+    # the code that joins an unlisted room: shown to its host and seated players only
+    invite_code: str | None = None
 
 
 class RoomPage(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,8 +14,19 @@ import msgspec
 
 from contracts.game import RatingChange
 
+# News of a player's games (Notification): from the games stream and the clocks
+GameNewsType = Literal["your_turn", "deadline_soon", "game_started", "game_finished", "match_found"]
+# News of a room (RoomNews): from the lobby
+RoomNewsType = Literal["invited", "rematch_offered"]
+# Every kind of news a webhook may ask for, and /v1/me/stream tells
 NotificationType = Literal[
-    "your_turn", "deadline_soon", "game_started", "game_finished", "match_found"
+    "your_turn",
+    "deadline_soon",
+    "game_started",
+    "game_finished",
+    "match_found",
+    "invited",
+    "rematch_offered",
 ]
 NOTIFICATION_TYPES: tuple[NotificationType, ...] = (
     "your_turn",
@@ -23,7 +34,10 @@ NOTIFICATION_TYPES: tuple[NotificationType, ...] = (
     "game_started",
     "game_finished",
     "match_found",
+    "invited",
+    "rematch_offered",
 )
+ROOM_NEWS_TYPES: tuple[RoomNewsType, ...] = ("invited", "rematch_offered")
 
 
 class Links(msgspec.Struct, frozen=True, kw_only=True):
@@ -49,7 +63,7 @@ class Notification(msgspec.Struct, frozen=True, kw_only=True):
     near (`deadline_soon`), the game began (`game_started`; and `match_found` when a quick
     match's table made it) or ended (`game_finished`)."""
 
-    type: NotificationType
+    type: GameNewsType
     game_id: str
     game: str  # the game's key, e.g. "itty-bitty"
     title: str  # the game's display name, as the catalog shows it
@@ -93,9 +107,49 @@ class WebhookPayload(msgspec.Struct, frozen=True, kw_only=True):
     """A delivery's body, shaped as Standard Webhooks suggests: the type, when the news was
     derived (the same on every retry: the body is signed anew, never changed), the news."""
 
-    type: NotificationType
+    type: GameNewsType
     timestamp: str  # RFC 3339, Z
     data: Notification
+
+
+class RoomLinks(msgspec.Struct, frozen=True, kw_only=True):
+    """Paths on the lobby (relative to its base URL)."""
+
+    room: str  # GET: the room; POST …/join accepts an invitation or a rematch's seat
+    answer: str  # POST: decline (an invitation) or answer (a rematch offer)
+
+
+class RoomNews(msgspec.Struct, frozen=True, kw_only=True):
+    """`player_id` is asked to a room: invited to a seat the host reserved for them
+    (`invited`: accept by joining, or decline, before `expires_at`), or offered the rematch of
+    a finished room by another of its players (`rematch_offered`: accept or decline). From
+    the lobby, after the change is committed; nothing of any game's hidden state."""
+
+    type: RoomNewsType
+    room_id: str
+    game: str  # the game's key
+    title: str  # the game's display name
+    player_id: str  # who is told
+    seat: int | None  # the seat held for them
+    by: str  # who invited, or offered (a player id)
+    by_name: str
+    expires_at: str | None = None  # RFC 3339, Z: the seat is no longer held after it
+    created_at: str  # RFC 3339, Z: when it was asked (with the room, names this news)
+    links: RoomLinks
+
+    def key(self) -> str:
+        return f"{self.type}:{self.room_id}:{self.player_id}:{self.created_at}"
+
+
+class RoomWebhookPayload(msgspec.Struct, frozen=True, kw_only=True):
+    """A delivery's body for a room's news (`invited`, `rematch_offered`)."""
+
+    type: RoomNewsType
+    timestamp: str  # RFC 3339, Z
+    data: RoomNews
+
+
+AnyNews = Notification | RoomNews
 
 
 class WebhookTestData(msgspec.Struct, frozen=True, kw_only=True):
@@ -122,7 +176,7 @@ class NewWebhook(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     ]
     events: Annotated[
         list[NotificationType],
-        msgspec.Meta(min_length=1, max_length=5, description="the notifications it receives"),
+        msgspec.Meta(min_length=1, max_length=7, description="the notifications it receives"),
     ]
     game_id: (
         Annotated[

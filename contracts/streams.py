@@ -15,6 +15,9 @@ COMMANDS = "turnpost:commands"
 # it): the game's `game_finished` news is told from here, so it carries the rating changes.
 # Only games of a room: a game started without one is told of from the games stream.
 FINISHED = "turnpost:finished"
+# A room's news for one player (contracts.notifications.RoomNews, as JSON), from the lobby
+# once the change is committed: told on webhooks (the notifier) and /v1/me/stream.
+NEWS = "turnpost:news"
 
 # Every consumer group of every stream. Each consumer makes all of its stream's groups
 # before it reads (and so before it can trim), so no group misses what was published
@@ -24,6 +27,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     GAMES: ("lobby", "bots", "notifier", "ratings"),
     COMMANDS: ("game",),
     FINISHED: ("notifier",),
+    NEWS: ("notifier",),
 }
 
 

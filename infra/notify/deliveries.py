@@ -18,7 +18,7 @@ import msgspec
 import redis.asyncio as aioredis
 
 from contracts.game import timestamp
-from contracts.notifications import Notification, WebhookPayload
+from contracts.notifications import Notification, RoomNews, RoomWebhookPayload, WebhookPayload
 from infra.settings import Settings
 from infra.tasks import DELIVER_TASK, WEBHOOK_QUEUE, task_message
 
@@ -34,12 +34,18 @@ class Hook(msgspec.Struct, frozen=True, kw_only=True):
     events: list[str]
     game_id: str | None
 
-    def wants(self, note: Notification) -> bool:
+    def wants(self, note: Notification | RoomNews) -> bool:
+        """Its player's news of the kinds it asked for; an endpoint of one game gets that
+        game's news only (no room's)."""
         return (
             note.player_id == self.player_id
             and note.type in self.events
-            and self.game_id in (None, note.game_id)
+            and self.game_id in (None, _game_of(note))
         )
+
+
+def _game_of(note: Notification | RoomNews) -> str | None:
+    return note.game_id if isinstance(note, Notification) else None
 
 
 class NewDelivery(msgspec.Struct, frozen=True, kw_only=True):
@@ -55,7 +61,9 @@ def delivery_id(key: str, webhook_id: str) -> str:
     return "msg_" + uuid.uuid5(_NAMESPACE, f"{key}|{webhook_id}").hex
 
 
-def plan(notes: Sequence[Notification], hooks: Sequence[Hook], now: datetime) -> list[NewDelivery]:
+def plan(
+    notes: Sequence[Notification | RoomNews], hooks: Sequence[Hook], now: datetime
+) -> list[NewDelivery]:
     """One delivery per (notification, endpoint that wants it)."""
     out = []
     for note in notes:
@@ -64,18 +72,23 @@ def plan(notes: Sequence[Notification], hooks: Sequence[Hook], now: datetime) ->
             if not hook.wants(note):
                 continue
             if body is None:
-                payload = WebhookPayload(type=note.type, timestamp=timestamp(now), data=note)
-                body = msgspec.json.encode(payload).decode()
+                body = msgspec.json.encode(_payload(note, now)).decode()
             out.append(
                 NewDelivery(
                     id=delivery_id(note.key(), hook.id),
                     webhook_id=hook.id,
                     type=note.type,
-                    game_id=note.game_id,
+                    game_id=_game_of(note),
                     body=body,
                 )
             )
     return out
+
+
+def _payload(note: Notification | RoomNews, now: datetime) -> WebhookPayload | RoomWebhookPayload:
+    if isinstance(note, Notification):
+        return WebhookPayload(type=note.type, timestamp=timestamp(now), data=note)
+    return RoomWebhookPayload(type=note.type, timestamp=timestamp(now), data=note)
 
 
 _HOOKS_OF_GAMES = """
@@ -97,6 +110,21 @@ async def hooks_of_games(
                     game_id=r["game_id"])  # fmt: skip
         out[r["of_game"]].append(hook)
     return out
+
+
+async def hooks_of_players(
+    conn: asyncpg.Pool | asyncpg.Connection, player_ids: Sequence[str]
+) -> list[Hook]:
+    """The live endpoints of these players (for a room's news: of no game)."""
+    rows = await conn.fetch(
+        """SELECT id::text AS id, player_id, events, game_id::text AS game_id FROM webhooks
+           WHERE player_id = ANY ($1::text[]) AND disabled_at IS NULL""",
+        list(player_ids),
+    )
+    return [
+        Hook(id=r["id"], player_id=r["player_id"], events=list(r["events"]), game_id=r["game_id"])
+        for r in rows
+    ]
 
 
 async def hooks_of_game(conn: asyncpg.Pool | asyncpg.Connection, game_id: str) -> list[Hook]:

@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 import msgspec
 
 from contracts.game import RatingChange, timestamp
-from contracts.notifications import GameResult, Notification, NotificationType, links_for
+from contracts.notifications import GameNewsType, GameResult, Notification, links_for
 from contracts.streams import GameEvent
 from games.registry import get as get_rules
 
@@ -122,7 +122,7 @@ def deadlines_soon(
     ]
 
 
-def _tell(kind: NotificationType, event: GameEvent, seat: int, facts: GameFacts) -> Notification:
+def _tell(kind: GameNewsType, event: GameEvent, seat: int, facts: GameFacts) -> Notification:
     deadline = facts.deadlines.get(seat) if kind == "your_turn" else None
     return Notification(
         outcome=facts.outcome if kind == "game_finished" else None,

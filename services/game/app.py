@@ -9,7 +9,13 @@ from litestar import Litestar, Request, get
 
 import contracts.game
 import contracts.notifications
-from contracts.notifications import Notification, WebhookPayload, WebhookTest
+from contracts.notifications import (
+    Notification,
+    RoomNews,
+    RoomWebhookPayload,
+    WebhookPayload,
+    WebhookTest,
+)
 from games.registry import registry
 from games.schemas import openapi_components
 from infra.http.common import EXCEPTION_HANDLERS, check_background, check_ready, cors
@@ -54,7 +60,9 @@ def _components() -> dict[str, Any]:
         "description": "A legal action (`AnyAction`) with its `text`, for a person to read",
     }
     # what the service sends beside its answers: webhooks' bodies, /v1/me/stream's news
-    sent = struct_components(WebhookPayload, WebhookTest, Notification)
+    sent = struct_components(
+        WebhookPayload, RoomWebhookPayload, WebhookTest, Notification, RoomNews
+    )
     return {
         **components,
         "DescribedAction": described,

@@ -8,6 +8,7 @@ import contextlib
 import logging
 from collections import OrderedDict, deque
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import TypeVar
 
 import msgspec
 
@@ -16,6 +17,7 @@ from infra.eventstore import StoredEvent
 from infra.streams import Streams
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 Read = Callable[[str, int, int], Awaitable[list[StoredEvent]]]  # (game_id, after, limit)
 Heard = Callable[[GameEvent], None]
@@ -85,7 +87,14 @@ async def follow_envelopes(
 ) -> None:
     """Every envelope published on `stream` from now on, to `heard`, in order (a tail, not a
     consumer group: each process hears everything)."""
-    decoder = msgspec.json.Decoder(GameEvent)
+    await follow_stream(streams, stream, msgspec.json.Decoder(GameEvent), heard)
+
+
+async def follow_stream(
+    streams: Streams, stream: str, decoder: msgspec.json.Decoder[T], heard: Callable[[T], None]
+) -> None:
+    """Every message published on `stream` from now on, decoded, to `heard`, in order; one
+    that does not decode is skipped."""
     last: str | None = None  # a concrete id: "$" would skip what lands between two reads
     while True:
         try:

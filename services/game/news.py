@@ -13,7 +13,7 @@ from typing import Any
 
 import asyncpg
 
-from contracts.notifications import Notification
+from contracts.notifications import ROOM_NEWS_TYPES, Notification, RoomNews
 from contracts.problems import ProblemError
 from contracts.streams import GameEvent, told_when_recorded
 from infra.notify.derive import Clocks, deadlines_soon, notifications
@@ -38,13 +38,13 @@ WHERE t.status = 'active' AND t.next_deadline IS NOT NULL
 
 class _Listener:
     def __init__(self) -> None:
-        self.news: asyncio.Queue[Notification] = asyncio.Queue(QUEUED)
+        self.news: asyncio.Queue[Notification | RoomNews] = asyncio.Queue(QUEUED)
         self.told: set[str] = set()  # deadline_soon keys, once each
 
-    def tell(self, note: Notification) -> None:
-        # deadline_soon is swept again and again; game_finished may be published twice (a
-        # lobby killed between its commit and its ack): each told once
-        if note.type in ("deadline_soon", "game_finished"):
+    def tell(self, note: Notification | RoomNews) -> None:
+        # deadline_soon is swept again and again; game_finished and a room's news may be
+        # published twice (a lobby killed between its commit and its ack): each told once
+        if note.type in ("deadline_soon", "game_finished", *ROOM_NEWS_TYPES):
             if note.key() in self.told:
                 return
             self.told.add(note.key())
@@ -70,14 +70,13 @@ class PlayerNews:
         self._tasks: list[asyncio.Task[None]] = []
         self._unlisten: Callable[[], None] | None = None
 
-    def start(self, waiters: Waiters, finished: Coroutine[Any, Any, None] | None = None) -> None:
-        """Listen to the games stream's envelopes (through `waiters`) and, with `finished`
-        (a follow_envelopes of the FINISHED stream to `self.recorded`), to the ends of
-        rooms' games the lobby has recorded."""
+    def start(self, waiters: Waiters, *followers: Coroutine[Any, Any, None]) -> None:
+        """Listen to the games stream's envelopes (through `waiters`) and to what
+        `followers` hear: the FINISHED stream (to `self.recorded`), the ends of rooms' games
+        the lobby has recorded; the NEWS stream (to `self.room_news`), rooms' news."""
         self._unlisten = waiters.listen(self._heard)
         self._tasks = [asyncio.create_task(self._derive()), asyncio.create_task(self._sweep())]
-        if finished is not None:
-            self._tasks.append(asyncio.create_task(finished))
+        self._tasks += [asyncio.create_task(f) for f in followers]
 
     async def close(self) -> None:
         if self._unlisten is not None:
@@ -89,7 +88,9 @@ class PlayerNews:
     def listening(self) -> dict[str, int]:
         return {player: len(ls) for player, ls in self._listeners.items()}
 
-    async def follow(self, player_id: str, idle_s: float) -> AsyncGenerator[list[Notification]]:
+    async def follow(
+        self, player_id: str, idle_s: float
+    ) -> AsyncGenerator[list[Notification | RoomNews]]:
         """The player's news as it comes; an empty list after `idle_s` quiet seconds."""
         me = _Listener()
         self._listeners.setdefault(player_id, set()).add(me)
@@ -121,6 +122,11 @@ class PlayerNews:
             and not told_when_recorded(envelope)
         ):
             self._envelopes.put_nowait(envelope)
+
+    def room_news(self, news: RoomNews) -> None:
+        """A room's news for one player (the lobby's NEWS stream): told if they listen here."""
+        for listener in list(self._listeners.get(news.player_id, ())):
+            listener.tell(news)
 
     def recorded(self, envelope: GameEvent) -> None:
         """An envelope of the FINISHED stream: a room's game ended and the lobby recorded

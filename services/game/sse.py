@@ -19,16 +19,16 @@ from litestar.openapi.spec import Example
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from contracts.notifications import NOTIFICATION_TYPES, Notification
+from contracts.notifications import NOTIFICATION_TYPES, Notification, RoomNews
 from contracts.problems import ProblemError
-from contracts.streams import FINISHED
+from contracts.streams import FINISHED, NEWS
 from infra.auth.tokens import Held
 from infra.eventstore import StoredEvent
 from infra.http.common import holding
 from infra.http.openapi import SECURITY, problems, sse_item
 from infra.observability.metrics import LIVE_SUBSCRIBERS
 from infra.settings import Settings
-from services.game.live import Feeds, follow_envelopes
+from services.game.live import Feeds, follow_envelopes, follow_stream
 from services.game.loading import beyond_version, status_of
 from services.game.news import PlayerNews
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id
@@ -273,6 +273,7 @@ NEWS_EXAMPLE = (
     "\n\n"
 )
 _note = msgspec.json.Encoder()
+_room_news = msgspec.json.Decoder(RoomNews)
 # Each stream's events, for the document (infra/http/openapi.py: sse_item); comments (`:
 # heartbeat`, `: token_revoked: ...`) are not events.
 STREAM_ITEMS = {
@@ -283,15 +284,16 @@ STREAM_ITEMS = {
         has_id=True,
     ),
     "streamMyNews": sse_item(
-        "Notification",
-        "One piece of news: the notification a webhook's delivery carries as `data`",
+        ["Notification", "RoomNews"],
+        "One piece of news: what a webhook's delivery carries as `data` (a game's news, "
+        "`Notification`; a room's, `RoomNews`)",
         {"enum": list(NOTIFICATION_TYPES), "description": "The notification's `type`"},
         has_id=False,
     ),
 }
 
 
-def _news_frame(note: Notification) -> bytes:
+def _news_frame(note: Notification | RoomNews) -> bytes:
     return b"event: %s\ndata: %s\n\n" % (note.type.encode(), _note.encode(note))
 
 
@@ -354,11 +356,14 @@ async def live_feeds(app: Litestar) -> AsyncIterator[None]:
     feeds = Feeds(read, svc.waiters, settings.sse_heartbeat_s)
     pool = svc.games.pool if isinstance(svc.games, PostgresGamesRepository) else None
     news = PlayerNews(svc, pool, settings.deadline_soon_s, settings.sse_heartbeat_s)
-    finished = None
+    followers = []
     if pool is not None:  # news (and rooms' games) only where Postgres keeps the games
-        stream = settings.stream(FINISHED)
-        finished = follow_envelopes(app.state.streams, stream, news.recorded)
-    news.start(svc.waiters, finished)
+        streams = app.state.streams
+        followers = [
+            follow_envelopes(streams, settings.stream(FINISHED), news.recorded),
+            follow_stream(streams, settings.stream(NEWS), _room_news, news.room_news),
+        ]
+    news.start(svc.waiters, *followers)
     app.state.feeds, app.state.frames, app.state.news = feeds, Frames(svc), news
     try:
         yield

@@ -106,6 +106,12 @@ DELIVERIES = {
         "posted to each endpoint registered for its type and game",
         "WebhookPayload",
     ),
+    "roomNews": _delivery(
+        "deliverRoomNews",
+        "A room's news for a player (`invited`, `rematch_offered`), posted to each endpoint "
+        "registered for its type (and for no one game)",
+        "RoomWebhookPayload",
+    ),
     "webhookTest": _delivery(
         "deliverWebhookTest",
         "What `POST /v1/me/webhooks/{webhook_id}/test` sends",

@@ -16,7 +16,7 @@ from infra.http.ratelimit import rate_limits
 from infra.observability.metrics import metrics_endpoint
 from infra.settings import Settings
 from services.lobby.bootstrap import lifespan
-from services.lobby.routes import catalog, matching, players, profiles, rooms
+from services.lobby.routes import catalog, invitations, matching, players, profiles, rooms
 from services.lobby.web import web_routes
 
 
@@ -39,6 +39,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             *catalog.ROUTES,
             *rooms.ROUTES,
             *matching.ROUTES,
+            *invitations.ROUTES,
             health,
             ready,
             metrics_endpoint,

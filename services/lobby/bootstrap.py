@@ -18,6 +18,7 @@ from contracts.streams import (
     GAMES,
     GROUPS,
     LOBBY,
+    NEWS,
     GameEvent,
     RoomStarted,
     told_when_recorded,
@@ -31,6 +32,7 @@ from infra.settings import Settings, from_env
 from infra.streams import Message, Streams
 from infra.streams.consumer import Consumer
 from infra.streams.redis import RedisStreams
+from services.lobby.invitations import RoomInvitations
 from services.lobby.matching import Matchmaker
 from services.lobby.profiles import Profiles
 from services.lobby.ratings import Ratings
@@ -149,6 +151,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     lobby = Lobby(pool, settings.max_open_rooms_per_player)
     app.state.lobby = lobby
     app.state.matchmaker = Matchmaker(lobby)
+    app.state.invitations = RoomInvitations(lobby, streams, settings.stream(NEWS))
     ratings = Ratings(pool)
     app.state.profiles = Profiles(pool)
     app.state.tokens = Tokens(keyring, PostgresTokenLedger(pool), require_player=True)

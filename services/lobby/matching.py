@@ -115,7 +115,7 @@ class Matchmaker:
             mine = await self._rating(conn, new.game, player_id)
             tables = await conn.fetch(_TABLES, key, player_id, mine)
             if seated := next((t["id"] for t in tables if t["mine"]), None):
-                return self._state(await self.lobby.room_in(conn, seated)), None
+                return self._state(await self.lobby.room_in(conn, seated, player_id)), None
             chosen = nearest(tables, mine)
             if chosen is None:
                 made = await self.lobby.open_room(conn, player_id, room, match_key=key)

@@ -27,20 +27,35 @@ def snapshot(conn: asyncpg.Connection) -> Transaction:
 ROOM_COLUMNS = """id, game, status, host, seat_count, options::text AS options,
     timing::text AS timing, game_id, created_at, rematch_of, fill_level,
     fill_with_bots_after_s, fill_due_at, auto_start, rated, match_key IS NOT NULL AS matched,
+    visibility, invite_code,
     (SELECT r.id FROM rooms r WHERE r.rematch_of = rooms.id) AS rematch_id"""
 
 SEATS_OF = """SELECT rs.room_id, rs.seat, rs.player_id, p.name, p.bot FROM room_seats rs
     JOIN players p ON p.id = rs.player_id WHERE rs.room_id = ANY($1::text[])"""
 
+# Seats held for invited players: a reservation counts until it is answered or expires.
+RESERVED_OF = """SELECT room_id, seat, player_id FROM room_invitations
+    WHERE room_id = ANY($1::text[]) AND status = 'pending' AND expires_at > now()"""
 
-def room_of(row: asyncpg.Record, taken_rows: Sequence[asyncpg.Record]) -> Room:
+
+def room_of(
+    row: asyncpg.Record,
+    taken_rows: Sequence[asyncpg.Record],
+    reserved_rows: Sequence[asyncpg.Record] = (),
+    viewer: str | None = None,
+) -> Room:
+    """The room as `viewer` sees it: its invite code only when they host it or sit in it."""
     taken = {r["seat"]: r for r in taken_rows}
+    reserved = {r["seat"]: r["player_id"] for r in reserved_rows if r["seat"] not in taken}
     seats = [
         Seat(seat=i, player_id=taken[i]["player_id"], name=taken[i]["name"], bot=taken[i]["bot"])
         if i in taken
-        else Seat(seat=i, player_id=None, name=None, bot=None)
+        else Seat(seat=i, player_id=None, name=None, bot=None, reserved_for=reserved.get(i))
         for i in range(row["seat_count"])
     ]
+    member = viewer is not None and (
+        viewer == row["host"] or any(r["player_id"] == viewer for r in taken_rows)
+    )
     return Room(
         id=row["id"],
         game=row["game"],
@@ -59,6 +74,8 @@ def room_of(row: asyncpg.Record, taken_rows: Sequence[asyncpg.Record]) -> Room:
         auto_start=row["auto_start"],
         rated=row["rated"],
         quick_match=row["matched"],
+        visibility=row["visibility"],
+        invite_code=row["invite_code"] if member else None,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import uuid
 from collections.abc import Sequence
 
@@ -15,6 +16,7 @@ from contracts.problems import ProblemError
 from contracts.streams import RoomStarted
 from games.registry import get as get_rules
 from services.lobby.records import (
+    RESERVED_OF,
     ROOM_COLUMNS,
     SEATS_OF,
     decode_cursor,
@@ -91,9 +93,9 @@ class Lobby:
         await conn.execute(
             """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
                                   fill_level, fill_with_bots_after_s, auto_start, fill_due_at,
-                                  rated, match_key)
+                                  rated, match_key, visibility, invite_code)
                VALUES ($1, $2, 'open', $3, $4, $5::jsonb, $6::jsonb, $7, $8::int, $9,
-                       now() + make_interval(secs => $8::int), $10, $11)""",
+                       now() + make_interval(secs => $8::int), $10, $11, $12, $13)""",
             room_id,
             new.game,
             host,
@@ -105,13 +107,15 @@ class Lobby:
             new.auto_start,
             new.rated,
             match_key,
+            new.visibility,
+            new_invite_code() if new.visibility == "unlisted" else None,
         )
         await conn.execute(
             "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, 0, $2)",
             room_id,
             host,
         )
-        return await self._room(conn, room_id)
+        return await self._room(conn, room_id, host)
 
     async def sit_at_table(
         self, conn: asyncpg.Connection, room_id: str, player_id: str
@@ -119,9 +123,9 @@ class Lobby:
         """A quick match's seat (in the caller's transaction): the first free one; a table
         this fills starts at once (its RoomStarted to announce). The table's timed fill
         keeps its moment: its first caller waits no longer than they asked."""
-        room = await self._locked(conn, room_id)
+        room = await self.locked(conn, room_id)
         self._must_be_open(room)
-        seat = self._free_seat(room, None)
+        seat = self.free_seat(room, None, player_id)
         await self._may_sit(conn, player_id)
         await conn.execute(
             "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
@@ -129,17 +133,19 @@ class Lobby:
             seat,
             player_id,
         )
-        room = await self._room(conn, room_id)
+        room = await self._room(conn, room_id, player_id)
         if any(s.player_id is None for s in room.seats):
             return room, None
         return await self._begin(conn, room, room.fill_level or DEFAULT_LEVEL)
 
-    async def room_in(self, conn: asyncpg.Connection, room_id: str) -> Room:
-        return await self._room(conn, room_id)
+    async def room_in(
+        self, conn: asyncpg.Connection, room_id: str, viewer: str | None = None
+    ) -> Room:
+        return await self._room(conn, room_id, viewer)
 
-    async def get(self, room_id: str) -> Room:
+    async def get(self, room_id: str, viewer: str | None = None) -> Room:
         async with self.pool.acquire() as conn, snapshot(conn):
-            return await self._room(conn, room_id)
+            return await self._room(conn, room_id, viewer)
 
     async def list(
         self,
@@ -149,8 +155,8 @@ class Lobby:
         cursor: str | None,
         player: str | None = None,
     ) -> RoomPage:
-        """A page of rooms, newest first, in two queries whatever the page size; with
-        `player`, the rooms they host or sit in."""
+        """A page of public rooms, newest first, in three queries whatever the page size;
+        with `player`, the rooms they host or sit in, unlisted ones too."""
         after_ts, after_id = decode_cursor(cursor) if cursor else (None, None)
         async with self.pool.acquire() as conn, snapshot(conn):
             rows = await conn.fetch(
@@ -159,6 +165,7 @@ class Lobby:
                      AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4))
                      AND ($6::text IS NULL OR host = $6
                           OR id IN (SELECT room_id FROM room_seats WHERE player_id = $6))
+                     AND ($6::text IS NOT NULL OR visibility = 'public')
                    ORDER BY created_at DESC, id DESC LIMIT $5""",
                 game,
                 status,
@@ -169,24 +176,49 @@ class Lobby:
             )
             page = rows[:limit]
             seat_rows = await conn.fetch(SEATS_OF, [r["id"] for r in page])
+            reserved_rows = await conn.fetch(RESERVED_OF, [r["id"] for r in page])
         seats: dict[str, list[asyncpg.Record]] = {}
         for r in seat_rows:
             seats.setdefault(r["room_id"], []).append(r)
-        items = [room_of(r, seats.get(r["id"], [])) for r in page]
+        reserved: dict[str, list[asyncpg.Record]] = {}
+        for r in reserved_rows:
+            reserved.setdefault(r["room_id"], []).append(r)
+        items = [
+            room_of(r, seats.get(r["id"], []), reserved.get(r["id"], []), player) for r in page
+        ]
         nxt = None
         if len(rows) > limit:
             last = rows[limit - 1]
             nxt = f"{last['created_at'].isoformat()}|{last['id']}"
         return RoomPage(items=items, next=nxt)
 
-    async def join(self, room_id: str, player_id: str, seat: int | None) -> Room:
+    async def join(
+        self, room_id: str, player_id: str, seat: int | None, invite_code: str | None = None
+    ) -> Room:
+        """A seat: the one named, else the one reserved for the caller (joining accepts the
+        invitation), else the first free one not reserved for another. An unlisted room
+        wants its invite code, unless a seat is reserved for the caller."""
         async with self.pool.acquire() as conn, conn.transaction():
-            room = await self._locked(conn, room_id)
+            room = await self.locked(conn, room_id)
             self._must_be_open(room)
             if any(s.player_id == player_id for s in room.seats):
                 raise ProblemError(409, "already_seated", "you already have a seat in this room")
-            seat = self._free_seat(room, seat)
+            mine = next((s.seat for s in room.seats if s.reserved_for == player_id), None)
+            if room.visibility == "unlisted" and mine is None:
+                code = await conn.fetchval("SELECT invite_code FROM rooms WHERE id = $1", room_id)
+                if invite_code is None or not secrets.compare_digest(invite_code, code or ""):
+                    raise ProblemError(
+                        403, "bad_invite_code", "this room is unlisted: join with its invite code"
+                    )
+            seat = self.free_seat(room, mine if seat is None else seat, player_id)
             await self._may_sit(conn, player_id)
+            if mine is not None:
+                await conn.execute(
+                    """UPDATE room_invitations SET status = 'accepted'
+                       WHERE room_id = $1 AND player_id = $2 AND status = 'pending'""",
+                    room_id,
+                    player_id,
+                )
             await conn.execute(
                 "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
                 room_id,
@@ -201,11 +233,11 @@ class Lobby:
                    WHERE id = $1 AND fill_due_at IS NOT NULL AND match_key IS NULL""",
                 room_id,
             )
-            return await self._room(conn, room_id)
+            return await self._room(conn, room_id, player_id)
 
     async def leave(self, room_id: str, player_id: str) -> Room:
         async with self.pool.acquire() as conn, conn.transaction():
-            room = await self._locked(conn, room_id)
+            room = await self.locked(conn, room_id)
             if not any(s.player_id == player_id for s in room.seats):
                 raise ProblemError(409, "not_in_room", "you have no seat in this room")
             self._must_be_open(room)
@@ -232,20 +264,20 @@ class Lobby:
 
     async def add_bot(self, room_id: str, player_id: str, level: str, seat: int | None) -> Room:
         async with self.pool.acquire() as conn, conn.transaction():
-            room = await self._locked(conn, room_id)
+            room = await self.locked(conn, room_id)
             self._must_be_host(room, player_id)
             self._must_be_open(room)
             self._check_level(room.game, level)
-            seat = self._free_seat(room, seat)
-            await self._seat_bot(conn, room_id, seat, level)
-            return await self._room(conn, room_id)
+            seat = self.free_seat(room, seat, None)
+            await self.seat_bot(conn, room_id, seat, level)
+            return await self._room(conn, room_id, player_id)
 
     async def start(
         self, room_id: str, player_id: str, fill_bots: str | None, room_level: bool = False
     ) -> tuple[Room, RoomStarted]:
         """`room_level`: fill with the room's own `fill_level` (a start with no body)."""
         async with self.pool.acquire() as conn, conn.transaction():
-            room = await self._locked(conn, room_id)
+            room = await self.locked(conn, room_id)
             self._must_be_host(room, player_id)
             self._must_be_open(room)
             if room_level:
@@ -274,7 +306,7 @@ class Lobby:
             room.id,
             fill_level,
         )
-        room = await self._room(conn, room.id)
+        room = await self._room(conn, room.id, room.host)
         return room, started_message(room, fill_level)
 
     async def fill_due(self, limit: int = 100) -> Sequence[RoomStarted]:
@@ -338,63 +370,14 @@ class Lobby:
                 game_id,
             )
 
-    async def rematch(self, room_id: str, player_id: str) -> tuple[Room, bool]:
-        """The rematch of a finished room, made on the first call; whether this call made it.
-
-        Same game, seats, options and timing; the same bots (new bot players, same levels) and
-        the same people in the same seats, who may leave if they do not want to play again.
-        """
-        async with self.pool.acquire() as conn, conn.transaction():
-            # The old room's row lock queues concurrent calls; the unique rematch_of is what
-            # keeps it to one room even without it.
-            old = await self._locked(conn, room_id)
-            people = {s.player_id for s in old.seats if s.player_id and not s.bot}
-            if player_id not in people:
-                raise ProblemError(403, "not_seated", "only the room's players may ask a rematch")
-            if old.status != "finished":
-                raise ProblemError(409, "room_not_finished", f"the room is {old.status}")
-            if old.rematch_id is not None:
-                return await self._room(conn, old.rematch_id), False
-            host = old.host if old.host in people else player_id
-            new_id = await conn.fetchval(
-                """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
-                                      rematch_of, fill_with_bots_after_s, auto_start,
-                                      fill_level, fill_due_at, rated)
-                   SELECT $1, game, 'open', $2, seat_count, options, timing, id,
-                          fill_with_bots_after_s, auto_start,
-                          CASE WHEN fill_with_bots_after_s IS NOT NULL THEN fill_level END,
-                          now() + make_interval(secs => fill_with_bots_after_s), rated
-                   FROM rooms WHERE id = $3
-                   ON CONFLICT (rematch_of) DO NOTHING RETURNING id""",
-                f"r-{uuid.uuid4()}",
-                host,
-                room_id,
-            )
-            if new_id is None:
-                made = await conn.fetchval("SELECT id FROM rooms WHERE rematch_of = $1", room_id)
-                return await self._room(conn, made), False
-            for seat in old.seats:
-                if seat.bot is not None:
-                    await self._seat_bot(conn, new_id, seat.seat, seat.bot)
-                elif seat.player_id is not None:
-                    await conn.execute(
-                        "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
-                        new_id,
-                        seat.seat,
-                        seat.player_id,
-                    )
-            return await self._room(conn, new_id), True
-
     # -- helpers -----------------------------------------------------------------------------
 
     async def _seat_bots(self, conn: asyncpg.Connection, room: Room, level: str) -> None:
         for seat in room.seats:
             if seat.player_id is None:
-                await self._seat_bot(conn, room.id, seat.seat, level)
+                await self.seat_bot(conn, room.id, seat.seat, level)
 
-    async def _seat_bot(
-        self, conn: asyncpg.Connection, room_id: str, seat: int, level: str
-    ) -> None:
+    async def seat_bot(self, conn: asyncpg.Connection, room_id: str, seat: int, level: str) -> None:
         bot_id = f"bot-{uuid.uuid4()}"
         await conn.execute(
             "INSERT INTO players (id, name, bot) VALUES ($1, $2, $3)", bot_id, f"{level} bot", level
@@ -426,16 +409,19 @@ class Lobby:
                 f"you sit in {held} open rooms, as many as one may; leave or start one first",
             )
 
-    async def _locked(self, conn: asyncpg.Connection, room_id: str) -> Room:
+    async def locked(self, conn: asyncpg.Connection, room_id: str) -> Room:
         if not await conn.fetchval("SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE", room_id):
             raise ProblemError(404, "unknown_room", f"no room {room_id!r}")
         return await self._room(conn, room_id)
 
-    async def _room(self, conn: asyncpg.Connection, room_id: str) -> Room:
+    async def _room(
+        self, conn: asyncpg.Connection, room_id: str, viewer: str | None = None
+    ) -> Room:
         row = await conn.fetchrow(f"SELECT {ROOM_COLUMNS} FROM rooms WHERE id = $1", room_id)
         if row is None:
             raise ProblemError(404, "unknown_room", f"no room {room_id!r}")
-        return room_of(row, await conn.fetch(SEATS_OF, [room_id]))
+        seats = await conn.fetch(SEATS_OF, [room_id])
+        return room_of(row, seats, await conn.fetch(RESERVED_OF, [room_id]), viewer)
 
     @staticmethod
     def _must_be_open(room: Room) -> None:
@@ -448,16 +434,24 @@ class Lobby:
             raise ProblemError(403, "not_host", "only the room's host may do this")
 
     @staticmethod
-    def _free_seat(room: Room, seat: int | None) -> int:
+    def free_seat(room: Room, seat: int | None, player_id: str | None) -> int:
+        """The seat named, or the first free one; a seat reserved for someone else (an
+        invitation still pending) is taken by nobody else, bots included."""
         if seat is None:
-            free = [s.seat for s in room.seats if s.player_id is None]
+            free = [
+                s.seat
+                for s in room.seats
+                if s.player_id is None and s.reserved_for in (None, player_id)
+            ]
             if not free:
-                raise ProblemError(409, "room_full", "every seat is taken")
+                raise ProblemError(409, "room_full", "every seat is taken or reserved")
             return free[0]
         if not 0 <= seat < len(room.seats):
             raise ProblemError(422, "no_such_seat", f"seats are 0 to {len(room.seats) - 1}")
         if room.seats[seat].player_id is not None:
             raise ProblemError(409, "seat_taken", f"seat {seat} is taken")
+        if room.seats[seat].reserved_for not in (None, player_id):
+            raise ProblemError(409, "seat_reserved", f"seat {seat} is held for an invited player")
         return seat
 
     @staticmethod
@@ -469,6 +463,11 @@ class Lobby:
                 "unknown_bot_level",
                 f"{game} bots play at levels {', '.join(levels)}, not {level!r}",
             )
+
+
+def new_invite_code() -> str:
+    """An unlisted room's code: 96 random bits, URL-safe."""
+    return secrets.token_urlsafe(12)
 
 
 def _levels(game: str) -> Sequence[str]:

@@ -6,7 +6,8 @@ Two sources, one truth each (DESIGN.md, "Telling players"):
 - the games stream, read in the `notifier` group: after each command, the notifications
   that follow (derive.notifications) for the endpoints of the game's players; the end of a
   room's game from the FINISHED stream instead (its envelope again, once the lobby has
-  recorded and rated the game: the news carries the rating changes);
+  recorded and rated the game: the news carries the rating changes); a room's news for a
+  player (`invited`, `rematch_offered`) from the NEWS stream, which the lobby writes;
 - the clock projection (`turns`), swept every second: `deadline_soon` once per deadline.
 
 Each notification becomes a delivery row, then a task on the `webhooks` queue
@@ -30,9 +31,18 @@ import asyncpg
 import msgspec
 import redis.asyncio as aioredis
 
-from contracts.notifications import Notification
-from contracts.streams import FINISHED, GAMES, GROUPS, GameEvent, told_when_recorded
-from infra.notify.deliveries import Hook, hooks_of_game, hooks_of_games, plan, push, record, utcnow
+from contracts.notifications import Notification, RoomNews
+from contracts.streams import FINISHED, GAMES, GROUPS, NEWS, GameEvent, told_when_recorded
+from infra.notify.deliveries import (
+    Hook,
+    hooks_of_game,
+    hooks_of_games,
+    hooks_of_players,
+    plan,
+    push,
+    record,
+    utcnow,
+)
 from infra.notify.derive import Clocks, deadlines_soon, notifications
 from infra.notify.facts import deadlines_of, players_of, read_facts
 from infra.observability.metrics import serve_metrics
@@ -67,6 +77,7 @@ class _Game(msgspec.Struct):
 _end = msgspec.json.Decoder(End)
 _game = msgspec.json.Decoder(_Game)
 _event = msgspec.json.Decoder(GameEvent)
+_room_news = msgspec.json.Decoder(RoomNews)
 
 # Games with a deadline within the lead whose players have an endpoint for deadline_soon
 # (next_deadline is the earliest running deadline: any within the lead makes it so).
@@ -137,7 +148,14 @@ class Notifier:
         if facts is not None:
             await self.send(notifications(event, facts), hooks)
 
-    async def send(self, notes: Sequence[Notification], hooks: Sequence[Hook]) -> int:
+    async def on_room_news(self, message: Message) -> None:
+        """One message of the NEWS stream: a room's news for one player, delivered."""
+        news = _room_news.decode(message.payload)
+        hooks = await hooks_of_players(self.pool, [news.player_id])
+        if hooks:
+            await self.send([news], hooks)
+
+    async def send(self, notes: Sequence[Notification | RoomNews], hooks: Sequence[Hook]) -> int:
         """Rows first, then tasks; how many tasks were pushed."""
         ids = await record(self.pool, plan(notes, hooks, self.now()))
         await push(self.r, self.settings, ids)
@@ -285,9 +303,19 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
         prepare=ends.prepare,
         linger_s=settings.follow_linger_s,
     )
+    rooms = Consumer(
+        streams,
+        settings.stream(NEWS),
+        GROUP,
+        f"notifier-{os.getpid()}",
+        notifier.on_room_news,
+        groups=GROUPS[NEWS],
+        max_deliveries=settings.max_deliveries,
+    )
     tasks = [
         asyncio.create_task(consumer.run(), name="notifier-games"),
         asyncio.create_task(finished.run(), name="notifier-finished"),
+        asyncio.create_task(rooms.run(), name="notifier-rooms"),
         asyncio.create_task(sweep_forever(notifier, stop), name="notifier-sweep"),
     ]
     try:
@@ -295,6 +323,7 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
     finally:
         consumer.stop()
         finished.stop()
+        rooms.stop()
         await asyncio.wait(tasks, timeout=5)
         for t in tasks:
             t.cancel()

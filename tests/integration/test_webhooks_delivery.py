@@ -36,7 +36,8 @@ import redis.asyncio as aioredis
 import uvicorn
 from standardwebhooks import Webhook
 
-from contracts.streams import FINISHED, GAMES, GameEvent, RoomStarted, StartedSeat
+from contracts.notifications import RoomLinks, RoomNews
+from contracts.streams import FINISHED, GAMES, NEWS, GameEvent, RoomStarted, StartedSeat
 from infra.auth.bearer import issue
 from infra.auth.keys import SigningKey
 from infra.notify.derive import title_of
@@ -500,3 +501,38 @@ async def _ends(r: Any, stream: str, game_id: str) -> list[bytes] | None:
         and e.batch_end
     ]
     return found or None
+
+
+async def test_a_room_s_news_reaches_its_player_s_endpoints_for_no_one_game(stack: Stack) -> None:
+    """`invited` from the lobby's NEWS stream: delivered, signed, as a RoomWebhookPayload, to
+    the player's endpoints that asked for it (not one kept to a game); twice published, once
+    delivered."""
+    bob = f"bob-{uuid.uuid4().hex[:6]}"
+    r = aioredis.Redis.from_url(stack.settings.redis_url)
+    async with receiving() as receiver:
+        hook = await stack.hook(bob, receiver.url("/ok"), ["invited"])
+        other = await stack.hook(bob, receiver.url("/turns"), ["your_turn"])
+        news = RoomNews(
+            type="invited",
+            room_id="r-1",
+            game="itty-bitty",
+            title=title_of("itty-bitty"),
+            player_id=bob,
+            seat=1,
+            by="p-ada",
+            by_name="Ada",
+            expires_at="2027-01-01T00:00:00Z",
+            created_at="2026-12-05T00:00:00Z",
+            links=RoomLinks(room="/v1/rooms/r-1", answer="/v1/rooms/r-1/invitations/decline"),
+        )
+        for _ in range(2):
+            await r.xadd(stack.settings.stream(NEWS), {b"m": msgspec.json.encode(news)})
+        [(headers, body, _)] = await until(lambda: _at_least(receiver.at("/ok"), 1))
+        await until(lambda: _caught_up(r, stack.settings.stream(NEWS)), what="both read")
+        await asyncio.sleep(0.5)
+        assert len(receiver.at("/ok")) == 1 and receiver.at("/turns") == []
+        payload = verified(hook["secret"], headers, body)
+        assert payload["type"] == "invited"
+        assert payload["data"] == msgspec.to_builtins(news)
+        assert other["id"] != hook["id"]
+    await r.aclose()

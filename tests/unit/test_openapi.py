@@ -19,6 +19,9 @@ from contracts.notifications import (
     NOTIFICATION_TYPES,
     GameResult,
     Notification,
+    RoomLinks,
+    RoomNews,
+    RoomWebhookPayload,
     WebhookPayload,
     WebhookTest,
     WebhookTestData,
@@ -365,6 +368,21 @@ NEWS = Notification(
 )
 
 
+ROOM_NEWS = RoomNews(
+    type="invited",
+    room_id="r-1",
+    game="itty-bitty",
+    title="The itty bitty card game",
+    player_id="p-2",
+    seat=1,
+    by="p-1",
+    by_name="Ada",
+    expires_at="2026-01-02T03:04:05Z",
+    created_at="2026-01-01T03:04:05Z",
+    links=RoomLinks(room="/v1/rooms/r-1", answer="/v1/rooms/r-1/invitations/decline"),
+)
+
+
 def test_webhook_deliveries_are_typed_in_the_document_s_webhooks() -> None:
     document = _document(game_app())
     hooks = document["webhooks"]
@@ -374,6 +392,7 @@ def test_webhook_deliveries_are_typed_in_the_document_s_webhooks() -> None:
     }
     assert bodies == {
         "gameNews": "#/components/schemas/WebhookPayload",
+        "roomNews": "#/components/schemas/RoomWebhookPayload",
         "webhookTest": "#/components/schemas/WebhookTest",
     }
     signed = {p["name"] for p in hooks["gameNews"]["post"]["parameters"]}
@@ -381,6 +400,8 @@ def test_webhook_deliveries_are_typed_in_the_document_s_webhooks() -> None:
     _valid(document, "WebhookPayload", WebhookPayload(type=NEWS.type, timestamp="t", data=NEWS))
     test = WebhookTest(timestamp="t", data=WebhookTestData(webhook_id="w-1", player_id="p-1"))
     _valid(document, "WebhookTest", test)
+    room = RoomWebhookPayload(type="invited", timestamp="t", data=ROOM_NEWS)
+    _valid(document, "RoomWebhookPayload", room)
 
 
 def test_each_stream_s_items_are_typed() -> None:
@@ -398,7 +419,12 @@ def test_each_stream_s_items_are_typed() -> None:
         "$ref": "#/components/schemas/FeedEvent"
     }
     news = items["streamMyNews"]["properties"]
-    assert news["data"]["contentSchema"] == {"$ref": "#/components/schemas/Notification"}
+    assert news["data"]["contentSchema"] == {
+        "anyOf": [
+            {"$ref": "#/components/schemas/Notification"},
+            {"$ref": "#/components/schemas/RoomNews"},
+        ]
+    }
     assert news["data"]["contentMediaType"] == "application/json"
     assert news["event"]["enum"] == list(NOTIFICATION_TYPES)
     # an event as the stream writes it, read as an EventSource reads it
@@ -407,3 +433,8 @@ def test_each_stream_s_items_are_typed() -> None:
     root = {**items["streamMyNews"], "components": document["components"]}
     jsonschema.Draft202012Validator(root).validate(event)
     _valid(document, "Notification", msgspec.json.decode(event["data"]))
+    # a room's news the same way
+    frame = _news_frame(ROOM_NEWS).decode()
+    event = dict(line.split(": ", 1) for line in frame.strip().split("\n"))
+    jsonschema.Draft202012Validator(root).validate(event)
+    _valid(document, "RoomNews", msgspec.json.decode(event["data"]))

@@ -31,3 +31,10 @@ def tokens_of(request: Request[Any, Any, Any]) -> Tokens:
 
 async def caller(request: Request[Any, Any, Any]) -> Principal:
     return await authenticate(request)  # signed here, not ended, names a player of this lobby
+
+
+async def maybe_caller(request: Request[Any, Any, Any]) -> Principal | None:
+    """The caller of a route open to anyone, when they sent a token (a bad one is 401)."""
+    if "authorization" not in request.headers:
+        return None
+    return await caller(request)

@@ -15,7 +15,8 @@ from contracts.lobby import AddBot, JoinRoom, NewRoom, Room, RoomPage, StartRoom
 from infra.http.common import strictly
 from infra.http.openapi import SECURITY, OptionalBody, problems
 from services.lobby.bootstrap import announce
-from services.lobby.routes.common import AUTH_CODES, caller, lobby_of
+from services.lobby.rematches import rematch
+from services.lobby.routes.common import AUTH_CODES, caller, lobby_of, maybe_caller
 
 MAX_START_WAIT_S = 30.0
 
@@ -107,17 +108,19 @@ async def list_rooms(
 @get(
     "/v1/rooms/{room_id:str}",
     operation_id="getRoom",
-    summary="A room",
-    responses=problems(400, 404, codes={404: ["unknown_room"]}),
+    summary="A room (with a token: its invite code, when you host it or sit in it)",
+    responses=problems(400, 401, 404, codes={**AUTH_CODES, 404: ["unknown_room"]}),
 )
 async def get_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Room:
-    return await lobby_of(request).get(room_id)
+    who = await maybe_caller(request)
+    return await lobby_of(request).get(room_id, who.player_id if who else None)
 
 
 @post(
     "/v1/rooms/{room_id:str}/join",
     operation_id="joinRoom",
-    summary="Take a seat: the one named, or the first free (the body is optional); restarts "
+    summary="Take a seat: the one named, the one held for you (accepting an invitation), or "
+    "the first free (the body is optional); an unlisted room wants its invite_code; restarts "
     "the wait of the room's timed fill",
     status_code=200,
     operation_class=OptionalBody,
@@ -125,17 +128,20 @@ async def get_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> R
     responses=problems(
         400,
         401,
+        403,
         404,
         409,
         422,
         codes={
             **AUTH_CODES,
+            403: ["bad_invite_code"],
             404: ["unknown_room"],
             409: [
                 "room_not_open",
                 "already_seated",
                 "room_full",
                 "seat_taken",
+                "seat_reserved",
                 "too_many_open_rooms",
             ],
             422: ["no_such_seat"],
@@ -150,7 +156,8 @@ async def join_room(
 ) -> Room:
     who = await caller(request)
     data = await strictly(request, data)
-    return await lobby_of(request).join(room_id, who.player_id, (data or JoinRoom()).seat)
+    data = data or JoinRoom()
+    return await lobby_of(request).join(room_id, who.player_id, data.seat, data.invite_code)
 
 
 @post(
@@ -189,7 +196,7 @@ async def leave_room(room_id: FromPath[str], request: Request[Any, Any, Any]) ->
             **AUTH_CODES,
             403: ["not_host"],
             404: ["unknown_room"],
-            409: ["room_not_open", "room_full", "seat_taken"],
+            409: ["room_not_open", "room_full", "seat_taken", "seat_reserved"],
             422: ["unknown_bot_level", "no_such_seat"],
         },
         body=True,
@@ -297,7 +304,7 @@ async def rematch_room(room_id: FromPath[str], request: Request[Any, Any, Any]) 
     the same room, already seated in it (leave to decline).
     """
     who = await caller(request)
-    room, made = await lobby_of(request).rematch(room_id, who.player_id)
+    room, made = await rematch(lobby_of(request), room_id, who.player_id)
     return Response(room, status_code=201 if made else 200)
 
 

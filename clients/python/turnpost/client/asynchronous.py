@@ -21,11 +21,15 @@ from contracts.game import (
     MyGames,
 )
 from contracts.lobby import (
+    INVITE_DEFAULT_S,
     MATCH_WAIT_DEFAULT_S,
     Catalog,
     GameContent,
     GameSchemas,
+    Invitation,
+    Invitations,
     Match,
+    NewInvitation,
     NewMatch,
     NewRoom,
     PlayerCreated,
@@ -33,6 +37,7 @@ from contracts.lobby import (
     RoomPage,
     RoomStatus,
     Timing,
+    Visibility,
 )
 from contracts.notifications import (
     Deliveries,
@@ -40,6 +45,7 @@ from contracts.notifications import (
     Notification,
     NotificationType,
     QueuedTest,
+    RoomNews,
     Webhook,
     WebhookCreated,
     Webhooks,
@@ -61,7 +67,6 @@ T = TypeVar("T")
 Choice = Mapping[str, Any] | None
 Decide = Callable[[GameView, LegalActions], Choice | Awaitable[Choice]]
 _feed_event = msgspec.json.Decoder(FeedEvent)
-_notification = msgspec.json.Decoder(Notification)
 
 
 class AsyncClient:
@@ -171,6 +176,7 @@ class AsyncClient:
         fill_level: str | None = None,
         auto_start: bool = False,
         rated: bool = True,
+        visibility: Visibility = "public",
     ) -> Room:
         room = NewRoom(
             game=game,
@@ -181,6 +187,7 @@ class AsyncClient:
             fill_level=fill_level,
             auto_start=auto_start,
             rated=rated,
+            visibility=visibility,
         )
         return await self.call(routes.create_room(room))
 
@@ -233,8 +240,12 @@ class AsyncClient:
     async def get_room(self, room_id: str) -> Room:
         return await self.call(routes.get_room(room_id))
 
-    async def join_room(self, room_id: str, seat: int | None = None) -> Room:
-        return await self.call(routes.join_room(room_id, seat))
+    async def join_room(
+        self, room_id: str, seat: int | None = None, *, invite_code: str | None = None
+    ) -> Room:
+        """A seat: the one named, the one held for you (accepting an invitation), or the
+        first free; an unlisted room wants its `invite_code`."""
+        return await self.call(routes.join_room(room_id, seat, invite_code))
 
     async def leave_room(self, room_id: str) -> Room:
         return await self.call(routes.leave_room(room_id))
@@ -250,6 +261,32 @@ class AsyncClient:
 
     async def rematch_room(self, room_id: str) -> Room:
         return await self.call(routes.rematch_room(room_id))
+
+    # -- lobby: invitations -----------------------------------------------------------------
+
+    async def invite_player(
+        self,
+        room_id: str,
+        player_id: str,
+        *,
+        seat: int | None = None,
+        expires_after_s: int = INVITE_DEFAULT_S,
+    ) -> Invitation:
+        """Hold a seat of your room for `player_id` (host); they accept by joining."""
+        new = NewInvitation(player_id=player_id, seat=seat, expires_after_s=expires_after_s)
+        return await self.call(routes.invite_player(room_id, new))
+
+    async def get_room_invitations(self, room_id: str) -> Invitations:
+        return await self.call(routes.get_room_invitations(room_id))
+
+    async def withdraw_invitation(self, room_id: str, player_id: str) -> Invitation:
+        return await self.call(routes.withdraw_invitation(room_id, player_id))
+
+    async def decline_invitation(self, room_id: str) -> Invitation:
+        return await self.call(routes.decline_invitation(room_id))
+
+    async def get_my_invitations(self) -> Invitations:
+        return await self.call(routes.get_my_invitations())
 
     # -- lobby: quick match ------------------------------------------------------------------
 
@@ -447,13 +484,13 @@ class AsyncClient:
         async for frame in self._frames(path, str(after)):
             yield _feed_event.decode(frame.data)
 
-    async def stream_my_news(self) -> AsyncIterator[Notification]:
+    async def stream_my_news(self) -> AsyncIterator[Notification | RoomNews]:
         """The caller's news across their games (SSE), live: `your_turn`, `game_finished`...
 
         Never ends: a lost connection is opened again, and `policy.reconnects` + 1 in a row
         that bring nothing (each closed or failed) raise `StreamLost`."""
         async for frame in self._frames(routes.stream_my_news(), None):
-            yield _notification.decode(frame.data)
+            yield routes.decode_news(frame.data)
 
     async def _frames(self, path: str, last_id: str | None) -> AsyncIterator[Frame]:
         """The stream's frames; a lost connection is opened again, resumed after the last

@@ -27,8 +27,11 @@ from contracts.lobby import (
     Catalog,
     GameContent,
     GameSchemas,
+    Invitation,
+    Invitations,
     JoinRoom,
     Match,
+    NewInvitation,
     NewMatch,
     NewPlayer,
     NewRoom,
@@ -39,9 +42,12 @@ from contracts.lobby import (
     StartRoom,
 )
 from contracts.notifications import (
+    ROOM_NEWS_TYPES,
     Deliveries,
     NewWebhook,
+    Notification,
     QueuedTest,
+    RoomNews,
     Webhook,
     WebhookCreated,
     Webhooks,
@@ -78,6 +84,23 @@ def _json(type_: type[T]) -> Callable[[bytes], T]:
 
 def _nothing(_: bytes) -> None:
     return None
+
+
+class _Kind(msgspec.Struct):
+    type: str
+
+
+_kind = msgspec.json.Decoder(_Kind)
+_game_news = msgspec.json.Decoder(Notification)
+_room_news = msgspec.json.Decoder(RoomNews)
+
+
+def decode_news(data: bytes | str) -> Notification | RoomNews:
+    """One piece of /v1/me/stream's news: a game's (`Notification`) or a room's (`RoomNews`),
+    told apart by its `type`."""
+    if _kind.decode(data).type in ROOM_NEWS_TYPES:
+        return _room_news.decode(data)
+    return _game_news.decode(data)
 
 
 def _text(content: bytes) -> str:
@@ -180,8 +203,8 @@ def get_room(room_id: str) -> Call[Room]:
     return Call("lobby", "GET", f"/v1/rooms/{_p(room_id)}", _room)
 
 
-def join_room(room_id: str, seat: int | None) -> Call[Room]:
-    body = _encode(JoinRoom(seat=seat))
+def join_room(room_id: str, seat: int | None, invite_code: str | None = None) -> Call[Room]:
+    body = _encode(JoinRoom(seat=seat, invite_code=invite_code))
     return Call("lobby", "POST", f"/v1/rooms/{_p(room_id)}/join", _room, body=body)
 
 
@@ -207,6 +230,32 @@ def start_room(room_id: str, fill_bots: str | None, fill: bool, wait: float) -> 
 
 def rematch_room(room_id: str) -> Call[Room]:
     return Call("lobby", "POST", f"/v1/rooms/{_p(room_id)}/rematch", _room)
+
+
+# -- lobby: invitations ---------------------------------------------------------------------
+
+
+def invite_player(room_id: str, new: NewInvitation) -> Call[Invitation]:
+    path = f"/v1/rooms/{_p(room_id)}/invitations"
+    return Call("lobby", "POST", path, _json(Invitation), body=_encode(new), repeatable=True)
+
+
+def get_room_invitations(room_id: str) -> Call[Invitations]:
+    return Call("lobby", "GET", f"/v1/rooms/{_p(room_id)}/invitations", _json(Invitations))
+
+
+def withdraw_invitation(room_id: str, player_id: str) -> Call[Invitation]:
+    path = f"/v1/rooms/{_p(room_id)}/invitations/{_p(player_id)}"
+    return Call("lobby", "DELETE", path, _json(Invitation))
+
+
+def decline_invitation(room_id: str) -> Call[Invitation]:
+    path = f"/v1/rooms/{_p(room_id)}/invitations/decline"
+    return Call("lobby", "POST", path, _json(Invitation), repeatable=True)
+
+
+def get_my_invitations() -> Call[Invitations]:
+    return Call("lobby", "GET", "/v1/me/invitations", _json(Invitations))
 
 
 # -- lobby: quick match ----------------------------------------------------------------------

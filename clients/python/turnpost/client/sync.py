@@ -20,11 +20,15 @@ from contracts.game import (
     MyGames,
 )
 from contracts.lobby import (
+    INVITE_DEFAULT_S,
     MATCH_WAIT_DEFAULT_S,
     Catalog,
     GameContent,
     GameSchemas,
+    Invitation,
+    Invitations,
     Match,
+    NewInvitation,
     NewMatch,
     NewRoom,
     PlayerCreated,
@@ -32,6 +36,7 @@ from contracts.lobby import (
     RoomPage,
     RoomStatus,
     Timing,
+    Visibility,
 )
 from contracts.notifications import (
     Deliveries,
@@ -39,6 +44,7 @@ from contracts.notifications import (
     Notification,
     NotificationType,
     QueuedTest,
+    RoomNews,
     Webhook,
     WebhookCreated,
     Webhooks,
@@ -59,7 +65,6 @@ from turnpost.client.sse import Frame, Frames
 T = TypeVar("T")
 Decide = Callable[[GameView, LegalActions], Mapping[str, Any] | None]
 _feed_event = msgspec.json.Decoder(FeedEvent)
-_notification = msgspec.json.Decoder(Notification)
 
 
 class Client:
@@ -169,6 +174,7 @@ class Client:
         fill_level: str | None = None,
         auto_start: bool = False,
         rated: bool = True,
+        visibility: Visibility = "public",
     ) -> Room:
         room = NewRoom(
             game=game,
@@ -179,6 +185,7 @@ class Client:
             fill_level=fill_level,
             auto_start=auto_start,
             rated=rated,
+            visibility=visibility,
         )
         return self.call(routes.create_room(room))
 
@@ -231,8 +238,12 @@ class Client:
     def get_room(self, room_id: str) -> Room:
         return self.call(routes.get_room(room_id))
 
-    def join_room(self, room_id: str, seat: int | None = None) -> Room:
-        return self.call(routes.join_room(room_id, seat))
+    def join_room(
+        self, room_id: str, seat: int | None = None, *, invite_code: str | None = None
+    ) -> Room:
+        """A seat: the one named, the one held for you (accepting an invitation), or the
+        first free; an unlisted room wants its `invite_code`."""
+        return self.call(routes.join_room(room_id, seat, invite_code))
 
     def leave_room(self, room_id: str) -> Room:
         return self.call(routes.leave_room(room_id))
@@ -248,6 +259,32 @@ class Client:
 
     def rematch_room(self, room_id: str) -> Room:
         return self.call(routes.rematch_room(room_id))
+
+    # -- lobby: invitations -----------------------------------------------------------------
+
+    def invite_player(
+        self,
+        room_id: str,
+        player_id: str,
+        *,
+        seat: int | None = None,
+        expires_after_s: int = INVITE_DEFAULT_S,
+    ) -> Invitation:
+        """Hold a seat of your room for `player_id` (host); they accept by joining."""
+        new = NewInvitation(player_id=player_id, seat=seat, expires_after_s=expires_after_s)
+        return self.call(routes.invite_player(room_id, new))
+
+    def get_room_invitations(self, room_id: str) -> Invitations:
+        return self.call(routes.get_room_invitations(room_id))
+
+    def withdraw_invitation(self, room_id: str, player_id: str) -> Invitation:
+        return self.call(routes.withdraw_invitation(room_id, player_id))
+
+    def decline_invitation(self, room_id: str) -> Invitation:
+        return self.call(routes.decline_invitation(room_id))
+
+    def get_my_invitations(self) -> Invitations:
+        return self.call(routes.get_my_invitations())
 
     # -- lobby: quick match ------------------------------------------------------------------
 
@@ -437,13 +474,13 @@ class Client:
         for frame in self._frames(path, str(after)):
             yield _feed_event.decode(frame.data)
 
-    def stream_my_news(self) -> Iterator[Notification]:
+    def stream_my_news(self) -> Iterator[Notification | RoomNews]:
         """The caller's news across their games (SSE), live: `your_turn`, `game_finished`...
 
         Never ends: a lost connection is opened again, and `policy.reconnects` + 1 in a row
         that bring nothing (each closed or failed) raise `StreamLost`."""
         for frame in self._frames(routes.stream_my_news(), None):
-            yield _notification.decode(frame.data)
+            yield routes.decode_news(frame.data)
 
     def _frames(self, path: str, last_id: str | None) -> Iterator[Frame]:
         """The stream's frames; a lost connection is opened again, resumed after the last
