@@ -208,6 +208,26 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     deadline: str | None  # ISO 8601: when your time runs out, if your clock runs
 
 
+class WatchedGame(msgspec.Struct, frozen=True, kw_only=True):
+    """A game anyone may watch (its room is not unlisted): read it with GET /v1/games/{id}
+    (the spectator's view) and follow it with /v1/games/{id}/stream."""
+
+    id: str
+    game: str
+    title: str  # the game's display name
+    room_id: str | None
+    seats: list[SeatInfo]
+    version: int
+    status: Literal["active", "finished"]
+    to_act: list[int]
+    started_at: str | None  # RFC 3339, Z
+
+
+class WatchPage(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[WatchedGame]
+    next: str | None = None  # pass as `cursor` for the next page; null on the last
+
+
 class MyGames(msgspec.Struct, frozen=True, kw_only=True):
     items: list[GameSummary]
     next: str | None = None  # pass as `cursor` for the next page; null on the last

@@ -13,6 +13,7 @@ import asyncpg
 import msgspec
 
 from contracts.game import SeatInfo
+from contracts.problems import ProblemError
 from infra.eventstore.memory import MemoryEventStore
 
 
@@ -69,6 +70,24 @@ class SeatSummary(msgspec.Struct, frozen=True, kw_only=True):
     key: PageKey  # where it sorts: (deadline or NO_DEADLINE, created, game id)
 
 
+# where a watchable game sorts: (when it was made, RFC 3339 to the microsecond; its id)
+WatchKey = tuple[str, str]
+
+
+class Watchable(msgspec.Struct, frozen=True, kw_only=True):
+    """A game of no unlisted room, as GET /v1/games lists it."""
+
+    game_id: str
+    game: str
+    room_id: str | None
+    seats: list[SeatInfo]
+    version: int
+    status: str
+    to_act: list[int]
+    created_at: datetime | None  # None in memory (embedded)
+    key: WatchKey
+
+
 def stream_id(game_id: str) -> str:
     return f"game-{game_id}"
 
@@ -100,6 +119,13 @@ class GamesRepository(Protocol):
         """The player's games, newest first; `awaiting`: only where they must act, nearest
         deadline first (games without a clock last); `status`: only `active` or `finished`
         ones."""
+        ...
+
+    async def watchable(
+        self, game: str | None, status: str, limit: int, after: WatchKey | None = None
+    ) -> list[Watchable]:
+        """Games being played (`active`) or over (`finished`) whose room is not unlisted,
+        newest first, after `after`."""
         ...
 
 
@@ -148,6 +174,11 @@ class PostgresGamesRepository:
                 f"SELECT {_COLS} FROM games WHERE id = $1", uuid.UUID(record.id)
             )
             return _record(row)
+
+    async def watchable(
+        self, game: str | None, status: str, limit: int, after: WatchKey | None = None
+    ) -> list[Watchable]:
+        return await watchable_games(self.pool, game, status, limit, after)
 
     async def rating_changes(self, game_id: str) -> list[dict[str, Any]] | None:
         seats = await self.pool.fetchval(
@@ -210,6 +241,44 @@ class PostgresGamesRepository:
         ]
 
 
+_WATCHABLE = """
+SELECT g.id::text AS game_id, g.game, g.room_id, g.seats::text AS seats, g.created_at,
+       t.version, t.status, t.to_act
+FROM games g JOIN turns t ON t.game_id = g.id
+WHERE t.status = $1 AND ($2::text IS NULL OR g.game = $2)
+  AND NOT EXISTS (SELECT 1 FROM rooms r WHERE r.id = g.room_id AND r.visibility <> 'public')
+  AND ($3::timestamptz IS NULL OR (g.created_at, g.id) < ($3, $4::uuid))
+ORDER BY g.created_at DESC, g.id DESC LIMIT $5"""
+
+
+async def watchable_games(
+    pool: asyncpg.Pool, game: str | None, status: str, limit: int, after: WatchKey | None
+) -> list[Watchable]:
+    at, last = None, None
+    if after is not None:
+        try:
+            at, last = datetime.fromisoformat(after[0]), uuid.UUID(after[1])
+        except ValueError as exc:
+            raise ProblemError(
+                400, "bad_cursor", "the cursor is not one this API returned"
+            ) from exc
+    rows = await pool.fetch(_WATCHABLE, status, game, at, last, limit)
+    return [
+        Watchable(
+            game_id=r["game_id"],
+            game=r["game"],
+            room_id=r["room_id"],
+            seats=msgspec.json.decode(r["seats"], type=list[SeatInfo]),
+            version=r["version"],
+            status=r["status"],
+            to_act=list(r["to_act"]),
+            created_at=r["created_at"],
+            key=(r["created_at"].isoformat(), r["game_id"]),
+        )
+        for r in rows
+    ]
+
+
 class MemoryGamesRepository:
     def __init__(self, store: MemoryEventStore) -> None:
         self.store = store
@@ -220,6 +289,33 @@ class MemoryGamesRepository:
 
     async def rating_changes(self, game_id: str) -> list[dict[str, Any]] | None:
         return None  # nothing rates games in memory
+
+    async def watchable(
+        self, game: str | None, status: str, limit: int, after: WatchKey | None = None
+    ) -> list[Watchable]:
+        """Every game here (no lobby, no unlisted room), newest made first."""
+        out = []
+        for n, r in reversed(list(enumerate(self.records.values()))):
+            row = self.store.turns.get(r.id)
+            if row is None or row.turn.status != status or game not in (None, r.game):
+                continue
+            key = (f"{n:020d}", r.id)  # insertion order stands for created_at
+            if after is not None and key >= after:
+                continue
+            out.append(
+                Watchable(
+                    game_id=r.id,
+                    game=r.game,
+                    room_id=r.room_id,
+                    seats=r.seats,
+                    version=row.version,
+                    status=row.turn.status,
+                    to_act=row.turn.to_act,
+                    created_at=None,
+                    key=key,
+                )
+            )
+        return out[:limit]
 
     async def get(self, game_id: str) -> GameRecord | None:
         return self.records.get(game_id)

@@ -19,6 +19,7 @@ from contracts.game import (
     GameView,
     LegalActions,
     MyGames,
+    WatchPage,
 )
 from contracts.lobby import (
     INVITE_DEFAULT_S,
@@ -379,6 +380,17 @@ class AsyncClient:
         status: Literal["active", "finished"] | None = None,
     ) -> MyGames:
         return await self.call(routes.get_my_games(awaiting, limit, cursor, status))
+
+    async def list_games(
+        self,
+        *,
+        status: Literal["active", "finished"] = "active",
+        game: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> WatchPage:
+        """Games anyone may watch (no unlisted room's), newest first: being played, or over."""
+        return await self.call(routes.list_games(status, game, limit, cursor))
 
     async def play(
         self,

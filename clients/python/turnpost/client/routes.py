@@ -21,6 +21,7 @@ from contracts.game import (
     GameView,
     LegalActions,
     MyGames,
+    WatchPage,
 )
 from contracts.lobby import (
     AddBot,
@@ -339,6 +340,16 @@ def get_my_games(
 ) -> Call[MyGames]:
     params = _params(awaiting=awaiting or None, limit=limit, cursor=cursor, status=status)
     return Call("game", "GET", "/v1/me/games", _json(MyGames), params)
+
+
+def list_games(
+    status: Literal["active", "finished"],
+    game: str | None,
+    limit: int | None,
+    cursor: str | None,
+) -> Call[WatchPage]:
+    params = _params(status=status, game=game, limit=limit, cursor=cursor)
+    return Call("game", "GET", "/v1/games", _json(WatchPage), params)
 
 
 def stream_game_events(game_id: str) -> str:

@@ -18,6 +18,7 @@ from contracts.game import (
     GameView,
     LegalActions,
     MyGames,
+    WatchPage,
 )
 from contracts.lobby import (
     INVITE_DEFAULT_S,
@@ -375,6 +376,17 @@ class Client:
         status: Literal["active", "finished"] | None = None,
     ) -> MyGames:
         return self.call(routes.get_my_games(awaiting, limit, cursor, status))
+
+    def list_games(
+        self,
+        *,
+        status: Literal["active", "finished"] = "active",
+        game: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> WatchPage:
+        """Games anyone may watch (no unlisted room's), newest first: being played, or over."""
+        return self.call(routes.list_games(status, game, limit, cursor))
 
     def play(
         self,
