@@ -218,6 +218,13 @@ class AddBot(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     seat: SeatNumber | None = None
 
 
+class Rematch(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """With `bots_for_declined`, a bot takes the seat of each person who declines the offer,
+    and the others play on without them."""
+
+    bots_for_declined: bool = False
+
+
 class StartRoom(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Empty seats are filled with bots of `fill_bots` level; null refuses to start with gaps.
     A start with no body fills with the room's own `fill_level` (default greedy)."""

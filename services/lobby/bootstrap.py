@@ -36,6 +36,7 @@ from services.lobby.invitations import RoomInvitations
 from services.lobby.matching import Matchmaker
 from services.lobby.profiles import Profiles
 from services.lobby.ratings import Ratings
+from services.lobby.rematches import Rematches
 from services.lobby.rooms import Lobby
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     app.state.lobby = lobby
     app.state.matchmaker = Matchmaker(lobby)
     app.state.invitations = RoomInvitations(lobby, streams, settings.stream(NEWS))
+    app.state.rematches = Rematches(app.state.invitations)
     ratings = Ratings(pool)
     app.state.profiles = Profiles(pool)
     app.state.tokens = Tokens(keyring, PostgresTokenLedger(pool), require_player=True)

@@ -16,7 +16,7 @@ from redis.exceptions import RedisError
 
 from contracts.game import timestamp
 from contracts.lobby import Invitation, Invitations, NewInvitation
-from contracts.notifications import RoomLinks, RoomNews
+from contracts.notifications import RoomLinks, RoomNews, RoomNewsType
 from contracts.problems import ProblemError
 from games.registry import get as get_rules
 from infra.streams import Streams
@@ -47,11 +47,13 @@ def _invitation(row: asyncpg.Record) -> Invitation:
     )
 
 
-def invited_news(invitation: Invitation) -> RoomNews:
+def room_news(invitation: Invitation, kind: RoomNewsType = "invited") -> RoomNews:
+    """What the invited player is told: `invited`, or `rematch_offered` (services/lobby/
+    rematches.py: the same held seat)."""
     rules = get_rules(invitation.game)
     room = f"/v1/rooms/{invitation.room_id}"
     return RoomNews(
-        type="invited",
+        type=kind,
         room_id=invitation.room_id,
         game=invitation.game,
         title=rules.name if rules is not None else invitation.game,
@@ -63,6 +65,13 @@ def invited_news(invitation: Invitation) -> RoomNews:
         created_at=invitation.created_at,
         links=RoomLinks(room=room, answer=f"{room}/invitations/decline"),
     )
+
+
+async def invitation_of(conn: asyncpg.Connection, room_id: str, player_id: str) -> Invitation:
+    row = await conn.fetchrow(
+        f"{_INVITATION} WHERE i.room_id = $1 AND i.player_id = $2", room_id, player_id
+    )
+    return _invitation(row)
 
 
 class RoomInvitations:
@@ -111,8 +120,8 @@ class RoomInvitations:
                 host,
                 new.expires_after_s,
             )
-            invitation = await self._one(conn, row["room_id"], new.player_id)
-        await self._tell(invited_news(invitation))
+            invitation = await invitation_of(conn, row["room_id"], new.player_id)
+        await self.tell(room_news(invitation))
         return invitation
 
     async def decline(self, room_id: str, player_id: str) -> Invitation:
@@ -126,7 +135,7 @@ class RoomInvitations:
             )
             if not done:
                 raise ProblemError(404, "no_invitation", "no invitation of yours waits here")
-            return await self._one(conn, room_id, player_id)
+            return await invitation_of(conn, room_id, player_id)
 
     async def withdraw(self, room_id: str, host: str, player_id: str) -> Invitation:
         async with self.pool.acquire() as conn, conn.transaction():
@@ -141,7 +150,7 @@ class RoomInvitations:
             )
             if not done:
                 raise ProblemError(404, "no_invitation", f"no invitation of {player_id!r} waits")
-            return await self._one(conn, room_id, player_id)
+            return await invitation_of(conn, room_id, player_id)
 
     async def of_room(self, room_id: str) -> Invitations:
         rows = await self.pool.fetch(
@@ -160,14 +169,7 @@ class RoomInvitations:
         )
         return Invitations(items=[_invitation(r) for r in rows])
 
-    @staticmethod
-    async def _one(conn: asyncpg.Connection, room_id: str, player_id: str) -> Invitation:
-        row = await conn.fetchrow(
-            f"{_INVITATION} WHERE i.room_id = $1 AND i.player_id = $2", room_id, player_id
-        )
-        return _invitation(row)
-
-    async def _tell(self, news: RoomNews) -> None:
+    async def tell(self, news: RoomNews) -> None:
         """After the commit: at most once (a lost publication leaves the invitation in
         GET /v1/me/invitations, where a client finds it)."""
         if self.streams is None:

@@ -136,7 +136,7 @@ class Lobby:
         room = await self._room(conn, room_id, player_id)
         if any(s.player_id is None for s in room.seats):
             return room, None
-        return await self._begin(conn, room, room.fill_level or DEFAULT_LEVEL)
+        return await self.begin(conn, room, room.fill_level or DEFAULT_LEVEL)
 
     async def room_in(
         self, conn: asyncpg.Connection, room_id: str, viewer: str | None = None
@@ -288,9 +288,9 @@ class Lobby:
                     409, "seats_empty", f"seats {empty} are empty; add bots or set fill_bots"
                 )
             # With no fill_bots (and so no empty seat), greedy takes over seats later.
-            return await self._begin(conn, room, DEFAULT_LEVEL if fill_bots is None else fill_bots)
+            return await self.begin(conn, room, DEFAULT_LEVEL if fill_bots is None else fill_bots)
 
-    async def _begin(
+    async def begin(
         self, conn: asyncpg.Connection, room: Room, fill_level: str
     ) -> tuple[Room, RoomStarted]:
         """Start a room, locked and open: bots in its empty seats, and it is `starting`. The
@@ -329,7 +329,7 @@ class Lobby:
                 if level not in _levels(room.game):  # gone from the game since (a deploy)
                     log.warning("room %s not filled: %s has no %s bots", room.id, room.game, level)
                 elif room.auto_start:
-                    started.append((await self._begin(conn, room, level))[1])
+                    started.append((await self.begin(conn, room, level))[1])
                 else:
                     await self._seat_bots(conn, room, level)
                 await conn.execute(  # filled, started or not fillable: not due again

@@ -375,11 +375,15 @@ async def test_rematch(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
     )
     first = await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(bob))
     assert first.status_code == 201, first.text
+    offered = first.json()
+    assert offered["status"] == "open" and offered["host"] == bob["id"]  # who offered hosts
+    assert offered["seats"][0]["player_id"] is None
+    assert offered["seats"][0]["reserved_for"] == host["id"]  # held for the other person
     again = await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(host))
-    assert again.status_code == 200, again.text
+    assert again.status_code == 200, again.text  # accepted
     new = again.json()
-    assert new["id"] == first.json()["id"] != old["id"]
-    assert new["status"] == "open" and new["host"] == host["id"]  # the old host, not the caller
+    assert new["id"] == offered["id"] != old["id"]
+    assert new["status"] == "starting"  # every seat taken: it starts by itself
     assert new["rematch_of"] == old["id"] and new["rematch_id"] is None
     for same in ("game", "options", "timing"):
         assert new[same] == old[same]
@@ -388,11 +392,9 @@ async def test_rematch(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
     old_bots = {s["player_id"] for s in old["seats"] if s["bot"]}
     assert all(s["player_id"] not in old_bots for s in new["seats"])  # new bot players
     assert (await client.get(f"/v1/rooms/{old['id']}")).json()["rematch_id"] == new["id"]
-    # a seat in the rematch is an offer: bob declines
-    left = await client.post(f"/v1/rooms/{new['id']}/leave", headers=auth(bob))
-    assert left.json()["seats"][2]["player_id"] is None
-    listed = (await client.get("/v1/rooms", params={"game": "itchy-feet", "limit": 100})).json()
-    assert new["id"] in {r["id"] for r in listed["items"]}
+    # asked again once started: the same room, as it is
+    third = await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(host))
+    assert (third.status_code, third.json()["id"]) == (200, new["id"])
 
 
 async def test_rematch_asked_at_once_makes_one_room(

@@ -12,7 +12,9 @@ from contracts.lobby import Invitation, Invitations, NewInvitation
 from contracts.problems import ProblemError
 from infra.http.common import strictly
 from infra.http.openapi import SECURITY, problems
+from services.lobby.bootstrap import announce
 from services.lobby.invitations import RoomInvitations
+from services.lobby.rematches import Rematches
 from services.lobby.routes.common import AUTH_CODES, caller
 
 
@@ -105,8 +107,13 @@ async def withdraw_invitation(
     responses=problems(400, 401, 404, codes={**AUTH_CODES, 404: ["no_invitation"]}),
 )
 async def decline_invitation(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Invitation:
+    """A rematch's offer too: a bot then takes the seat if the one who offered asked so."""
     who = await caller(request)
-    return await invitations_of(request).decline(room_id, who.player_id)
+    declined = await invitations_of(request).decline(room_id, who.player_id)
+    rematches: Rematches = request.app.state.rematches
+    if started := await rematches.declined(room_id, who.player_id):
+        await announce(request.app.state.streams, request.app.state.settings, started)
+    return declined
 
 
 @get(

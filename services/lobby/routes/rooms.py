@@ -11,11 +11,11 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, FromPath, FromQuery, QueryParameter
 
-from contracts.lobby import AddBot, JoinRoom, NewRoom, Room, RoomPage, StartRoom
+from contracts.lobby import AddBot, JoinRoom, NewRoom, Rematch, Room, RoomPage, StartRoom
 from infra.http.common import strictly
 from infra.http.openapi import SECURITY, OptionalBody, problems
 from services.lobby.bootstrap import announce
-from services.lobby.rematches import rematch
+from services.lobby.rematches import Rematches
 from services.lobby.routes.common import AUTH_CODES, caller, lobby_of, maybe_caller
 
 MAX_START_WAIT_S = 30.0
@@ -157,7 +157,13 @@ async def join_room(
     who = await caller(request)
     data = await strictly(request, data)
     data = data or JoinRoom()
-    return await lobby_of(request).join(room_id, who.player_id, data.seat, data.invite_code)
+    room = await lobby_of(request).join(room_id, who.player_id, data.seat, data.invite_code)
+    if room.rematch_of is not None:  # a rematch starts once every seat is taken
+        rematches: Rematches = request.app.state.rematches
+        room, started = await rematches.start_if_full(room_id, who.player_id)
+        if started is not None:
+            await announce(request.app.state.streams, request.app.state.settings, started)
+    return room
 
 
 @post(
@@ -278,10 +284,12 @@ async def start_room(
 @post(
     "/v1/rooms/{room_id:str}/rematch",
     operation_id="rematchRoom",
-    summary="Play a finished room again: same game, settings, bots and people",
+    summary="Play a finished room again (same game, settings, bots and people): the first "
+    "call offers it to the others, a later one accepts; it starts once every seat is taken",
+    operation_class=OptionalBody,
     security=SECURITY,
     responses={
-        200: ResponseSpec(Room, description="The rematch an earlier call made"),
+        200: ResponseSpec(Room, description="Accepted: the rematch an earlier call offered"),
         **problems(
             400,
             401,
@@ -292,19 +300,35 @@ async def start_room(
                 **AUTH_CODES,
                 403: ["not_seated"],
                 404: ["unknown_room"],
-                409: ["room_not_finished"],
+                409: ["room_not_finished", "too_many_open_rooms"],
             },
+            body=True,
         ),
     },
 )
-async def rematch_room(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[Room]:
-    """The one rematch of a finished room, for any of its players.
+async def rematch_room(
+    room_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    data: Annotated[
+        Rematch | None, Body(examples=[Example(value={"bots_for_declined": True})])
+    ] = None,
+) -> Response[Room]:
+    """The one rematch of a finished room, for any of its people.
 
-    201 when this call made the room, 200 when an earlier call had: every player who asks gets
-    the same room, already seated in it (leave to decline).
+    201 when this call made it: the caller sits in their old seat, new bots of the same
+    levels in theirs, and each other person's seat is held for them a day while they are told
+    `rematch_offered`; with `bots_for_declined`, a bot takes the seat of each who declines
+    (`POST /v1/rooms/{new}/invitations/decline`). 200 when an earlier call had made it: the
+    caller's seat is taken (they accept). The room starts by itself once every seat is taken.
     """
     who = await caller(request)
-    room, made = await rematch(lobby_of(request), room_id, who.player_id)
+    data = await strictly(request, data)
+    rematches: Rematches = request.app.state.rematches
+    room, made, started = await rematches.rematch(
+        room_id, who.player_id, (data or Rematch()).bots_for_declined
+    )
+    if started is not None:
+        await announce(request.app.state.streams, request.app.state.settings, started)
     return Response(room, status_code=201 if made else 200)
 
 

@@ -37,6 +37,7 @@ from contracts.lobby import (
     NewPlayer,
     NewRoom,
     PlayerCreated,
+    Rematch,
     Room,
     RoomPage,
     RoomStatus,
@@ -229,8 +230,11 @@ def start_room(room_id: str, fill_bots: str | None, fill: bool, wait: float) -> 
     return Call("lobby", "POST", f"/v1/rooms/{_p(room_id)}/start", _room, params, body)
 
 
-def rematch_room(room_id: str) -> Call[Room]:
-    return Call("lobby", "POST", f"/v1/rooms/{_p(room_id)}/rematch", _room)
+def rematch_room(room_id: str, bots_for_declined: bool = False) -> Call[Room]:
+    """Repeatable: the first call offers the rematch, each later one accepts it."""
+    body = _encode(Rematch(bots_for_declined=True)) if bots_for_declined else None
+    path = f"/v1/rooms/{_p(room_id)}/rematch"
+    return Call("lobby", "POST", path, _room, body=body, repeatable=True)
 
 
 # -- lobby: invitations ---------------------------------------------------------------------

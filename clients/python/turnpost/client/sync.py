@@ -258,8 +258,10 @@ class Client:
         """Start (host); with `wait` the answer comes once the game exists (`game_id` set)."""
         return self.call(routes.start_room(room_id, fill_bots, fill, wait))
 
-    def rematch_room(self, room_id: str) -> Room:
-        return self.call(routes.rematch_room(room_id))
+    def rematch_room(self, room_id: str, *, bots_for_declined: bool = False) -> Room:
+        """The first call offers the rematch to the others; a later one accepts it. It starts
+        once every seat is taken; `bots_for_declined`: a bot takes a decliner's seat."""
+        return self.call(routes.rematch_room(room_id, bots_for_declined))
 
     # -- lobby: invitations -----------------------------------------------------------------
 
