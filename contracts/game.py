@@ -228,6 +228,42 @@ class WatchPage(msgspec.Struct, frozen=True, kw_only=True):
     next: str | None = None  # pass as `cursor` for the next page; null on the last
 
 
+CHAT_MAX_CHARS = 500
+MUTED_AT_MOST = 500
+
+
+class NewChatMessage(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Plain text, 1 to 500 characters (not all blank; no NUL), served back as sent: never
+    markup, whatever it looks like."""
+
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=CHAT_MAX_CHARS)]
+
+
+class ChatMessage(msgspec.Struct, frozen=True, kw_only=True):
+    version: int  # the game's version it was said at (its event's)
+    channel: Literal["players", "spectators"]
+    player_id: str
+    name: str
+    seat: int | None  # null: a spectator
+    text: str  # plain text: show it as text, never as markup
+    at: str  # RFC 3339, Z
+
+
+class ChatPage(msgspec.Struct, frozen=True, kw_only=True):
+    items: list[ChatMessage]  # oldest first
+    next_after: int | None  # pass as `after` for the next page; null on the last
+
+
+class ChatSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What the caller reads of table chats: never the messages of `muted` players, and with
+    `hide_spectators` not the spectators' channel (everywhere: feeds, streams, records)."""
+
+    muted: Annotated[list[Annotated[str, msgspec.Meta(max_length=64)]], msgspec.Meta(
+        max_length=MUTED_AT_MOST
+    )] = []  # fmt: skip
+    hide_spectators: bool = False
+
+
 class MyGames(msgspec.Struct, frozen=True, kw_only=True):
     items: list[GameSummary]
     next: str | None = None  # pass as `cursor` for the next page; null on the last

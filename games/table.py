@@ -99,11 +99,34 @@ class GameOver(TableEvent, frozen=True, tag="game_over"):
     standings: tuple[Standing, ...]
 
 
-AnyTableEvent = TurnStarted | TimeUsed | TimedOut | SeatReturned | Resigned | SeatClaimed | GameOver
+ChatChannel = Literal["players", "spectators"]
+
+
+class ChatSaid(TableEvent, frozen=True, tag="chat_said"):
+    """A word at the table (services/game/chat.py): from a seated player (`players`, with
+    their seat) or a spectator (`spectators`, seat null). Plain text, as it was sent. Changes
+    nothing at the table: no engine sees it, no clock stops for it."""
+
+    channel: ChatChannel
+    player_id: str
+    name: str
+    seat: int | None
+    text: str
+    at: datetime
+    # in a record served to a reader who muted its author or hid its channel: the message
+    # is there (the log's versions stay whole), its author and words are not
+    hidden: bool = False
+
+
+AnyTableEvent = (
+    TurnStarted | TimeUsed | TimedOut | SeatReturned | Resigned | SeatClaimed | GameOver | ChatSaid
+)
 TABLE_EVENT_TYPES: frozenset[str] = frozenset(
     t.__struct_config__.tag  # type: ignore[misc]
-    for t in (TurnStarted, TimeUsed, TimedOut, SeatReturned, Resigned, SeatClaimed, GameOver)
-)
+    for t in (
+        TurnStarted, TimeUsed, TimedOut, SeatReturned, Resigned, SeatClaimed, GameOver, ChatSaid
+    )
+)  # fmt: skip
 
 
 class TableSeat(msgspec.Struct, frozen=True, kw_only=True):
@@ -179,6 +202,8 @@ def evolve(table: TableState, event: AnyTableEvent) -> TableState:
             )  # fmt: skip
         case GameOver(outcome=outcome):
             return msgspec.structs.replace(table, outcome=outcome)
+        case ChatSaid():
+            return table
     raise TypeError(f"not a table event: {event!r}")
 
 

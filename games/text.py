@@ -17,6 +17,7 @@ import msgspec
 
 from games.table import (
     AnyTableEvent,
+    ChatSaid,
     GameOver,
     Resigned,
     SeatClaimed,
@@ -117,6 +118,12 @@ def narrate_table(event: AnyTableEvent, names: Sequence[str]) -> str:
             return f"{who(names, by)} handed {who(names, seat)}'s overdue seat to {a(bot)} bot"
         case GameOver(outcome=outcome, standings=standings):
             return result(outcome.winners, outcome.detail.get("forfeited", ()), standings, names)
+        case ChatSaid(hidden=True):
+            return "(a message you chose not to read)"
+        case ChatSaid(channel="spectators", name=name, text=text):
+            return f"{name} (watching) says: {text}"
+        case ChatSaid(name=name, text=text):
+            return f"{name} says: {text}"
     raise TypeError(f"not a table event: {event!r}")
 
 

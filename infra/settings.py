@@ -66,6 +66,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Guards (infra/http/ratelimit.py, infra/http/guards.py). A limit is "N/second|minute|hour|day" or "off".
     rate_limit_register: str = "20/hour"  # POST /v1/players, per client address
     rate_limit_action: str = "120/minute"  # moves, resign, claim: per player
+    rate_limit_chat: str = "10/minute"  # table chat messages: per player
     rate_limit_write: str = "60/minute"  # other POSTs: per player (per address without a token)
     rate_limit_read: str = "600/minute"  # GETs: per player (per address without a token)
     trusted_proxies: str = ""  # addresses/CIDRs, comma-separated, whose X-Forwarded-For is believed
@@ -206,6 +207,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         ),
         rate_limit_register=e.get("RATE_LIMIT_REGISTER", defaults.rate_limit_register),
         rate_limit_action=e.get("RATE_LIMIT_ACTION", defaults.rate_limit_action),
+        rate_limit_chat=e.get("RATE_LIMIT_CHAT", defaults.rate_limit_chat),
         rate_limit_write=e.get("RATE_LIMIT_WRITE", defaults.rate_limit_write),
         rate_limit_read=e.get("RATE_LIMIT_READ", defaults.rate_limit_read),
         trusted_proxies=e.get("TRUSTED_PROXIES", defaults.trusted_proxies),

@@ -20,7 +20,7 @@ from infra.eventstore.api import (
     TurnRow,
 )
 
-_COLUMNS = "stream_id, version, event_id, type, data::text AS data, metadata::text AS metadata, global_position, recorded_at"
+COLUMNS = "stream_id, version, event_id, type, data::text AS data, metadata::text AS metadata, global_position, recorded_at"
 
 # One statement, so one round trip and no explicit transaction: the expected version must
 # exist (or be 0); the primary key rejects a version someone else already took. It returns
@@ -175,7 +175,7 @@ class PostgresEventStore:
         self, stream_id: str, after: int = 0, limit: int | None = None
     ) -> list[StoredEvent]:
         rows = await self.pool.fetch(
-            f"SELECT {_COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 "
+            f"SELECT {COLUMNS} FROM events WHERE stream_id = $1 AND version > $2 "
             "ORDER BY version LIMIT $3",
             stream_id,
             after,
@@ -230,7 +230,7 @@ class PostgresEventStore:
     @staticmethod
     async def _find(conn: asyncpg.Connection, event_ids: Sequence[uuid.UUID]) -> list[StoredEvent]:
         rows = await conn.fetch(
-            f"SELECT {_COLUMNS} FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY stream_id, version",
+            f"SELECT {COLUMNS} FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY stream_id, version",
             list(event_ids),
         )
         return [stored_event(r) for r in rows]

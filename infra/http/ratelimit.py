@@ -37,7 +37,7 @@ from infra.settings import Settings, from_env
 
 log = logging.getLogger(__name__)
 
-RouteClass = Literal["register", "action", "write", "read"]
+RouteClass = Literal["register", "action", "chat", "write", "read"]
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 ACTION_ROUTES = ("/actions", "/resign", "/claim")  # under /v1/games/{id}
 BYPASS_AFTER_FAILURE_S = 2.0  # an unreachable store is not asked again for this long
@@ -58,6 +58,8 @@ def route_class(method: str, path: str) -> RouteClass:
         return "register"
     if path.startswith("/v1/games/") and path.endswith(ACTION_ROUTES):
         return "action"
+    if path.startswith("/v1/games/") and path.endswith("/chat"):
+        return "chat"
     return "write"
 
 
@@ -155,6 +157,7 @@ class RateLimiter:
         self._limits: dict[RouteClass, Limit | None] = {
             "register": parse_limit(settings.rate_limit_register),
             "action": parse_limit(settings.rate_limit_action),
+            "chat": parse_limit(settings.rate_limit_chat),
             "write": parse_limit(settings.rate_limit_write),
             "read": parse_limit(settings.rate_limit_read),
         }

@@ -16,6 +16,7 @@ import redis.asyncio as aioredis
 from opentelemetry.trace import SpanKind
 
 from contracts.streams import GAMES, GROUPS, GameEvent
+from games.table import ChatSaid
 from infra.observability import tracing
 from infra.observability.context import bind_carried
 from infra.observability.metrics import serve_metrics
@@ -36,6 +37,7 @@ from infra.tasks import (
 )
 
 log = logging.getLogger(__name__)
+CHAT = ChatSaid.__struct_config__.tag  # the table chat's event (games/table.py)
 
 
 class End(msgspec.Struct):
@@ -76,8 +78,8 @@ class BotTurn(msgspec.Struct, frozen=True):
 
 def bot_turns(event: Turns | GameEvent) -> list[tuple[int, str]]:
     """(seat, level) of every bot that must act after this event, once per command."""
-    if not event.batch_end or event.status != "active":
-        return []
+    if not event.batch_end or event.status != "active" or event.type == CHAT:
+        return []  # a word at the table changes nothing a bot acts on
     return [(seat, event.bots[str(seat)]) for seat in event.to_act if str(seat) in event.bots]
 
 

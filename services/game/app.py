@@ -27,7 +27,7 @@ from infra.observability.metrics import metrics_endpoint
 from infra.settings import Settings
 from services.game.bootstrap import lifespan
 from services.game.maps import map_components
-from services.game.routes import boards, feeds, games, me, records, watch
+from services.game.routes import boards, chat, feeds, games, me, records, watch
 from services.game.sse import STREAM_ITEMS, game_stream, live_feeds, my_stream
 from services.game.webhooks import DELIVERIES as WEBHOOK_DELIVERIES
 from services.game.webhooks import ROUTES as WEBHOOK_ROUTES
@@ -81,6 +81,7 @@ def create_app(settings: Settings | None = None, embedded: bool = False) -> Lite
             *boards.ROUTES,
             *me.ROUTES,
             *watch.ROUTES,
+            *chat.ROUTES,
             my_stream,
             *WEBHOOK_ROUTES,
             health,

@@ -28,10 +28,12 @@ from infra.http.common import holding
 from infra.http.openapi import SECURITY, problems, sse_item
 from infra.observability.metrics import LIVE_SUBSCRIBERS
 from infra.settings import Settings
+from services.game.chat import ChatView
 from services.game.live import Feeds, follow_envelopes, follow_stream
 from services.game.loading import beyond_version, status_of
 from services.game.news import PlayerNews
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id
+from services.game.routes.chat import prefs_of
 from services.game.service import GameService
 
 log = logging.getLogger(__name__)
@@ -163,7 +165,9 @@ async def _game_frames(
     final: int | None,
     heartbeat_s: float,
     held: Held,
+    chat: ChatView | None = None,
 ) -> AsyncIterator[bytes]:
+    """`chat`: what the reader chose not to read of the table chat (left out)."""
     yield b": game %s after version %d\n\n" % (record.id.encode(), after)  # headers out now
     names = record.names
     quiet = Quiet(heartbeat_s)
@@ -181,7 +185,8 @@ async def _game_frames(
                 quiet.sent()
                 chunk = []
                 for event in batch:
-                    chunk.append(frames.frame(rules, event, seat, names))
+                    if chat is None or not chat.hides(event):
+                        chunk.append(frames.frame(rules, event, seat, names))
                     if _ends(event, final):
                         yield b"".join(chunk)
                         return
@@ -253,6 +258,7 @@ async def game_stream(
         loaded.version if finished else None,
         settings.sse_heartbeat_s,
         held,
+        await prefs_of(request).view(who.player_id),  # as it is when the stream opens
     )
     return Stream(content, media_type=EVENT_STREAM, headers=STREAM_HEADERS)
 

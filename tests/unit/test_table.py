@@ -99,6 +99,7 @@ def test_table_event_types_are_the_tags() -> None:
         "resigned",
         "seat_claimed",
         "game_over",
+        "chat_said",
     }
 
 

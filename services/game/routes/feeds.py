@@ -11,7 +11,9 @@ from contracts.game import EventFeed
 from infra.http.common import holding, while_held
 from infra.http.openapi import SECURITY, problems
 from infra.observability.metrics import LIVE_SUBSCRIBERS
+from services.game.chat import CHAT
 from services.game.loading import status_of
+from services.game.routes.chat import prefs_of
 from services.game.routes.common import (
     MAX_VERSION,
     MAX_WAIT_SECONDS,
@@ -52,8 +54,11 @@ async def events(
         polled = svc.events_since(record, after, wait, limit)
         loaded, stored = await (polled if held is None else while_held(held, polled))
     to_act = sorted(svc.to_act(loaded.rules, loaded.state))
+    shown = stored
+    if any(e.type == CHAT for e in stored):  # what the caller chose not to read, left out
+        shown = (await prefs_of(request).view(who.player_id)).visible(stored)
     return EventFeed(
-        events=svc.feed(loaded.rules, stored, seat, record.names),
+        events=svc.feed(loaded.rules, shown, seat, record.names),
         last_version=(last := stored[-1].version if stored else after),
         version=loaded.version,
         has_more=last < loaded.version,

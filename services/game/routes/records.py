@@ -12,8 +12,10 @@ from litestar.params import FromPath
 
 from contracts.problems import ProblemError
 from infra.http.openapi import SECURITY, problems
+from services.game.chat import CHAT
 from services.game.records import game_record
 from services.game.repository import stream_id
+from services.game.routes.chat import prefs_of
 from services.game.routes.common import UNKNOWN_GAME, caller, service_of
 from services.game.routes.games import outcome_of
 
@@ -41,7 +43,7 @@ NDJSON = "application/x-ndjson"
     },
 )
 async def get_record(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[bytes]:
-    await caller(request)
+    who = await caller(request)
     svc = service_of(request)
     record = await svc.record(game_id)
     loaded = await svc.load(record.id, record)
@@ -53,6 +55,8 @@ async def get_record(game_id: FromPath[str], request: Request[Any, Any, Any]) ->
             "your view and your feed",
         )
     events = await svc.store.read(stream_id(record.id))
+    if any(e.type == CHAT for e in events):  # the chat the caller chose not to read: blanked
+        events = (await prefs_of(request).view(who.player_id)).redacted(events)
     header, lines = game_record(record, events, strict=False)
     body = b"".join(msgspec_line(x) for x in (header, *lines))
     return Response(content=body, media_type=NDJSON)

@@ -13,6 +13,9 @@ import msgspec
 
 from contracts.game import (
     ActionAccepted,
+    ChatMessage,
+    ChatPage,
+    ChatSettings,
     EventFeed,
     FeedEvent,
     GameMap,
@@ -393,6 +396,26 @@ class AsyncClient:
     ) -> WatchPage:
         """Games anyone may watch (no unlisted room's), newest first: being played, or over."""
         return await self.call(routes.list_games(status, game, limit, cursor))
+
+    # -- game: table chat --------------------------------------------------------------------
+
+    async def post_chat(self, game_id: str, text: str) -> ChatMessage:
+        """Say `text` (plain text, up to 500 characters) at the table."""
+        return await self.call(routes.post_chat(game_id, text))
+
+    async def get_chat(self, game_id: str, *, after: int = 0, limit: int | None = None) -> ChatPage:
+        """The game's chat after version `after`, oldest first (without what you muted)."""
+        return await self.call(routes.get_chat(game_id, after, limit))
+
+    async def get_chat_settings(self) -> ChatSettings:
+        return await self.call(routes.get_chat_settings())
+
+    async def put_chat_settings(
+        self, *, muted: list[str] | None = None, hide_spectators: bool = False
+    ) -> ChatSettings:
+        """Mute players and hide the spectators' channel, for yourself, in every game."""
+        settings = ChatSettings(muted=list(muted or []), hide_spectators=hide_spectators)
+        return await self.call(routes.put_chat_settings(settings))
 
     async def play(
         self,

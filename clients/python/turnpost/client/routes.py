@@ -15,12 +15,16 @@ import msgspec
 
 from contracts.game import (
     ActionAccepted,
+    ChatMessage,
+    ChatPage,
+    ChatSettings,
     Claim,
     EventFeed,
     GameMap,
     GameView,
     LegalActions,
     MyGames,
+    NewChatMessage,
     WatchPage,
 )
 from contracts.lobby import (
@@ -354,6 +358,29 @@ def list_games(
 ) -> Call[WatchPage]:
     params = _params(status=status, game=game, limit=limit, cursor=cursor)
     return Call("game", "GET", "/v1/games", _json(WatchPage), params)
+
+
+def post_chat(game_id: str, text: str) -> Call[ChatMessage]:
+    """Repeatable: its Idempotency-Key makes a retry the same message."""
+    body = _encode(NewChatMessage(text=text))
+    path = f"/v1/games/{_p(game_id)}/chat"
+    return Call("game", "POST", path, _json(ChatMessage), body=body, repeatable=True)
+
+
+def get_chat(game_id: str, after: int, limit: int | None) -> Call[ChatPage]:
+    params = _params(after=after or None, limit=limit)
+    return Call("game", "GET", f"/v1/games/{_p(game_id)}/chat", _json(ChatPage), params)
+
+
+def get_chat_settings() -> Call[ChatSettings]:
+    return Call("game", "GET", "/v1/me/chat-settings", _json(ChatSettings))
+
+
+def put_chat_settings(settings: ChatSettings) -> Call[ChatSettings]:
+    body = _encode(settings)
+    return Call(
+        "game", "PUT", "/v1/me/chat-settings", _json(ChatSettings), body=body, repeatable=True
+    )
 
 
 def stream_game_events(game_id: str) -> str:

@@ -12,6 +12,9 @@ import msgspec
 
 from contracts.game import (
     ActionAccepted,
+    ChatMessage,
+    ChatPage,
+    ChatSettings,
     EventFeed,
     FeedEvent,
     GameMap,
@@ -389,6 +392,26 @@ class Client:
     ) -> WatchPage:
         """Games anyone may watch (no unlisted room's), newest first: being played, or over."""
         return self.call(routes.list_games(status, game, limit, cursor))
+
+    # -- game: table chat --------------------------------------------------------------------
+
+    def post_chat(self, game_id: str, text: str) -> ChatMessage:
+        """Say `text` (plain text, up to 500 characters) at the table."""
+        return self.call(routes.post_chat(game_id, text))
+
+    def get_chat(self, game_id: str, *, after: int = 0, limit: int | None = None) -> ChatPage:
+        """The game's chat after version `after`, oldest first (without what you muted)."""
+        return self.call(routes.get_chat(game_id, after, limit))
+
+    def get_chat_settings(self) -> ChatSettings:
+        return self.call(routes.get_chat_settings())
+
+    def put_chat_settings(
+        self, *, muted: list[str] | None = None, hide_spectators: bool = False
+    ) -> ChatSettings:
+        """Mute players and hide the spectators' channel, for yourself, in every game."""
+        settings = ChatSettings(muted=list(muted or []), hide_spectators=hide_spectators)
+        return self.call(routes.put_chat_settings(settings))
 
     def play(
         self,
