@@ -90,10 +90,38 @@ export class Api {
   roomPost(id, verb, body) {
     return this.request(this.lobby, "POST", `/v1/rooms/${encodeURIComponent(id)}/${verb}`, { body });
   }
+  quickMatch(body) {
+    return this.request(this.lobby, "POST", "/v1/match", { body });
+  }
+  leaveMatch() {
+    return this.request(this.lobby, "DELETE", "/v1/match");
+  }
+  myInvitations() {
+    return this.request(this.lobby, "GET", "/v1/me/invitations");
+  }
+  invite(roomId, playerId) {
+    return this.roomPost(roomId, "invitations", { player_id: playerId });
+  }
+  decline(roomId) {
+    return this.roomPost(roomId, "invitations/decline");
+  }
 
   // -- game ----------------------------------------------------------------------------------
   myGames() {
     return this.request(this.game, "GET", "/v1/me/games?limit=20");
+  }
+  watchable() {
+    return this.request(this.game, "GET", "/v1/games?status=active&limit=10");
+  }
+  say(id, text) {
+    const path = `/v1/games/${encodeURIComponent(id)}/chat`;
+    return this.request(this.game, "POST", path, { body: { text }, headers: { "Idempotency-Key": uuid() } });
+  }
+  chatSettings() {
+    return this.request(this.game, "GET", "/v1/me/chat-settings");
+  }
+  putChatSettings(settings) {
+    return this.request(this.game, "PUT", "/v1/me/chat-settings", { body: settings });
   }
   view(id) {
     return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}`);

@@ -103,6 +103,10 @@ function newRoomForm(game) {
       (n) => html`<option ${n === seats ? "selected" : ""}>${n}</option>`
     )}</select></label>
     <label>Clock <select name="clock">${CLOCKS.map(([v, t]) => html`<option value="${v}">${t}</option>`)}</select></label>
+    <label>Who may join <select name="visibility">
+      <option value="public">anyone (listed)</option>
+      <option value="unlisted">those with its invite code</option>
+    </select></label>
     ${optionFields(game)}
     <ul class="seat-list">${seatFields(game, seats)}</ul>
     <button type="submit">Create the room</button>
@@ -127,13 +131,20 @@ function lobbyScreen() {
             (game) => html`<article class="panel game-entry" data-key="${game.key}">
               <h2>${game.name}</h2>
               <p class="quiet">${game.min_seats}–${game.max_seats} seats · bots: ${game.bot_levels.join(", ")}</p>
+              <p><button class="primary" data-quick="${game.key}">Quick match</button>
+                <span class="quiet">a table with whoever comes; bots after 30 s</span></p>
               ${newRoomForm(game)}
             </article>`
           )}</div>
         </section>`
       );
     }
-    const [open, mine] = await Promise.all([api.rooms("open"), api.myGames()]);
+    const [open, mine, invited, watch] = await Promise.all([
+      api.rooms("open"),
+      api.myGames(),
+      api.myInvitations(),
+      api.watchable(),
+    ]);
     const names = Object.fromEntries(catalog.games.map((g) => [g.key, g.name]));
     const seated = (room) => room.seats.some((s) => s.player_id === me.id);
     const free = (room) => room.seats.filter((s) => !s.player_id).length;
@@ -141,7 +152,15 @@ function lobbyScreen() {
     if (!lists) return;
     mount(
       lists,
-      html`<h2>Your games</h2>
+      html`<p class="quiet">Your player id (to be invited): <code id="my-id">${me.id}</code></p>
+        ${invited.items.length ? html`<h2>Invitations</h2>` : ""}
+        <ul class="rows" id="invitations">${invited.items.map(
+          (i) => html`<li data-room="${i.room_id}">${i.invited_by_name} asks you to
+            ${names[i.game] || i.game} (seat ${i.seat + 1})
+            <button data-accept="${i.room_id}">Accept</button>
+            <button data-decline="${i.room_id}">Decline</button></li>`
+        )}</ul>
+        <h2>Your games</h2>
         ${mine.items.length === 0 ? html`<p class="quiet">None yet.</p>` : ""}
         <ul class="rows" id="my-games">${mine.items.map(
           (g) => html`<li><a href="#/game/${g.id}">${names[g.game] || g.game}</a>
@@ -160,6 +179,13 @@ function lobbyScreen() {
               : free(room)
                 ? html`<button data-join="${room.id}">Join</button>`
                 : ""}</li>`
+        )}</ul>
+        <h2>Games to watch</h2>
+        ${watch.items.length === 0 ? html`<p class="quiet">Nobody is playing in public now.</p>` : ""}
+        <ul class="rows" id="watch">${watch.items.map(
+          (g) => html`<li data-game="${g.id}">${g.title}:
+            ${g.seats.map((s) => s.name || "·").join(", ")}
+            <a class="button" href="#/game/${g.id}">Watch</a></li>`
         )}</ul>`
     );
   }
@@ -194,6 +220,7 @@ function lobbyScreen() {
         options[el.name.slice(4)] = el.type === "checkbox" ? el.checked : el.value;
       }
       const body = { game: form.dataset.game, seats: Number(data.get("seats")), options };
+      if (data.get("visibility") === "unlisted") body.visibility = "unlisted";
       if (data.get("clock")) body.timing = { per_move_s: Number(data.get("clock")) };
       let room = await api.createRoom(body);
       for (let seat = 1; seat < body.seats; seat++) {
@@ -206,6 +233,18 @@ function lobbyScreen() {
       if (target.dataset.join) {
         await api.roomPost(target.dataset.join, "join");
         location.hash = `#/room/${target.dataset.join}`;
+      } else if (target.dataset.quick) {
+        target.disabled = true;
+        const form = main.querySelector(`form.new-room[data-game="${target.dataset.quick}"]`);
+        const seats = Number(form.querySelector("select[name=seats]").value);
+        const match = await api.quickMatch({ game: target.dataset.quick, seats, fill_with_bots_after_s: 30 });
+        location.hash = match.game_id ? `#/game/${match.game_id}` : `#/room/${match.room.id}`;
+      } else if (target.dataset.accept) {
+        await api.roomPost(target.dataset.accept, "join"); // the seat held for you
+        location.hash = `#/room/${target.dataset.accept}`;
+      } else if (target.dataset.decline) {
+        await api.decline(target.dataset.decline);
+        await refresh();
       }
     },
   };
@@ -230,6 +269,7 @@ function roomScreen(roomId) {
     }
     const host = room.host === me.id;
     const mine = room.seats.some((s) => s.player_id === me.id);
+    const held = room.seats.some((s) => s.reserved_for === me.id);
     const open = room.status === "open";
     mount(
       main,
@@ -239,17 +279,27 @@ function roomScreen(roomId) {
         <ol class="seats">${room.seats.map(
           (s) => html`<li>${s.player_id
             ? html`<b>${s.name}</b>${s.bot ? html` <span class="tag">bot</span>` : ""}${s.player_id === room.host ? html` <span class="tag">host</span>` : ""}`
-            : html`<span class="quiet">empty</span>
+            : html`<span class="quiet">${s.reserved_for ? "held for an invited player" : "empty"}</span>
               ${host && open
                 ? html`<select data-level-for="${s.seat}">${levels.map(
                     (l) => html`<option value="${l}" ${l === "greedy" ? "selected" : ""}>${words(l)} bot</option>`
                   )}</select> <button data-bot="${s.seat}">Seat a bot</button>`
                 : ""}`}</li>`
         )}</ol>
-        ${host && open ? html`<p><button id="start" class="primary">Start</button>
-          <span class="quiet">Empty seats get greedy bots.</span></p>` : ""}
-        ${!mine && open ? html`<p><button id="join" class="primary">Join this room</button></p>` : ""}
-        ${mine && open ? html`<p><button id="leave">Leave the room</button></p>` : ""}
+        ${room.invite_code ? html`<p>Invite code: <code id="invite-code">${room.invite_code}</code>
+          <span class="quiet">(the room is unlisted: give it to whom you want)</span></p>` : ""}
+        ${room.quick_match && mine && open ? html`<p class="waiting">Waiting for players; bots take the
+          empty seats at ${new Date(room.fill_due_at).toLocaleTimeString()}.
+          <button id="leave-queue">Leave the queue</button></p>` : ""}
+        ${host && open && !room.quick_match ? html`<p><button id="start" class="primary">Start</button>
+          <span class="quiet">Empty seats get greedy bots.</span></p>
+          <form id="invite"><input name="player" required maxlength="64" placeholder="A player's id"
+            aria-label="The player to invite" /> <button type="submit">Invite to a seat</button></form>` : ""}
+        ${!mine && open ? html`<p>${room.visibility === "unlisted" && !held
+          ? html`<input id="code" maxlength="64" placeholder="Invite code" aria-label="Invite code" /> `
+          : ""}<button id="join" class="primary">${held ? "Accept your seat" : "Join this room"}</button>
+          ${held ? html` <button id="decline">Decline</button>` : ""}</p>` : ""}
+        ${mine && open && !room.quick_match ? html`<p><button id="leave">Leave the room</button></p>` : ""}
         ${room.status === "starting" ? html`<p>Starting…</p>` : ""}
         <p><a href="#/">Back to the lobby</a></p>
       </section>`
@@ -272,14 +322,28 @@ function roomScreen(roomId) {
       stopped = true;
       clearTimeout(timer);
     },
+    async submit(form) {
+      if (form.id !== "invite") return;
+      await api.invite(roomId, form.player.value.trim());
+      form.reset();
+      tell("Invited: their seat is held for them.");
+      await draw();
+    },
     async click(target) {
       if (target.id === "start") {
         target.disabled = true;
         const room = await api.request(api.lobby, "POST", `/v1/rooms/${encodeURIComponent(roomId)}/start?wait=10`);
         if (room.game_id) location.hash = `#/game/${room.game_id}`;
       } else if (target.id === "join") {
-        await api.roomPost(roomId, "join");
+        const code = main.querySelector("#code")?.value.trim();
+        await api.roomPost(roomId, "join", code ? { invite_code: code } : undefined);
         await draw();
+      } else if (target.id === "decline") {
+        await api.decline(roomId);
+        location.hash = "#/";
+      } else if (target.id === "leave-queue") {
+        await api.leaveMatch();
+        location.hash = "#/";
       } else if (target.id === "leave") {
         await api.roomPost(roomId, "leave");
         location.hash = "#/";

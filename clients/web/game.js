@@ -57,6 +57,7 @@ export class GameScreen {
     this.stale = false;
     this.live = "connecting";
     this.streamed = 0; // feed items read from the stream
+    this.chat = { muted: [], hide_spectators: false }; // what this player reads of chats
     this.begin();
   }
 
@@ -71,6 +72,8 @@ export class GameScreen {
     // the person may leave while any of these is awaited: nothing is drawn or followed then
     try {
       catalog = catalog || (await this.api.catalog());
+      if (this.stopped) return;
+      this.chat = await this.api.chatSettings();
       if (this.stopped) return;
       await this.load();
       if (this.stopped) return;
@@ -239,6 +242,11 @@ export class GameScreen {
   }
 
   async click(target) {
+    if (target.dataset.mute) {
+      await this.setChat({ ...this.chat, muted: [...new Set([...this.chat.muted, target.dataset.mute])] });
+      tell("Muted: their messages no longer reach you, in any game.");
+      return;
+    }
     if (target.id === "rematch") {
       target.disabled = true;
       await this.rematch();
@@ -318,6 +326,9 @@ export class GameScreen {
             <aside class="side">
               <div class="moves-box"></div>
               <div class="seats-box"></div>
+              <h3>Chat</h3>
+              <div class="chat-box"></div>
+              <div class="chat-form-box"></div>
               <h3>Log</h3>
               <div class="log-box"></div>
             </aside>
@@ -346,6 +357,8 @@ export class GameScreen {
     mount(part(".board"), this.board.render(ctx));
     mount(part(".moves-box"), v.status === "active" && me !== null && !botPlaying(v) ? this.moves() : "");
     mount(part(".seats-box"), this.seats(names));
+    mount(part(".chat-box"), this.chatList());
+    mount(part(".chat-form-box"), this.chatForm());
     mount(
       part(".log-box"),
       html`<ol class="log" data-keep-scroll="log" data-follow>${[...this.log.values()]
@@ -359,6 +372,59 @@ export class GameScreen {
     // another tab's title says whose turn it is
     const mine = v.status === "active" && v.to_act.includes(me) && !botPlaying(v);
     document.title = `${mine ? "● Your turn · " : ""}${title} · Turnpost`;
+  }
+
+  // -- table chat: plain text (html`` escapes it), muted players and a hidden channel ----------
+
+  chatList() {
+    const said = [...this.log.values()]
+      .filter((e) => e.type === "chat_said")
+      .sort((a, b) => a.version - b.version);
+    return html`<ol class="chat" data-keep-scroll="chat" data-follow>${said.map(
+      (e) => html`<li data-channel="${e.data.channel}" data-player="${e.data.player_id}"><b>${e.data.name}</b>${
+        e.data.channel === "spectators" ? html` <span class="tag">watching</span>` : ""
+      }: <span class="said">${e.data.text}</span>${
+        e.data.player_id !== this.me.id
+          ? html` <button class="link" data-mute="${e.data.player_id}" title="Hide this player's messages">mute</button>`
+          : ""
+      }</li>`
+    )}</ol>`;
+  }
+
+  chatForm() {
+    const hide = html`<label class="quiet"><input type="checkbox" id="hide-spectators"
+      ${this.chat.hide_spectators ? "checked" : ""} /> hide the spectators' messages</label>`;
+    if (this.view.status !== "active") return hide;
+    return html`<form class="chat-form"><input name="text" maxlength="500" required autocomplete="off"
+        placeholder="${this.view.your_seat === null ? "Say something (as a spectator)" : "Say something"}"
+        aria-label="Message" /> <button type="submit">Send</button></form>${hide}`;
+  }
+
+  /** What the person chose not to read, gone from the page too (the service leaves it out
+   * of what it sends from now on). */
+  async setChat(settings) {
+    this.chat = await this.api.putChatSettings(settings);
+    for (const [version, e] of this.log) {
+      const hidden =
+        e.type === "chat_said" &&
+        (this.chat.muted.includes(e.data.player_id) ||
+          (this.chat.hide_spectators && e.data.channel === "spectators"));
+      if (hidden) this.log.delete(version);
+    }
+    this.draw();
+  }
+
+  async submit(form) {
+    if (!form.classList.contains("chat-form")) return;
+    const text = form.text.value;
+    await this.api.say(this.id, text);
+    form.reset();
+  }
+
+  async change(target) {
+    if (target.id === "hide-spectators") {
+      await this.setChat({ ...this.chat, hide_spectators: target.checked });
+    }
   }
 
   turnLine(names, me) {

@@ -281,7 +281,7 @@ def cors(settings: Settings | None) -> CORSConfig:
     origins = [o.strip() for o in settings.cors_allow_origins.split(",") if o.strip()]
     return CORSConfig(
         allow_origins=origins,
-        allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+        allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         allow_headers=list(CORS_REQUEST_HEADERS),
         expose_headers=list(CORS_EXPOSED_HEADERS),
         allow_credentials=False,

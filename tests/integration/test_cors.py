@@ -24,13 +24,16 @@ from tests.integration.test_gateway import NGINX, _free_port, local_config, ngin
 
 PAGE = "https://play.example.org"
 ELSEWHERE = "https://elsewhere.example.com"
-# (service, path, method) a page calls: register, start a room, post a move, follow a feed
+# (service, path, method) a page calls: register, start a room, post a move, follow a feed,
+# remove a webhook, mute a player, rename
 CALLS = [
     ("lobby", "/v1/players", "POST"),
     ("lobby", "/v1/rooms/r1/start", "POST"),
     ("game", "/v1/games/g1/actions", "POST"),
     ("game", "/v1/games/g1/stream", "GET"),
     ("game", "/v1/me/webhooks/w1", "DELETE"),
+    ("game", "/v1/me/chat-settings", "PUT"),  # mute a player (the web client's chat)
+    ("lobby", "/v1/players/me", "PATCH"),  # rename
 ]
 ASKED = "authorization, content-type, idempotency-key, last-event-id"
 
