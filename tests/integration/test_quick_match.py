@@ -193,6 +193,8 @@ async def test_fifty_callers_across_two_lobbies_are_each_seated_once_near_in_rat
         matched = statistics.mean(abs(mu[a] - mu[b]) for a, b in pairs)
         anyone = statistics.mean(abs(mu[a] - mu[b]) for a, b in itertools.combinations(mu, 2))
         assert matched < anyone / 3, (matched, anyone)
+        print(f"quick match: {len(pairs)} pairs of people, mean |mu a - mu b| {matched:.2f}"
+              f" against {anyone:.2f} for any two; {len(rows)} tables")  # fmt: skip
     finally:
         for proc in procs:
             kill(proc)
