@@ -122,7 +122,8 @@ export class GameScreen {
 
   news(items, refresh = true, via = "") {
     for (const item of items) {
-      if (!this.log.has(item.version)) this.log.set(item.version, { ...item, via });
+      // a stream opened before a mute still carries the muted: the page leaves them out
+      if (!this.log.has(item.version) && !this.unread(item)) this.log.set(item.version, { ...item, via });
       this.after = Math.max(this.after, item.version);
     }
     if (refresh && items.length) this.refresh();
@@ -400,17 +401,19 @@ export class GameScreen {
         aria-label="Message" /> <button type="submit">Send</button></form>${hide}`;
   }
 
-  /** What the person chose not to read, gone from the page too (the service leaves it out
-   * of what it sends from now on). */
+  /** A chat message the person chose not to read. */
+  unread(e) {
+    return (
+      e.type === "chat_said" &&
+      (this.chat.muted.includes(e.data.player_id) || (this.chat.hide_spectators && e.data.channel === "spectators"))
+    );
+  }
+
+  /** What the person chose not to read, gone from the page too, and never drawn again (the
+   * service leaves it out of the feeds and streams it opens from now on). */
   async setChat(settings) {
     this.chat = await this.api.putChatSettings(settings);
-    for (const [version, e] of this.log) {
-      const hidden =
-        e.type === "chat_said" &&
-        (this.chat.muted.includes(e.data.player_id) ||
-          (this.chat.hide_spectators && e.data.channel === "spectators"));
-      if (hidden) this.log.delete(version);
-    }
+    for (const [version, e] of this.log) if (this.unread(e)) this.log.delete(version);
     this.draw();
   }
 

@@ -56,6 +56,9 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
     bots: dict[str, str]  # seats in to_act that a bot plays -> level
     deadlines: dict[str, datetime]  # seat -> deadline of each running clock
     overdue: list[int] = []  # seats past their deadline under policy `wait`: not fired again
+    # an append that changes nothing of who must act or by when (a word of table chat): the
+    # row's timers (waiting since, the bot turns' resends) stay as they were
+    quiet: bool = False
 
     @property
     def next_deadline(self) -> datetime | None:

@@ -64,8 +64,10 @@ class MemoryEventStore:
             stream.extend(out)
             self.by_id.update({e.event_id: e for e in out})
             if turn is not None:
+                was = self.turns.get(turn.game_id)
+                since = was.waiting_since if turn.quiet and was is not None else now
                 self.turns[turn.game_id] = TurnRow(
-                    turn=turn, version=len(stream), waiting_since=now
+                    turn=turn, version=len(stream), waiting_since=since
                 )
             return AppendResult(version=len(stream), events=out, duplicate=False)
 

@@ -50,10 +50,12 @@ turn AS (
     ON CONFLICT (game_id) DO UPDATE SET
         version = EXCLUDED.version, status = EXCLUDED.status, to_act = EXCLUDED.to_act,
         bots = EXCLUDED.bots, deadlines = EXCLUDED.deadlines, overdue = EXCLUDED.overdue,
-        next_deadline = EXCLUDED.next_deadline, waiting_since = now(),
+        next_deadline = EXCLUDED.next_deadline,
+        waiting_since = CASE WHEN $16::bool THEN turns.waiting_since ELSE now() END,
         fire_after = CASE WHEN turns.next_deadline = EXCLUDED.next_deadline
                           THEN turns.fire_after END,
-        bot_sends = 0, bot_resend_at = NULL
+        bot_sends = CASE WHEN $16::bool THEN turns.bot_sends ELSE 0 END,
+        bot_resend_at = CASE WHEN $16::bool THEN turns.bot_resend_at END
     WHERE turns.version < EXCLUDED.version
 )
 SELECT * FROM ins
@@ -133,6 +135,7 @@ class PostgresEventStore:
                 msgspec.json.encode(turn.deadlines).decode(),
                 turn.next_deadline,
                 turn.overdue,
+                turn.quiet,
             ]
         async with self.pool.acquire() as conn:
             try:

@@ -20,7 +20,7 @@ from contracts.streams import RoomStarted
 from games import table as tables
 from games.api import IllegalAction, fold
 from games.registry import get as get_rules
-from games.table import TABLE_EVENT_TYPES, AnyTableEvent, TableSeat, TableState
+from games.table import TABLE_EVENT_TYPES, AnyTableEvent, ChatSaid, TableSeat, TableState
 from infra.eventstore import AppendResult, ConcurrencyError, NewEvent, Snapshot, StoredEvent
 from infra.eventstore.api import Turn, command_uuid, event_ids
 from infra.observability.context import bind, carry
@@ -395,6 +395,7 @@ class Commands(Loading):
             bots={k: v for k, v in bots.items() if int(k) in to_act},
             deadlines={str(k): d for k, d in tables.deadlines(table).items() if status == "active"},
             overdue=tables.overdue(table) if status == "active" else [],
+            quiet=all(isinstance(e, ChatSaid) for e in events),  # chat: the timers stay
         )
         with bind(game_id=record.id, command_id=command):
             asked = self.clock()

@@ -121,6 +121,10 @@ class GamesRepository(Protocol):
         ones."""
         ...
 
+    async def unlisted(self, room_id: str | None) -> bool:
+        """Whether the game's room is unlisted (its record is then its players' alone)."""
+        ...
+
     async def watchable(
         self, game: str | None, status: str, limit: int, after: WatchKey | None = None
     ) -> list[Watchable]:
@@ -179,6 +183,12 @@ class PostgresGamesRepository:
         self, game: str | None, status: str, limit: int, after: WatchKey | None = None
     ) -> list[Watchable]:
         return await watchable_games(self.pool, game, status, limit, after)
+
+    async def unlisted(self, room_id: str | None) -> bool:
+        if room_id is None:
+            return False
+        found = await self.pool.fetchval("SELECT visibility FROM rooms WHERE id = $1", room_id)
+        return bool(found == "unlisted")
 
     async def rating_changes(self, game_id: str) -> list[dict[str, Any]] | None:
         seats = await self.pool.fetchval(
@@ -246,7 +256,8 @@ SELECT g.id::text AS game_id, g.game, g.room_id, g.seats::text AS seats, g.creat
        t.version, t.status, t.to_act
 FROM games g JOIN turns t ON t.game_id = g.id
 WHERE t.status = $1 AND ($2::text IS NULL OR g.game = $2)
-  AND NOT EXISTS (SELECT 1 FROM rooms r WHERE r.id = g.room_id AND r.visibility <> 'public')
+  AND (g.room_id IS NULL
+       OR EXISTS (SELECT 1 FROM rooms r WHERE r.id = g.room_id AND r.visibility = 'public'))
   AND ($3::timestamptz IS NULL OR (g.created_at, g.id) < ($3, $4::uuid))
 ORDER BY g.created_at DESC, g.id DESC LIMIT $5"""
 
@@ -289,6 +300,9 @@ class MemoryGamesRepository:
 
     async def rating_changes(self, game_id: str) -> list[dict[str, Any]] | None:
         return None  # nothing rates games in memory
+
+    async def unlisted(self, room_id: str | None) -> bool:
+        return False  # no lobby in memory: no unlisted room
 
     async def watchable(
         self, game: str | None, status: str, limit: int, after: WatchKey | None = None

@@ -18,9 +18,10 @@ from contracts.game import timestamp
 from contracts.lobby import Invitation, Invitations, NewInvitation
 from contracts.notifications import RoomLinks, RoomNews, RoomNewsType
 from contracts.problems import ProblemError
+from contracts.streams import RoomStarted
 from games.registry import get as get_rules
 from infra.streams import Streams
-from services.lobby.rooms import Lobby
+from services.lobby.rooms import DEFAULT_LEVEL, Lobby
 
 log = logging.getLogger(__name__)
 
@@ -124,18 +125,33 @@ class RoomInvitations:
         await self.tell(room_news(invitation))
         return invitation
 
-    async def decline(self, room_id: str, player_id: str) -> Invitation:
+    async def decline(self, room_id: str, player_id: str) -> tuple[Invitation, RoomStarted | None]:
+        """Under the room's lock (a join at once waits): the held seat is free again, or, in
+        a rematch whose offer asked so, a bot's; a room that starts when full and now is
+        starts (its RoomStarted to announce)."""
         async with self.pool.acquire() as conn, conn.transaction():
-            done = await conn.fetchval(
+            await self.lobby.locked(conn, room_id)
+            seat = await conn.fetchval(
                 """UPDATE room_invitations SET status = 'declined'
                    WHERE room_id = $1 AND player_id = $2 AND status = 'pending'
-                     AND expires_at > now() RETURNING 1""",
+                     AND expires_at > now() RETURNING seat""",
                 room_id,
                 player_id,
             )
-            if not done:
+            if seat is None:
                 raise ProblemError(404, "no_invitation", "no invitation of yours waits here")
-            return await invitation_of(conn, room_id, player_id)
+            room = await conn.fetchrow(
+                "SELECT status, bots_for_declined, fill_level FROM rooms WHERE id = $1", room_id
+            )
+            taken = await conn.fetchval(
+                "SELECT 1 FROM room_seats WHERE room_id = $1 AND seat = $2", room_id, seat
+            )
+            started = None
+            if room["status"] == "open" and room["bots_for_declined"] and not taken:
+                level = room["fill_level"] or DEFAULT_LEVEL
+                await self.lobby.seat_bot(conn, room_id, seat, level)
+                _, started = await self.lobby.start_if_full(conn, room_id, None)
+            return await invitation_of(conn, room_id, player_id), started
 
     async def withdraw(self, room_id: str, host: str, player_id: str) -> Invitation:
         async with self.pool.acquire() as conn, conn.transaction():

@@ -116,12 +116,19 @@ class Matchmaker:
             tables = await conn.fetch(_TABLES, key, player_id, mine)
             if seated := next((t["id"] for t in tables if t["mine"]), None):
                 return self._state(await self.lobby.room_in(conn, seated, player_id)), None
-            chosen = nearest(tables, mine)
-            if chosen is None:
-                made = await self.lobby.open_room(conn, player_id, room, match_key=key)
-                return self._state(made), None
-            table, started = await self.lobby.sit_at_table(conn, chosen, player_id)
-            return self._state(table), started
+            while (chosen := nearest(tables, mine)) is not None:
+                try:
+                    table, started = await self.lobby.sit_at_table(conn, chosen, player_id)
+                except ProblemError as exc:
+                    # taken meanwhile by what does not queue here (a plain join, the timed
+                    # fill, a start, its last person leaving): checked before any write
+                    if exc.code not in ("room_not_open", "room_full"):
+                        raise
+                    tables = [t for t in tables if t["id"] != chosen]
+                    continue
+                return self._state(table), started
+            made = await self.lobby.open_room(conn, player_id, room, match_key=key)
+            return self._state(made), None
 
     async def current(self, player_id: str) -> Match:
         """The caller's table still waiting (or newest, once matched); 404 when none."""

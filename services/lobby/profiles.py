@@ -109,8 +109,11 @@ class Profiles:
     async def rename(self, player_id: str, name: str) -> None:
         await self.pool.execute("UPDATE players SET name = $2 WHERE id = $1", player_id, name)
 
-    async def history(self, player_id: str, limit: int, cursor: str | None) -> History:
-        """The player's finished games, newest first (an index-only walk of player_games)."""
+    async def history(
+        self, player_id: str, limit: int, cursor: str | None, viewer: str | None = None
+    ) -> History:
+        """The player's finished games, newest first (an index-only walk of player_games);
+        to another `viewer`, none of an unlisted room (a page may then hold fewer)."""
         at, game_id = _uncursor(cursor, str, str) if cursor else (None, None)
         try:
             after = datetime.fromisoformat(at) if at else None
@@ -122,7 +125,9 @@ class Profiles:
             raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned")
         rows = await self.pool.fetch(
             """SELECT f.game_id, f.room_id, f.game, f.rated, f.options, f.started_at,
-                      f.finished_at, f.outcome, f.seats
+                      f.finished_at, f.outcome, f.seats,
+                      EXISTS (SELECT 1 FROM rooms r WHERE r.id = f.room_id
+                              AND r.visibility = 'unlisted') AS unlisted
                FROM (SELECT game_id, finished_at FROM player_games
                      WHERE player_id = $1
                        AND ($2::timestamptz IS NULL OR (finished_at, game_id) < ($2, $3))
@@ -134,7 +139,8 @@ class Profiles:
             game_id,
             limit + 1,
         )
-        items = [_finished(r, player_id) for r in rows[:limit]]
+        shown = [r for r in rows[:limit] if viewer in (None, player_id) or not r["unlisted"]]
+        items = [_finished(r, player_id) for r in shown]
         nxt = None
         if len(rows) > limit:
             last = rows[limit - 1]

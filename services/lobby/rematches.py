@@ -8,6 +8,7 @@ the rematch too (or by joining the room), or declines (`…/invitations/decline`
 room); a seat whose offer runs out (`REMATCH_OFFER_S`) is free. The room starts by itself once
 every seat is taken (`start_when_full`); with `bots_for_declined` (the first caller's choice),
 a bot of the room's fill level takes each declined seat, so the others play on without them.
+No timed fill: the held seats wait for their answers (a day at most); the host may start.
 The host is the first caller, who offered it.
 """
 
@@ -22,7 +23,7 @@ from contracts.notifications import RoomNews
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted
 from services.lobby.invitations import RoomInvitations, invitation_of, room_news
-from services.lobby.rooms import DEFAULT_LEVEL, Lobby
+from services.lobby.rooms import Lobby
 
 REMATCH_OFFER_S = 86400  # a day: a correspondence player answers within it
 
@@ -52,12 +53,12 @@ class Rematches:
             if made is None:
                 made = await self._make(conn, old, player_id, bots_for_declined)
                 offers = await self._offers(conn, made, player_id)
+                room, started = await self.lobby.start_if_full(conn, made, player_id)
         if offers is None:  # made before: this call accepts
             room, started = await self.accept(made, player_id)
             return room, False, started
         for news in offers:
             await self.invitations.tell(news)
-        room, started = await self.start_if_full(made, player_id)  # nobody else to ask
         return room, True, started
 
     async def accept(self, room_id: str, player_id: str) -> tuple[Room, RoomStarted | None]:
@@ -66,50 +67,12 @@ class Rematches:
         room = await self.lobby.get(room_id, player_id)
         if room.status != "open" or any(s.player_id == player_id for s in room.seats):
             return room, None
-        await self.lobby.join(room_id, player_id, None)
-        return await self.start_if_full(room_id, player_id)
-
-    async def declined(self, room_id: str, player_id: str) -> RoomStarted | None:
-        """After a decline: a rematch that seats bots for those who decline gives the seat to
-        one, and starts once full."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            row = await conn.fetchrow(
-                """SELECT bots_for_declined, fill_level FROM rooms
-                   WHERE id = $1 AND rematch_of IS NOT NULL AND status = 'open' FOR UPDATE""",
-                room_id,
-            )
-            if row is None or not row["bots_for_declined"]:
-                return None
-            seat = await conn.fetchval(
-                "SELECT seat FROM room_invitations WHERE room_id = $1 AND player_id = $2",
-                room_id,
-                player_id,
-            )
-            taken = await conn.fetchval(
-                "SELECT 1 FROM room_seats WHERE room_id = $1 AND seat = $2", room_id, seat
-            )
-            if seat is not None and not taken:
-                await self.lobby.seat_bot(conn, room_id, seat, row["fill_level"] or DEFAULT_LEVEL)
-        return (await self.start_if_full(room_id, None))[1]
-
-    async def start_if_full(
-        self, room_id: str, viewer: str | None
-    ) -> tuple[Room, RoomStarted | None]:
-        """A room that starts when full (a rematch) and is: started, its RoomStarted."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            room = await self.lobby.locked(conn, room_id)
-            full = all(s.player_id is not None for s in room.seats)
-            when_full = await conn.fetchval(
-                "SELECT start_when_full FROM rooms WHERE id = $1", room_id
-            )
-            if room.status != "open" or not full or not when_full:
-                return await self.lobby.room_in(conn, room_id, viewer), None
-            _, started = await self.lobby.begin(conn, room, room.fill_level or DEFAULT_LEVEL)
-            return await self.lobby.room_in(conn, room_id, viewer), started
+        return await self.lobby.join(room_id, player_id, None)
 
     async def _make(
         self, conn: asyncpg.Connection, old: Room, caller: str, bots_for_declined: bool
     ) -> str:
+        await self.lobby.may_sit(conn, caller)
         new_id = await conn.fetchval(
             """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
                                   rematch_of, fill_with_bots_after_s, auto_start,
@@ -117,8 +80,7 @@ class Rematches:
                                   start_when_full, bots_for_declined)
                SELECT $1, game, 'open', $2, seat_count, options, timing, id,
                       fill_with_bots_after_s, auto_start, fill_level,
-                      now() + make_interval(secs => fill_with_bots_after_s), rated,
-                      visibility, invite_code, true, $4
+                      NULL, rated, visibility, invite_code, true, $4
                FROM rooms WHERE id = $3
                ON CONFLICT (rematch_of) DO NOTHING RETURNING id""",
             f"r-{uuid.uuid4()}",

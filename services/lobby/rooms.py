@@ -89,13 +89,14 @@ class Lobby:
         if new.fill_with_bots_after_s is not None:
             fill_level = new.fill_level or DEFAULT_LEVEL
         room_id = f"r-{uuid.uuid4()}"
-        await self._may_sit(conn, host)
+        await self.may_sit(conn, host)
         await conn.execute(
             """INSERT INTO rooms (id, game, status, host, seat_count, options, timing,
                                   fill_level, fill_with_bots_after_s, auto_start, fill_due_at,
-                                  rated, match_key, visibility, invite_code)
+                                  rated, match_key, visibility, invite_code, start_when_full)
                VALUES ($1, $2, 'open', $3, $4, $5::jsonb, $6::jsonb, $7, $8::int, $9,
-                       now() + make_interval(secs => $8::int), $10, $11, $12, $13)""",
+                       now() + make_interval(secs => $8::int), $10, $11, $12, $13,
+                       $11::text IS NOT NULL)""",
             room_id,
             new.game,
             host,
@@ -126,17 +127,14 @@ class Lobby:
         room = await self.locked(conn, room_id)
         self._must_be_open(room)
         seat = self.free_seat(room, None, player_id)
-        await self._may_sit(conn, player_id)
+        await self.may_sit(conn, player_id)
         await conn.execute(
             "INSERT INTO room_seats (room_id, seat, player_id) VALUES ($1, $2, $3)",
             room_id,
             seat,
             player_id,
         )
-        room = await self._room(conn, room_id, player_id)
-        if any(s.player_id is None for s in room.seats):
-            return room, None
-        return await self.begin(conn, room, room.fill_level or DEFAULT_LEVEL)
+        return await self.start_if_full(conn, room_id, player_id)
 
     async def room_in(
         self, conn: asyncpg.Connection, room_id: str, viewer: str | None = None
@@ -194,10 +192,12 @@ class Lobby:
 
     async def join(
         self, room_id: str, player_id: str, seat: int | None, invite_code: str | None = None
-    ) -> Room:
+    ) -> tuple[Room, RoomStarted | None]:
         """A seat: the one named, else the one reserved for the caller (joining accepts the
         invitation), else the first free one not reserved for another. An unlisted room
-        wants its invite code, unless a seat is reserved for the caller."""
+        wants its invite code, unless a seat is reserved for the caller. A room that starts
+        when full (a quick match's table, a rematch) and is now starts in the same
+        transaction: its RoomStarted to announce."""
         async with self.pool.acquire() as conn, conn.transaction():
             room = await self.locked(conn, room_id)
             self._must_be_open(room)
@@ -206,12 +206,13 @@ class Lobby:
             mine = next((s.seat for s in room.seats if s.reserved_for == player_id), None)
             if room.visibility == "unlisted" and mine is None:
                 code = await conn.fetchval("SELECT invite_code FROM rooms WHERE id = $1", room_id)
-                if invite_code is None or not secrets.compare_digest(invite_code, code or ""):
+                given = (invite_code or "").encode()
+                if invite_code is None or not secrets.compare_digest(given, (code or "").encode()):
                     raise ProblemError(
                         403, "bad_invite_code", "this room is unlisted: join with its invite code"
                     )
             seat = self.free_seat(room, mine if seat is None else seat, player_id)
-            await self._may_sit(conn, player_id)
+            await self.may_sit(conn, player_id)
             if mine is not None:
                 await conn.execute(
                     """UPDATE room_invitations SET status = 'accepted'
@@ -233,7 +234,19 @@ class Lobby:
                    WHERE id = $1 AND fill_due_at IS NOT NULL AND match_key IS NULL""",
                 room_id,
             )
-            return await self._room(conn, room_id, player_id)
+            return await self.start_if_full(conn, room_id, player_id)
+
+    async def start_if_full(
+        self, conn: asyncpg.Connection, room_id: str, viewer: str | None
+    ) -> tuple[Room, RoomStarted | None]:
+        """A room that starts when full (`start_when_full`) and is, locked: started."""
+        room = await self._room(conn, room_id, viewer)
+        if room.status != "open" or any(s.player_id is None for s in room.seats):
+            return room, None
+        if not await self._when_full(conn, room_id):
+            return room, None
+        _, started = await self.begin(conn, room, room.fill_level or DEFAULT_LEVEL)
+        return await self._room(conn, room_id, viewer), started
 
     async def leave(self, room_id: str, player_id: str) -> Room:
         async with self.pool.acquire() as conn, conn.transaction():
@@ -247,10 +260,11 @@ class Lobby:
             humans = [
                 s for s in room.seats if s.player_id and not s.bot and s.player_id != player_id
             ]
-            if not humans:  # nobody left to start it: the bots go too
+            if not humans:  # nobody left to start it: the bots go too (and a rematch may be
+                # asked again: the cancelled one is no longer the old room's)
                 await conn.execute(
                     """UPDATE rooms SET status = 'cancelled', fill_due_at = NULL,
-                              updated_at = now()
+                              rematch_of = NULL, updated_at = now()
                        WHERE id = $1""",
                     room_id,
                 )
@@ -328,7 +342,7 @@ class Lobby:
                 level = room.fill_level or DEFAULT_LEVEL
                 if level not in _levels(room.game):  # gone from the game since (a deploy)
                     log.warning("room %s not filled: %s has no %s bots", room.id, room.game, level)
-                elif room.auto_start:
+                elif room.auto_start or await self._when_full(conn, room.id):
                     started.append((await self.begin(conn, room, level))[1])
                 else:
                     await self._seat_bots(conn, room, level)
@@ -389,7 +403,7 @@ class Lobby:
             bot_id,
         )
 
-    async def _may_sit(self, conn: asyncpg.Connection, player_id: str) -> None:
+    async def may_sit(self, conn: asyncpg.Connection, player_id: str) -> None:
         """409 too_many_open_rooms if the player sits in `max_open_rooms` open rooms already.
 
         The player's row is held until the transaction ends, so their creates and joins
@@ -408,6 +422,10 @@ class Lobby:
                 "too_many_open_rooms",
                 f"you sit in {held} open rooms, as many as one may; leave or start one first",
             )
+
+    @staticmethod
+    async def _when_full(conn: asyncpg.Connection, room_id: str) -> bool:
+        return bool(await conn.fetchval("SELECT start_when_full FROM rooms WHERE id = $1", room_id))
 
     async def locked(self, conn: asyncpg.Connection, room_id: str) -> Room:
         if not await conn.fetchval("SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE", room_id):

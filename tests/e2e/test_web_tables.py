@@ -69,6 +69,14 @@ def test_quick_match_chat_mute_and_watch(contexts: list[BrowserContext], stack: 
     ada.page.click(".chat-form button[type=submit]")
     ada.page.wait_for_selector(".chat li .said:text-is('can you hear me?')")
     cy.page.wait_for_selector(".chat li .said:text-is('can you hear me?')")  # others do
+    # Bob's open stream has brought that version (the page read the game at it)...
+    said_at = int(cy.page.get_attribute(".game", "data-version") or 0)
+    bob.page.wait_for_function(
+        "v => Number(document.querySelector('.game')?.dataset.version) >= v", arg=said_at
+    )
+    # ...and left the muted message out of the page
+    assert "can you hear me?" not in bob.page.locator(".chat").inner_text()
+    assert "can you hear me?" not in bob.page.locator(".log").inner_text()
     bob.page.reload()
     bob.page.wait_for_selector(".game")
     assert "can you hear me?" not in bob.page.locator(".chat").inner_text()

@@ -54,6 +54,9 @@ async def test_an_unlisted_room_is_joined_by_its_code_alone_and_never_listed(
         403,
         "bad_invite_code",
     )
+    for wrong in ("é" * 16, "\u202e" + code):  # any text at all: refused, never a 500
+        r = await client.post(join, json={"invite_code": wrong}, headers=auth(bob))
+        problem(r, 403, "bad_invite_code")
     joined = await client.post(join, json={"invite_code": code}, headers=auth(bob))
     assert joined.status_code == 200 and joined.json()["invite_code"] == code
     # a public room shows no code, and needs none

@@ -70,6 +70,12 @@ async def test_a_caller_waits_at_one_table_until_another_comes_then_both_play(
         assert any(room["id"].encode() in m.payload for m in told)
     finally:
         await streams.close()
+    # a table filled by a plain join (it is public) starts as well
+    dee = await player(client, "Dee")
+    lonely = (await client.post("/v1/match", json=body, headers=auth(dee))).json()["room"]
+    eve = await player(client, "Eve")
+    joined = await client.post(f"/v1/rooms/{lonely['id']}/join", headers=auth(eve))
+    assert joined.status_code == 200 and joined.json()["status"] == "starting"
     # the table has started: leaving is refused, the match was found
     problem(await client.delete("/v1/match", headers=auth(bob)), 404, "not_matching")
     # Cy leaves the queue: their table is cancelled (nobody else sat there)

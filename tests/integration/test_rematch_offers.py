@@ -91,3 +91,17 @@ async def test_with_bots_for_declined_the_others_play_on_at_once(
     assert [s["bot"] for s in room["seats"]] == ["greedy", "greedy", None, "random"]
     assert room["seats"][2]["player_id"] == bob["id"]
     assert any(new_id.encode() in m.payload for m in announced)  # the game service is told
+
+
+async def test_a_rematch_its_offerer_left_may_be_asked_again(
+    client: httpx.AsyncClient,  # noqa: F811
+    pool: asyncpg.Pool,
+) -> None:
+    host, bob = await player(client, "host"), await player(client, "bob")
+    old = await finished_room(client, pool, host, bob)
+    first = (await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(host))).json()
+    left = await client.post(f"/v1/rooms/{first['id']}/leave", headers=auth(host))
+    assert left.json()["status"] == "cancelled"  # nobody seated to start it
+    again = await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(bob))
+    assert again.status_code == 201 and again.json()["id"] != first["id"]
+    assert again.json()["seats"][0]["reserved_for"] == host["id"]

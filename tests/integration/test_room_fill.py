@@ -218,9 +218,12 @@ async def test_a_start_without_a_body_fills_with_the_rooms_own_level(
     assert r.status_code == 202 and [s["bot"] for s in r.json()["seats"]][1:] == ["greedy"] * 2
 
 
-async def test_a_rematch_waits_again(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
-    host = await player(client)
+async def test_a_rematch_holds_its_seats_instead_of_a_timed_fill(
+    client: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    host, bob = await player(client), await player(client, "Bob")
     old = await new_room(client, host, fill_with_bots_after_s=3600, fill_level="random")
+    await client.post(f"/v1/rooms/{old['id']}/join", headers=auth(bob))
     r = await client.post(
         f"/v1/rooms/{old['id']}/start", json={"fill_bots": "greedy"}, headers=auth(host)
     )
@@ -229,18 +232,16 @@ async def test_a_rematch_waits_again(client: httpx.AsyncClient, pool: asyncpg.Po
     new = (await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(host))).json()
     assert (new["fill_with_bots_after_s"], new["auto_start"]) == (3600, False)
     assert new["fill_level"] == "greedy"  # the level its start chose, as its bots have
-    assert [s["bot"] for s in new["seats"]] == [None, "greedy", "greedy"]
-    assert moment(new["fill_due_at"]) > datetime.now(UTC) + timedelta(seconds=3590)
-    # a room without the option makes a rematch without it
+    assert [s["bot"] for s in new["seats"]] == [None, None, "greedy"]
+    assert new["seats"][1]["reserved_for"] == bob["id"]
+    # no timed fill: the bots would take the seat held for Bob before his answer
+    assert new["fill_due_at"] is None and new["status"] == "open"
+    # a room of bots and its host alone: nobody to ask, the rematch starts at once
     plain = await new_room(client, host)
     await client.post(f"/v1/rooms/{plain['id']}/start", headers=auth(host))
     await Lobby(pool).game_moved(plain["id"], f"g-{uuid.uuid4()}", "finished")
     again = (await client.post(f"/v1/rooms/{plain['id']}/rematch", headers=auth(host))).json()
-    assert (again["fill_with_bots_after_s"], again["fill_due_at"], again["fill_level"]) == (
-        None,
-        None,
-        None,
-    )
+    assert (again["status"], again["fill_due_at"]) == ("starting", None)
 
 
 async def test_two_lobbies_racing_fill_each_room_once(

@@ -11,9 +11,10 @@ import httpx
 
 from infra.settings import Settings
 from services.game.app import create_app as game_app
+from services.lobby.ratings import Ratings
 from services.lobby.rooms import Lobby
 from tests.integration.serve import serving
-from tests.integration.tables import game_service
+from tests.integration.tables import game_service, new_game
 from tests.integration.test_lobby_api import auth, client, player, problem, settings  # noqa: F401
 from tests.integration.test_ratings import finished_game
 
@@ -55,10 +56,11 @@ async def test_the_games_of_public_rooms_are_listed_to_watch_and_unlisted_ones_n
     hidden = await started(client, pool, ada, "unlisted")
     newer = await started(client, pool, bob, "public")
     _, over = await finished_game(client, pool, ada, bob, seed=6)
+    orphan, _ = await new_game(game_service(pool), [None, None])  # a room the lobby lacks
     async with serving(game_app(settings)) as game:
         active = await listing(game, game="itty-bitty")
         ids = [g["id"] for g in active]
-        assert hidden not in ids and over not in ids
+        assert hidden not in ids and over not in ids and orphan not in ids
         assert ids.index(newer) < ids.index(public)  # newest first
         assert len(ids) == len(set(ids))  # each once across the pages
         [mine] = [g for g in active if g["id"] == public]
@@ -72,4 +74,16 @@ async def test_the_games_of_public_rooms_are_listed_to_watch_and_unlisted_ones_n
         view = (await game.get(f"/v1/games/{public}", headers=auth(cy))).json()
         assert view["your_seat"] is None and view["view"]["private"] is None
         problem(await game.get("/v1/games", params={"cursor": "nope"}), 400, "bad_cursor")
+        # an unlisted room's finished game: its record is its players' alone, and its place
+        # in a player's history is not shown to others
+        room, private = await finished_game(client, pool, ada, bob, seed=7, visibility="unlisted")
+        problem(await game.get(f"/v1/games/{private}/record", headers=auth(cy)), 403, "not_seated")
+        assert (await game.get(f"/v1/games/{private}/record", headers=auth(bob))).status_code == 200
+        assert private not in [g["id"] for g in await listing(game, status="finished")]
+        assert await Ratings(pool).game_finished(private, room, "itty-bitty")
+        path = f"/v1/players/{ada['id']}/games"
+        theirs = (await client.get(path, headers=auth(cy))).json()["items"]
+        mine = (await client.get(path, headers=auth(ada))).json()["items"]
+        assert private in [g["game_id"] for g in mine]
+        assert private not in [g["game_id"] for g in theirs]
         problem(await game.get("/v1/games", params={"status": "open"}), 400, "malformed_request")

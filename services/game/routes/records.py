@@ -39,7 +39,15 @@ NDJSON = "application/x-ndjson"
             '(`action` null with its `request` where it is not one the engine lists) or `{"table": '
             "[types]}`; each event `{v, type, data, meta}`.",
         ),
-        **problems(400, 401, 404, 409, 503, codes={**UNKNOWN_GAME, 409: ["game_not_finished"]}),
+        **problems(
+            400,
+            401,
+            403,
+            404,
+            409,
+            503,
+            codes={**UNKNOWN_GAME, 403: ["not_seated"], 409: ["game_not_finished"]},
+        ),
     },
 )
 async def get_record(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[bytes]:
@@ -53,6 +61,10 @@ async def get_record(game_id: FromPath[str], request: Request[Any, Any, Any]) ->
             "game_not_finished",
             "a game's record, with every hand, is given once it has finished; until then read "
             "your view and your feed",
+        )
+    if record.seat_of(who.player_id) is None and await svc.games.unlisted(record.room_id):
+        raise ProblemError(
+            403, "not_seated", "an unlisted room's record is for the players of its game alone"
         )
     events = await svc.store.read(stream_id(record.id))
     if any(e.type == CHAT for e in events):  # the chat the caller chose not to read: blanked

@@ -14,7 +14,6 @@ from infra.http.common import strictly
 from infra.http.openapi import SECURITY, problems
 from services.lobby.bootstrap import announce
 from services.lobby.invitations import RoomInvitations
-from services.lobby.rematches import Rematches
 from services.lobby.routes.common import AUTH_CODES, caller
 
 
@@ -109,9 +108,8 @@ async def withdraw_invitation(
 async def decline_invitation(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Invitation:
     """A rematch's offer too: a bot then takes the seat if the one who offered asked so."""
     who = await caller(request)
-    declined = await invitations_of(request).decline(room_id, who.player_id)
-    rematches: Rematches = request.app.state.rematches
-    if started := await rematches.declined(room_id, who.player_id):
+    declined, started = await invitations_of(request).decline(room_id, who.player_id)
+    if started is not None:
         await announce(request.app.state.streams, request.app.state.settings, started)
     return declined
 

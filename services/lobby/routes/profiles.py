@@ -78,7 +78,7 @@ async def get_player(player_id: FromPath[str], request: Request[Any, Any, Any]) 
     "/v1/players/{player_id:str}/games",
     operation_id="getPlayerGames",
     summary="A player's finished games, newest first: the result, every seat with its rank "
-    "and rating change, the player's own rank and change",
+    "and rating change, the player's own rank and change (another's: none of unlisted rooms)",
     security=SECURITY,
     responses=problems(400, 401, codes={**AUTH_CODES, **PAGED}),
 )
@@ -88,8 +88,8 @@ async def player_games(
     limit: Limit = 20,
     cursor: Cursor = None,
 ) -> History:
-    await caller(request)
-    return await profiles_of(request).history(player_id, limit, cursor)
+    who = await caller(request)
+    return await profiles_of(request).history(player_id, limit, cursor, who.player_id)
 
 
 @get(

@@ -157,12 +157,11 @@ async def join_room(
     who = await caller(request)
     data = await strictly(request, data)
     data = data or JoinRoom()
-    room = await lobby_of(request).join(room_id, who.player_id, data.seat, data.invite_code)
-    if room.rematch_of is not None:  # a rematch starts once every seat is taken
-        rematches: Rematches = request.app.state.rematches
-        room, started = await rematches.start_if_full(room_id, who.player_id)
-        if started is not None:
-            await announce(request.app.state.streams, request.app.state.settings, started)
+    room, started = await lobby_of(request).join(
+        room_id, who.player_id, data.seat, data.invite_code
+    )
+    if started is not None:  # a quick match's table or a rematch: full, so started
+        await announce(request.app.state.streams, request.app.state.settings, started)
     return room
 
 
