@@ -26,6 +26,7 @@ import os
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 import asyncpg
 import msgspec
@@ -278,42 +279,27 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
         aioredis.Redis.from_url(settings.redis_url, **redis_options(settings))
     )  # the broker's Redis too
     notifier = Notifier(pool, streams.r, settings)
-    consumer = Consumer(
-        streams,
-        settings.stream(GAMES),
-        GROUP,
-        f"notifier-{os.getpid()}",
-        notifier.on_message,
-        groups=GROUPS[GAMES],
-        max_deliveries=settings.max_deliveries,
-        batch=128,
-        prepare=notifier.prepare,
-        linger_s=settings.follow_linger_s,
-    )
     ends = Notifier(pool, streams.r, settings)  # its own batch's endpoints, not the other's
-    finished = Consumer(
-        streams,
-        settings.stream(FINISHED),
-        GROUP,
-        f"notifier-{os.getpid()}",
-        ends.on_finished,
-        groups=GROUPS[FINISHED],
-        max_deliveries=settings.max_deliveries,
-        batch=128,
-        prepare=ends.prepare,
-        linger_s=settings.follow_linger_s,
-    )
-    rooms = Consumer(
-        streams,
-        settings.stream(NEWS),
-        GROUP,
-        f"notifier-{os.getpid()}",
-        notifier.on_room_news,
-        groups=GROUPS[NEWS],
-        max_deliveries=settings.max_deliveries,
-    )
+
+    def consumer(stream: str, handler: Any, prepare: Any = None) -> Consumer:
+        """The `notifier` group's consumer of one stream (batches of 128 where prepared)."""
+        return Consumer(
+            streams,
+            settings.stream(stream),
+            GROUP,
+            f"notifier-{os.getpid()}",
+            handler,
+            groups=GROUPS[stream],
+            max_deliveries=settings.max_deliveries,
+            **({"batch": 128, "prepare": prepare, "linger_s": settings.follow_linger_s}
+               if prepare else {}),
+        )  # fmt: skip
+
+    games = consumer(GAMES, notifier.on_message, notifier.prepare)
+    finished = consumer(FINISHED, ends.on_finished, ends.prepare)
+    rooms = consumer(NEWS, notifier.on_room_news)
     tasks = [
-        asyncio.create_task(consumer.run(), name="notifier-games"),
+        asyncio.create_task(games.run(), name="notifier-games"),
         asyncio.create_task(finished.run(), name="notifier-finished"),
         asyncio.create_task(rooms.run(), name="notifier-rooms"),
         asyncio.create_task(sweep_forever(notifier, stop), name="notifier-sweep"),
@@ -321,7 +307,7 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
     try:
         await stop.wait()
     finally:
-        consumer.stop()
+        games.stop()
         finished.stop()
         rooms.stop()
         await asyncio.wait(tasks, timeout=5)

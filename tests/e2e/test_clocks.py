@@ -175,13 +175,15 @@ def test_resign_claim_and_rematch_over_rest(stack: Stack) -> None:
     with pytest.raises(Conflict) as late:
         p1.resign(table.game_id)
     assert late.value.status == 409 and late.value.code == "game_finished"
-    # rematch: called twice, by both players, one new room with the same settings
+    # rematch: offered by one, accepted by the other: one new room with the same settings,
+    # which starts once both sit in it
     wait_for(lambda: table.room_status() == "finished", "the room to finish")
-    first = ada.rematch_room(table.room_id)  # 201 or 200; anything else raises
-    second = p1.rematch_room(table.room_id)
-    room = first
-    assert room.id == second.id != table.room_id
-    assert room.status == "open" and room.timing.on_timeout == "wait"
     old = ada.get_room(table.room_id)
+    first = ada.rematch_room(table.room_id)  # 201 or 200; anything else raises
+    assert first.status == "open" and first.seats[1].reserved_for == old.seats[1].player_id
+    second = p1.rematch_room(table.room_id)
+    room = second
+    assert room.id == first.id != table.room_id
+    assert room.status in ("starting", "playing") and room.timing.on_timeout == "wait"
     assert [s.player_id for s in room.seats[:2]] == [s.player_id for s in old.seats[:2]]
     assert room.seats[2].bot == "greedy"

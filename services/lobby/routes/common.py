@@ -17,6 +17,15 @@ from services.lobby.rooms import Lobby
 AUTH_CODES = {
     401: ("unauthorized", "token_expired", "unknown_key", "token_revoked", "unknown_player")
 }
+# What a room's settings may be refused for (a new room, a quick match's table)
+ROOM_SETTINGS_CODES = [
+    "unknown_game",
+    "bad_seat_count",
+    "invalid_options",
+    "invalid_timing",
+    "invalid_fill",
+    "unknown_bot_level",
+]
 
 
 def lobby_of(request: Request[Any, Any, Any]) -> Lobby:

@@ -16,7 +16,7 @@ from infra.http.common import strictly
 from infra.http.openapi import SECURITY, problems
 from services.lobby.bootstrap import announce
 from services.lobby.matching import Matchmaker
-from services.lobby.routes.common import AUTH_CODES, caller
+from services.lobby.routes.common import AUTH_CODES, ROOM_SETTINGS_CODES, caller
 
 MAX_MATCH_WAIT_S = 30.0
 POLL_S = 0.1
@@ -46,14 +46,7 @@ def matchmaker_of(request: Request[Any, Any, Any]) -> Matchmaker:
             codes={
                 **AUTH_CODES,
                 409: ["too_many_open_rooms"],
-                422: [
-                    "unknown_game",
-                    "bad_seat_count",
-                    "invalid_options",
-                    "invalid_timing",
-                    "invalid_fill",
-                    "unknown_bot_level",
-                ],
+                422: ROOM_SETTINGS_CODES,
             },
             body=True,
         ),

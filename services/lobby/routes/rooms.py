@@ -16,7 +16,13 @@ from infra.http.common import strictly
 from infra.http.openapi import SECURITY, OptionalBody, problems
 from services.lobby.bootstrap import announce
 from services.lobby.rematches import Rematches
-from services.lobby.routes.common import AUTH_CODES, caller, lobby_of, maybe_caller
+from services.lobby.routes.common import (
+    AUTH_CODES,
+    ROOM_SETTINGS_CODES,
+    caller,
+    lobby_of,
+    maybe_caller,
+)
 
 MAX_START_WAIT_S = 30.0
 
@@ -37,14 +43,7 @@ RoomStatusFilter = Literal["open", "starting", "playing", "finished", "cancelled
         codes={
             **AUTH_CODES,
             409: ["too_many_open_rooms"],
-            422: [
-                "unknown_game",
-                "bad_seat_count",
-                "invalid_options",
-                "invalid_timing",
-                "invalid_fill",
-                "unknown_bot_level",
-            ],
+            422: ROOM_SETTINGS_CODES,
         },
         body=True,
     ),
