@@ -230,6 +230,8 @@ class WatchPage(msgspec.Struct, frozen=True, kw_only=True):
 
 CHAT_MAX_CHARS = 500
 MUTED_AT_MOST = 500
+# a player's id as the lobby makes them (`p-<uuid>`, `bot-<uuid>`), or a test's
+PLAYER_ID = r"^[A-Za-z0-9_.:-]{1,64}$"
 
 
 class NewChatMessage(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -258,9 +260,8 @@ class ChatSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     """What the caller reads of table chats: never the messages of `muted` players, and with
     `hide_spectators` not the spectators' channel (everywhere: feeds, streams, records)."""
 
-    muted: Annotated[list[Annotated[str, msgspec.Meta(max_length=64)]], msgspec.Meta(
-        max_length=MUTED_AT_MOST
-    )] = []  # fmt: skip
+    # players' ids (`p-…`: letters, digits, `_.:-`, up to 64; else 422 invalid_player_id)
+    muted: Annotated[list[str], msgspec.Meta(max_length=MUTED_AT_MOST)] = []
     hide_spectators: bool = False
 
 

@@ -15,6 +15,7 @@ the message stays, for the log's versions to stay whole, without its author or i
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
-from contracts.game import ChatMessage, ChatSettings, timestamp
+from contracts.game import PLAYER_ID, ChatMessage, ChatSettings, timestamp
 from contracts.problems import ProblemError
 from games.table import ChatSaid
 from infra.auth.bearer import Principal
@@ -106,6 +107,8 @@ class ChatPrefs:
     async def put(self, player_id: str, settings: ChatSettings) -> ChatSettings:
         if player_id in settings.muted:
             raise ProblemError(422, "own_mute", "you cannot mute yourself")
+        if bad := next((m for m in settings.muted if not re.fullmatch(PLAYER_ID, m)), None):
+            raise ProblemError(422, "invalid_player_id", f"{bad[:70]!r} is no player's id")
         muted = sorted(set(settings.muted))
         settings = ChatSettings(muted=muted, hide_spectators=settings.hide_spectators)
         if self.pool is None:

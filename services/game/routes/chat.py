@@ -111,13 +111,22 @@ async def get_chat_settings(request: Request[Any, Any, Any]) -> ChatSettings:
     summary="Mute players (up to 500) and hide the spectators' channel, for yourself, in "
     "every game: feeds, streams, chat pages and records",
     security=SECURITY,
-    responses=problems(400, 401, 422, codes={422: ["own_mute"]}, body=True),
+    responses=problems(400, 401, 422, codes={422: ["own_mute", "invalid_player_id"]}, body=True),
 )
 async def put_chat_settings(
     request: Request[Any, Any, Any],
     data: Annotated[
         ChatSettings,
-        Body(examples=[Example(value={"muted": ["p-…"], "hide_spectators": True})]),
+        Body(
+            examples=[
+                Example(
+                    value={
+                        "muted": ["p-3f1c0b9e-5d7e-4a57-8f0e-3c2a1d4b5e6f"],
+                        "hide_spectators": True,
+                    }
+                )
+            ]
+        ),
     ],
 ) -> Response[ChatSettings]:
     who = await caller(request)

@@ -51,7 +51,17 @@ async def invite_player(
     request: Request[Any, Any, Any],
     data: Annotated[
         NewInvitation,
-        Body(examples=[Example(value={"player_id": "p-…", "seat": 1, "expires_after_s": 3600})]),
+        Body(
+            examples=[
+                Example(
+                    value={
+                        "player_id": "p-3f1c0b9e-5d7e-4a57-8f0e-3c2a1d4b5e6f",
+                        "seat": 1,
+                        "expires_after_s": 3600,
+                    }
+                )
+            ]
+        ),
     ],
 ) -> Invitation:
     who = await caller(request)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from litestar import Request, Response, delete, get, post
+from litestar import Request, delete, get, post
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, QueryParameter
@@ -115,11 +115,10 @@ async def get_match(request: Request[Any, Any, Any]) -> Match:
         400, 401, 404, 409, codes={**AUTH_CODES, 404: ["not_matching"], 409: ["room_not_open"]}
     ),
 )
-async def leave_match(request: Request[Any, Any, Any]) -> Response[None]:
+async def leave_match(request: Request[Any, Any, Any]) -> None:
     """409 `room_not_open` when the table started meanwhile: the match was found."""
     who = await caller(request)
     await matchmaker_of(request).leave(who.player_id)
-    return Response(None, status_code=204)
 
 
 ROUTES = [quick_match, get_match, leave_match]
