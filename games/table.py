@@ -34,8 +34,11 @@ Standing = Literal["playing", "resigned", "timed_out", "bot"]
 # events (`table_rules`; a log without it: 1). Bump it when `evolve` would read a table
 # event otherwise or `after_command`/`timeout`/`game_over` would decide otherwise, and keep
 # the old path for games begun under the old version. 1: no `game_over` (the engine's outcome
-# ranked on every read); 2: the result recorded as `game_over`.
-RULES_VERSION = 2
+# ranked on every read); 2: the result recorded as `game_over`; 3: the log may hold table
+# chat (`chat_said`), which a replica of version 2 could not read: a game begun under 2 or
+# less takes no chat (services/game/chat.py), so every replica of its release reads it.
+RULES_VERSION = 3
+CHAT_SINCE = 3
 
 
 class TableEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):

@@ -25,7 +25,7 @@ import msgspec
 
 from contracts.game import PLAYER_ID, ChatMessage, ChatSettings, timestamp
 from contracts.problems import ProblemError
-from games.table import ChatSaid
+from games.table import CHAT_SINCE, ChatSaid
 from infra.auth.bearer import Principal
 from infra.eventstore import StoredEvent
 from infra.eventstore.postgres import COLUMNS, stored_event
@@ -137,6 +137,13 @@ async def say(
     record = await svc.record(game_id)
     seat = record.seat_of(who.player_id)
     text = check_text(text)
+    setup = await svc.store.read(stream_id(record.id), limit=1)
+    if setup and setup[0].metadata.get("table_rules", 1) < CHAT_SINCE:
+        raise ProblemError(
+            409,
+            "chat_unavailable",
+            "this game began before table chat: its log stays one every replica can read",
+        )
     request = fingerprint(-1 if seat is None else seat, {"type": CHAT, "text": text})
     command_id = uuid.uuid5(uuid.NAMESPACE_URL, f"chat|{game_id}|{who.player_id}|{key}")
     if key is None:

@@ -152,6 +152,15 @@ async def test_the_rules_of_speaking(game: Served, pool: Any) -> None:
     assert [t for _, t in await said(c, game_id, ada)][:2] == ["é" * 500, "once"]
     unknown = await say(c, str(uuid.uuid4()), ada, "hi")
     assert unknown.status_code == 404
+    # a game begun under table rules 2 takes no chat: a replica of that release reads its log
+    older, (old_ada, _) = await new_game(svc, [None, None])
+    await pool.execute(
+        """UPDATE events SET metadata = jsonb_set(metadata, '{table_rules}', '2')
+           WHERE stream_id = $1 AND version = 1""",
+        f"game-{older}",
+    )
+    refused = await say(c, older, old_ada, "hello")
+    assert (refused.status_code, refused.json()["code"]) == (409, "chat_unavailable")
     # a word at the table leaves the clock projection's timers alone: a chat every few
     # seconds must not hold back the bots' resends nor a deadline_soon
     await pool.execute(

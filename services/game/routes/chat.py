@@ -46,7 +46,7 @@ def prefs_of(request: Request[Any, Any, Any]) -> ChatPrefs:
         503,
         codes={
             **UNKNOWN_GAME,
-            409: ["game_finished", "stale_version"],
+            409: ["game_finished", "stale_version", "chat_unavailable"],
             422: ["empty_message", "invalid_text", "idempotency_key_reused"],
         },
         body=True,
