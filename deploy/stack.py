@@ -90,6 +90,7 @@ PROCESSES = {
 DEVELOPMENT_LIMITS = {
     "RATE_LIMIT_REGISTER": "600/minute",  # production: 20/hour per address
     "RATE_LIMIT_ACTION": "1200/minute",
+    "RATE_LIMIT_CHAT": "600/minute",  # production: 10/minute per player
     "RATE_LIMIT_WRITE": "600/minute",
     "RATE_LIMIT_READ": "6000/minute",
 }

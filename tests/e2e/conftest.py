@@ -75,6 +75,7 @@ def _run_stack(
         # the tests play faster than any person: limits far above the defaults (still counted)
         "RATE_LIMIT_REGISTER": "10000/minute",
         "RATE_LIMIT_ACTION": "10000/minute",
+        "RATE_LIMIT_CHAT": "10000/minute",
         "RATE_LIMIT_WRITE": "10000/minute",
         "RATE_LIMIT_READ": "10000/minute",
         # the example game of the test tree, served beside ours (tests/e2e/test_example_game.py)

@@ -47,6 +47,7 @@ def settings(
         fast_routes=request.param,
         rate_limit_write="100000/minute",  # the walk is many requests from one address
         rate_limit_action="100000/minute",
+        rate_limit_chat="100000/minute",
         rate_limit_register="100000/minute",
     )
 
