@@ -537,7 +537,9 @@ def test_a_point_in_time_restore_keeps_the_moves_before_it_and_the_games_play_on
             wait_for(lambda: key(ada_told.webhooks[-1][1])[0] == "game_finished", "it", 120)
         except AssertionError:
             last = [key(w[1]) for w in ada_told.webhooks[-3:]]
-            raise AssertionError(f"Ada's game_finished webhook never came; the last: {last}")
+            raise AssertionError(
+                f"Ada's game_finished webhook never came; the last: {last}"
+            ) from None
         wait_for(lambda: ada_told.news and key(ada_told.news[-1])[0] == "game_finished", "news")
         wait_for(lambda: bo_told.news and key(bo_told.news[-1])[0] == "game_finished", "Bo's")
         assert sorted(ada_told.new_webhooks(webhooks_cut)) == sorted(told_a)
