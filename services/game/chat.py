@@ -16,7 +16,6 @@ the message stays, for the log's versions to stay whole, without its author or i
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -28,6 +27,7 @@ from contracts.problems import ProblemError
 from games.table import CHAT_SINCE, ChatSaid
 from infra.auth.bearer import Principal
 from infra.eventstore import StoredEvent
+from infra.eventstore.api import command_uuid, random_command_id
 from infra.eventstore.postgres import COLUMNS, stored_event
 from services.game.commands import fingerprint
 from services.game.repository import PostgresGamesRepository, stream_id
@@ -145,9 +145,8 @@ async def say(
             "this game began before table chat: its log stays one every replica can read",
         )
     request = fingerprint(-1 if seat is None else seat, {"type": CHAT, "text": text})
-    command_id = uuid.uuid5(uuid.NAMESPACE_URL, f"chat|{game_id}|{who.player_id}|{key}")
-    if key is None:
-        command_id = uuid.uuid4()
+    # as a move's: a retry with its Idempotency-Key is the same command
+    command_id = command_uuid("chat", game_id, who.player_id, key) if key else random_command_id()
     if (earlier := await svc.earlier(record, command_id, request)) is not None:
         return message_of(earlier.events[0])
 
