@@ -70,6 +70,9 @@ class GameEvent(StreamMessage, frozen=True, tag="game_event"):
     bots: dict[str, str]  # seat (as a string) -> bot level
     batch_end: bool  # last event of the command that produced it
     global_position: int
+    # The version of the command's first event (the relay publishes one envelope per
+    # command, its last event's); 0 from a relay of before it, which published every event.
+    first_version: int = 0
     # when it was appended: with the version, names one stored event even across a restore
     # of the database to an earlier moment (which may append another at the same version)
     recorded_at: datetime | None = None

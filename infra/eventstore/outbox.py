@@ -38,12 +38,19 @@ LIMIT $3
 """
 
 
+# The same without the events' data: the relay's envelopes never carry it (it may be private)
+_BATCH_NO_DATA = _BATCH.replace("data::text AS data", "'' AS data")
+
+
 class PostgresOutbox:
-    def __init__(self, conn: asyncpg.Connection) -> None:
+    """`data=False`: the events come without their data (b""), for a reader of the rest."""
+
+    def __init__(self, conn: asyncpg.Connection, data: bool = True) -> None:
         self.conn = conn
+        self.query = _BATCH if data else _BATCH_NO_DATA
 
     async def batch(self, after: Checkpoint, limit: int) -> list[tuple[Checkpoint, StoredEvent]]:
-        rows = await self.conn.fetch(_BATCH, str(after.tx_id), after.global_position, limit)
+        rows = await self.conn.fetch(self.query, str(after.tx_id), after.global_position, limit)
         return [
             (
                 Checkpoint(tx_id=r["tx"], global_position=r["global_position"]),

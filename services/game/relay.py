@@ -1,6 +1,13 @@
-"""Outbox relay: publish committed events to the games stream in commit-safe order.
+"""Outbox relay: publish committed commands to the games stream in commit-safe order.
 
 python -m services.game.relay — one active relay at a time (advisory lock); others wait.
+
+One envelope per command, its last event's (`batch_end`), not one per event: every reader
+of the stream (dispatcher, lobby, ratings, notifier, the game services' waiters) acts only
+at the end of a command, and a command is a few events (itty bitty ~2.5, Footprints ~4.8),
+so each read, decode and ack of the stream was paid that many times for one piece of news.
+The envelope says where the command began (`first_version`). An event of a command still
+being appended never shows: a command's events commit together.
 """
 
 from __future__ import annotations
@@ -34,6 +41,12 @@ RELAY_LOCK = 0x72656C61  # "rela"
 CONSUMER = "relay:games"
 
 
+def publishes(event: StoredEvent) -> bool:
+    """Whether the event ends its command, so goes on the stream (events of before
+    `batch_end` was written ended theirs)."""
+    return bool(event.metadata.get("batch_end", True))
+
+
 def envelope(event: StoredEvent) -> GameEvent:
     m = event.metadata
     trace = dict(m.get("trace") or {})  # the request that began it (infra/observability/context.py)
@@ -54,6 +67,7 @@ def envelope(event: StoredEvent) -> GameEvent:
         status=m.get("status", "active"),
         bots=dict(m.get("bots", {})),
         batch_end=bool(m.get("batch_end", True)),
+        first_version=event.version - int(m["batch"]) + 1 if m.get("batch") else 0,
         global_position=event.global_position,
         recorded_at=event.recorded_at,
         trace=trace,
@@ -63,11 +77,13 @@ def envelope(event: StoredEvent) -> GameEvent:
 async def relay_once(
     outbox: Outbox, streams: Streams, stream: str, limit: int = 500, consumer: str = CONSUMER
 ) -> int:
-    """Publish the next batch and checkpoint it. At-least-once: consumers dedupe by version."""
+    """Publish the next batch's commands and checkpoint it. At-least-once: consumers dedupe
+    by version."""
     checkpoint = await outbox.load_checkpoint(consumer)
     batch = await _batch(outbox, checkpoint, limit)
     for _, event in batch:
-        await streams.publish(stream, msgspec.json.encode(envelope(event)))
+        if publishes(event):
+            await streams.publish(stream, msgspec.json.encode(envelope(event)))
     if batch:
         await outbox.save_checkpoint(consumer, batch[-1][0])
     return len(batch)
@@ -159,7 +175,7 @@ class FencedRelay:
             return 0
         reached = batch[-1][0]
         position = _position(reached, batch[-1][1].recorded_at)
-        payloads = [msgspec.json.encode(envelope(e)) for _, e in batch]
+        payloads = [msgspec.json.encode(envelope(e)) for _, e in batch if publishes(e)]
         published = await self.r.eval(  # type: ignore[misc]
             _PUBLISH, 2, self.stream, self.key, self.known, position, *payloads
         )
@@ -290,7 +306,7 @@ async def _relay(settings: Settings, stop: asyncio.Event, poll_seconds: float) -
             if stop.is_set():
                 return
         stream = settings.stream(GAMES)
-        relay = FencedRelay(r, PostgresOutbox(conn), stream)
+        relay = FencedRelay(r, PostgresOutbox(conn, data=False), stream)
         await relay.start(conn)
         log.info("relay active, publishing to %s", stream)
         wake = asyncio.Event()

@@ -44,10 +44,16 @@ _game_event = msgspec.json.Decoder(GameEvent)
 FILL_EVERY_S = 1.0  # how late a timed fill may be (the shortest wait is 5 s)
 
 
+def begins(event: GameEvent) -> bool:
+    """Whether the envelope tells of the game's first command: its set-up (one envelope per
+    command, services/game/relay.py; one per event from a relay of before it)."""
+    return (event.first_version or event.version) == 1
+
+
 def on_game_event(lobby: Lobby):  # type: ignore[no-untyped-def]
     async def handle(message: Message) -> None:
         event = _game_event.decode(message.payload)
-        if event.room_id and (event.version == 1 or event.status == "finished"):
+        if event.room_id and (begins(event) or event.status == "finished"):
             await lobby.game_moved(event.room_id, event.game_id, event.status)
 
     return handle

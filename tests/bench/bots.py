@@ -79,9 +79,9 @@ Pct = Callable[[list[float], float], float]
 HZ = os.sysconf("SC_CLK_TCK")
 
 
-def _stack_processes() -> dict[str, list[str]]:
+def _stack_processes(root: Path = STACK_ROOT) -> dict[str, list[str]]:
     spec = importlib.util.spec_from_file_location(
-        "turnpost_stack_bench", STACK_ROOT / "deploy" / "stack.py"
+        "turnpost_stack_bench", root / "deploy" / "stack.py"
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -111,16 +111,17 @@ class Stack:
     Dead children's CPU is counted by the kernel only once they are reaped: a Celery worker
     reaps its pool processes, and none exits during a measurement."""
 
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    def __init__(self, env: dict[str, str], log: Path, root: Path = STACK_ROOT) -> None:
         self.env = {**os.environ, **env, "PYTHONUNBUFFERED": "1", "LOG_LEVEL": "WARNING"}
         self.log = log
-        self.commands = _stack_processes()
+        self.root = root
+        self.commands = _stack_processes(root)
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(self) -> None:
         subprocess.run(
             [sys.executable, "-m", "infra.servers.migrate"],
-            cwd=STACK_ROOT,
+            cwd=self.root,
             env=self.env,
             check=True,
         )
@@ -128,7 +129,7 @@ class Stack:
             for name, cmd in self.commands.items():
                 self.procs[name] = subprocess.Popen(
                     cmd,
-                    cwd=STACK_ROOT,
+                    cwd=self.root,
                     env=self.env,
                     stdout=f,
                     stderr=subprocess.STDOUT,

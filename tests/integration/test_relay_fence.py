@@ -138,3 +138,38 @@ async def test_a_position_whose_place_another_event_took_after_a_restore_is_not_
     believed = FencedRelay(redis_client, PostgresOutbox(conn), stream, consumer)
     await believed.start(conn)
     assert await believed.once() == 0
+
+
+async def test_one_envelope_per_command_its_last_events_even_split_across_batches(
+    conn: asyncpg.Connection, redis_client: aioredis.Redis, stream_prefix: str
+) -> None:
+    """Every reader of the games stream acts at the end of a command: the relay publishes
+    that event's envelope alone, saying where the command began, and moves past the rest
+    (also when a batch of the outbox ends inside a command)."""
+    consumer = f"test-fence-{uuid.uuid4()}"
+    stream = f"{stream_prefix}fence-{uuid.uuid4().hex[:8]}"
+    await _from_the_tip(conn, consumer)
+    game = str(uuid.uuid4())
+    for version, (size, end) in enumerate([(3, 0), (3, 0), (3, 1), (2, 0), (2, 1)], start=1):
+        meta = {"batch": size, "batch_end": bool(end), "status": "active", "to_act": [0]}
+        await conn.execute(
+            """INSERT INTO events (stream_id, version, event_id, type, data, metadata)
+               VALUES ($1, $2, $3, 'test', '{"secret": 1}'::jsonb, $4::jsonb)""",
+            f"game-{game}",
+            version,
+            uuid.uuid4(),
+            msgspec.json.encode(meta).decode(),
+        )
+    await _insert_settled(conn, f"game-{uuid.uuid4()}", 1)  # waits for the horizon
+    relay = FencedRelay(redis_client, PostgresOutbox(conn, data=False), stream, consumer)
+    await relay.start(conn)
+    assert await relay.once(limit=2) == 2  # two events read, no command ended: none published
+    assert await _published(redis_client, stream) == []
+    assert await relay.once(limit=2) == 2
+    assert await relay.once(limit=2) == 2
+    entries = [
+        msgspec.json.decode(f[b"m"], type=GameEvent) for _, f in await redis_client.xrange(stream)
+    ]
+    mine = [(e.version, e.first_version, e.batch_end) for e in entries if e.game_id == game]
+    assert mine == [(3, 1, True), (5, 4, True)]
+    assert all(b"secret" not in f[b"m"] for _, f in await redis_client.xrange(stream))
