@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import msgspec
 
 LOBBY = "turnpost:lobby"
+# One envelope (GameEvent) per command of every game, its last event's (services/game/relay.py):
+# webhooks' news (the notifier), and the game services' waiters and players' streams (tails).
 GAMES = "turnpost:games"
+# The same envelopes, published with it by the relay in one script, for the readers that
+# want one kind alone, so that they read nothing of the rest: BOT_TURNS, the commands after
+# which a bot must act (the bot dispatcher); LIFECYCLE, a game's first command and its
+# finishing one (the lobby's rooms and ratings). In a game of people alone the dispatcher
+# reads nothing, and the lobby two envelopes a game.
+BOT_TURNS = "turnpost:bot-turns"
+LIFECYCLE = "turnpost:lifecycle"
 COMMANDS = "turnpost:commands"
 # A finished game's last envelope (a GameEvent, as the games stream had it), published again
 # by the lobby's ratings consumer once it has recorded the game (and, in a rated room, rated
@@ -24,10 +33,20 @@ NEWS = "turnpost:news"
 # before its own process first started.
 GROUPS: dict[str, tuple[str, ...]] = {
     LOBBY: ("game",),
-    GAMES: ("lobby", "bots", "notifier", "ratings"),
+    GAMES: ("notifier",),
+    BOT_TURNS: ("bots",),
+    LIFECYCLE: ("lobby", "ratings"),
     COMMANDS: ("game",),
     FINISHED: ("notifier",),
     NEWS: ("notifier",),
+}
+
+
+# Groups a stream had once and no longer has (their readers moved to BOT_TURNS and
+# LIFECYCLE): never made again, and a trim does not wait for them (a process of before the
+# move that still reads one gets what is left until the trim passes it).
+RETIRED_GROUPS: dict[str, tuple[str, ...]] = {
+    GAMES: ("lobby", "bots", "ratings"),
 }
 
 
@@ -100,6 +119,40 @@ class ClockTimeout(StreamMessage, frozen=True, tag="clock_timeout"):
 
 Command = SubmitAction | ClockTimeout
 AnyMessage = RoomStarted | GameEvent | SubmitAction | ClockTimeout
+
+
+class _Turn(Protocol):
+    """What bots_to_act reads of an envelope (a GameEvent, or a reader's narrower struct)."""
+
+    @property
+    def batch_end(self) -> bool: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def to_act(self) -> list[int]: ...
+    @property
+    def bots(self) -> dict[str, str]: ...
+
+
+def bots_to_act(event: _Turn) -> list[tuple[int, str]]:
+    """(seat, level) of every bot that must act after this envelope's command (a table's
+    word, `chat_said`, changes nothing a bot acts on)."""
+    if not event.batch_end or event.status != "active" or event.type == "chat_said":
+        return []
+    return [(seat, event.bots[str(seat)]) for seat in event.to_act if str(seat) in event.bots]
+
+
+def begins(event: GameEvent) -> bool:
+    """Whether the envelope tells of the game's first command, its set-up (one envelope per
+    command; one per event from a relay of before it, whose first said version 1)."""
+    return (event.first_version or event.version) == 1
+
+
+def streams_of(event: GameEvent) -> tuple[bool, bool]:
+    """Whether the relay publishes the envelope on BOT_TURNS, and on LIFECYCLE (beside GAMES)."""
+    return bool(bots_to_act(event)), begins(event) or event.status == "finished"
 
 
 def told_when_recorded(event: GameEvent) -> bool:

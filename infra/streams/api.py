@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 import msgspec
@@ -85,5 +86,8 @@ class Streams(Protocol):
         """How many entries `group` holds pending, has not read yet, and lie dead."""
         ...
 
-    async def trim(self, stream: str) -> int: ...
+    async def trim(self, stream: str, ignore: Sequence[str] = ()) -> int:
+        """Drop the entries every group (but those in `ignore`) has read and acked."""
+        ...
+
     async def close(self) -> None: ...

@@ -53,6 +53,9 @@ class Consumer:
 
     `prepare` (without a key) sees each batch before its messages are handled.
 
+    `retired`: groups the stream no longer has (contracts.streams.RETIRED_GROUPS), which
+    its trims do not wait for.
+
     `linger_s` (without a key): after a batch shorter than `batch`, wait before the next
     read, so that what arrives meanwhile comes in one read and one XACK rather than one
     each: a quarter of `linger_s` after a batch of one, half after two, ... all of it after
@@ -82,6 +85,7 @@ class Consumer:
         claim_every_s: float | None = None,
         prepare: Prepare | None = None,
         linger_s: float = 0.0,
+        retired: Sequence[str] = (),
     ) -> None:
         self.streams, self.stream, self.group, self.name = streams, stream, group, name
         if prepare is not None and key is not None:
@@ -92,6 +96,7 @@ class Consumer:
         self.prepare = prepare
         self.linger_s = linger_s
         self.groups = tuple(dict.fromkeys((group, *groups)))  # its own first, each once
+        self.retired = tuple(retired)  # groups the stream once had: a trim passes them by
         self.max_deliveries = max_deliveries
         self.min_idle_ms = min_idle_ms
         self.block_ms = block_ms
@@ -136,7 +141,7 @@ class Consumer:
                 await (self.step() if self.key is None else self._pump())
                 if loop.time() >= next_trim:  # drop what every group has acked, nothing more
                     next_trim = loop.time() + trim_every
-                    await self.streams.trim(self.stream)
+                    await self.streams.trim(self.stream, ignore=self.retired)
                 if loop.time() >= next_probe:
                     next_probe = loop.time() + probe_every
                     await self.probe()

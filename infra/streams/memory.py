@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from infra.streams.api import Backlog, DeadLetter, Message, dead_letter_stream
@@ -191,16 +192,17 @@ class MemoryStreams:
         dead = len(self._stream(dead_letter_stream(stream)).entries)
         return Backlog(pending=len(g.pending), lag=s.trimmed + len(s.entries) - g.last, dead=dead)
 
-    async def trim(self, stream: str) -> int:
+    async def trim(self, stream: str, ignore: Sequence[str] = ()) -> int:
         s = self._stream(stream)
-        if not s.groups:
+        groups = [g for name, g in s.groups.items() if name not in ignore]
+        if not groups:
             return 0
         floor = min(
             min(
                 (i for i, (m, _) in enumerate(s.entries) if m in g.pending),
                 default=g.last - s.trimmed,
             )
-            for g in s.groups.values()
+            for g in groups
         )
         floor = max(0, min(floor, len(s.entries)))
         del s.entries[:floor]

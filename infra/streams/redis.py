@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -139,8 +140,9 @@ class RedisStreams:
             dead=int(dead),
         )
 
-    async def trim(self, stream: str) -> int:
-        """Trim entries every group has read and acked; never drop unread or pending ones."""
+    async def trim(self, stream: str, ignore: Sequence[str] = ()) -> int:
+        """Trim entries every group has read and acked; never drop unread or pending ones.
+        Groups named in `ignore` (retired) are not waited for."""
         try:
             groups = await self.r.xinfo_groups(stream)
         except ResponseError:
@@ -150,6 +152,8 @@ class RedisStreams:
         floor: str | None = None
         for g in groups:
             name = _s(g["name"])
+            if name in ignore:
+                continue
             summary = await self.r.xpending(stream, name)
             oldest = _s(summary["min"]) if summary and summary.get("pending") else None
             last = _s(g["last-delivered-id"])

@@ -1,4 +1,4 @@
-"""Bot dispatcher: reads the games stream and enqueues a task per bot seat in `to_act`.
+"""Bot dispatcher: reads the bot turns stream and enqueues a task per bot seat in `to_act`.
 
 python -m services.bots.dispatcher
 """
@@ -15,8 +15,7 @@ import msgspec
 import redis.asyncio as aioredis
 from opentelemetry.trace import SpanKind
 
-from contracts.streams import GAMES, GROUPS, GameEvent
-from games.table import ChatSaid
+from contracts.streams import BOT_TURNS, GROUPS, GameEvent, bots_to_act
 from infra.observability import tracing
 from infra.observability.context import bind_carried
 from infra.observability.metrics import serve_metrics
@@ -37,7 +36,6 @@ from infra.tasks import (
 )
 
 log = logging.getLogger(__name__)
-CHAT = ChatSaid.__struct_config__.tag  # the table chat's event (games/table.py)
 
 
 class End(msgspec.Struct):
@@ -78,9 +76,7 @@ class BotTurn(msgspec.Struct, frozen=True):
 
 def bot_turns(event: Turns | GameEvent) -> list[tuple[int, str]]:
     """(seat, level) of every bot that must act after this event, once per command."""
-    if not event.batch_end or event.status != "active" or event.type == CHAT:
-        return []  # a word at the table changes nothing a bot acts on
-    return [(seat, event.bots[str(seat)]) for seat in event.to_act if str(seat) in event.bots]
+    return bots_to_act(event)
 
 
 def turns_of(payload: bytes) -> list[BotTurn]:
@@ -244,13 +240,13 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
     )
     consumer = BatchConsumer(
         streams,
-        settings.stream(GAMES),
+        settings.stream(BOT_TURNS),
         "bots",
         f"dispatcher-{os.getpid()}",
         _no_handler,
         enqueue=pusher(settings, streams.r),
         settings=settings,
-        groups=GROUPS[GAMES],
+        groups=GROUPS[BOT_TURNS],
         max_deliveries=settings.max_deliveries,
         batch=256,
         linger_s=settings.dispatch_linger_s,

@@ -10,7 +10,7 @@ import logging
 import msgspec
 import redis
 
-from contracts.streams import COMMANDS, GAMES, GameEvent, SubmitAction
+from contracts.streams import BOT_TURNS, COMMANDS, GameEvent, SubmitAction
 from infra.auth import signing
 from infra.observability.context import carry
 from infra.observability.metrics import DEADLETTERS
@@ -103,7 +103,7 @@ class Outbox:
         self.redis.delete(turn.tries_key(self.settings))
 
     def dead_letter(self, turn: Turn, tries: int) -> None:
-        """Park the turn as a dead letter of the games stream, once; a replay of it is an
+        """Park the turn as a dead letter of the bot turns stream, once; a replay of it is an
         envelope the dispatcher sends as a fresh turn."""
         key = turn.tries_key(self.settings)
         if not self.redis.hsetnx(key, "dead", 1):
@@ -123,7 +123,7 @@ class Outbox:
             global_position=0,
             trace=carry(),
         )
-        games = self.settings.stream(GAMES)
+        games = self.settings.stream(BOT_TURNS)
         self.redis.xadd(
             dead_letter_stream(games),
             {

@@ -23,7 +23,7 @@ import redis.asyncio as aioredis
 from opentelemetry.trace import SpanKind
 from redis.exceptions import RedisError
 
-from contracts.streams import GAMES, GameEvent
+from contracts.streams import BOT_TURNS, GAMES, LIFECYCLE, GameEvent, streams_of
 from infra.eventstore.api import StoredEvent
 from infra.eventstore.outbox import Checkpoint, Outbox, PostgresOutbox
 from infra.observability import tracing
@@ -77,13 +77,22 @@ def envelope(event: StoredEvent) -> GameEvent:
 async def relay_once(
     outbox: Outbox, streams: Streams, stream: str, limit: int = 500, consumer: str = CONSUMER
 ) -> int:
-    """Publish the next batch's commands and checkpoint it. At-least-once: consumers dedupe
-    by version."""
+    """Publish the next batch's commands and checkpoint it, unfenced (FencedRelay is the
+    relay's; this one publishes entry by entry, on a Streams port). At-least-once: consumers
+    dedupe by version."""
     checkpoint = await outbox.load_checkpoint(consumer)
     batch = await _batch(outbox, checkpoint, limit)
+    prefix = stream.removesuffix(GAMES)
     for _, event in batch:
         if publishes(event):
-            await streams.publish(stream, msgspec.json.encode(envelope(event)))
+            out = envelope(event)
+            payload = msgspec.json.encode(out)
+            await streams.publish(stream, payload)
+            bots, lifecycle = streams_of(out)
+            if bots:
+                await streams.publish(f"{prefix}{BOT_TURNS}", payload)
+            if lifecycle:
+                await streams.publish(f"{prefix}{LIFECYCLE}", payload)
     if batch:
         await outbox.save_checkpoint(consumer, batch[-1][0])
     return len(batch)
@@ -103,14 +112,26 @@ class Superseded(Exception):
     """Another relay published since this one last did: this one stands down."""
 
 
-# Publish a batch and the position it reaches, both or neither, only if the stream is still
-# where this relay left it. KEYS: stream, position; ARGV: expected, new, payloads...
+# Publish a batch and the position it reaches, all or nothing, only if the stream is still
+# where this relay left it. KEYS: games, position, bot turns, lifecycle; ARGV: expected, new,
+# then per envelope its routes (1 games, +2 bot turns, +4 lifecycle) and its payload.
 _PUBLISH = """
 if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
-for i = 3, #ARGV do redis.call('XADD', KEYS[1], '*', 'm', ARGV[i]) end
+for i = 3, #ARGV, 2 do
+    local routes = tonumber(ARGV[i])
+    redis.call('XADD', KEYS[1], '*', 'm', ARGV[i + 1])
+    if routes % 4 >= 2 then redis.call('XADD', KEYS[3], '*', 'm', ARGV[i + 1]) end
+    if routes >= 4 then redis.call('XADD', KEYS[4], '*', 'm', ARGV[i + 1]) end
+end
 redis.call('SET', KEYS[2], ARGV[2])
-return #ARGV - 2
+return (#ARGV - 2) / 2
 """
+
+
+def routes(event: GameEvent) -> int:
+    """The streams an envelope goes on, as _PUBLISH reads them."""
+    bots, lifecycle = streams_of(event)
+    return 1 + (2 if bots else 0) + (4 if lifecycle else 0)
 
 
 def _position(c: Checkpoint, recorded_at: datetime) -> str:
@@ -138,9 +159,20 @@ class FencedRelay:
     saw. The Postgres checkpoint follows (for a Redis that lost the position)."""
 
     def __init__(
-        self, r: aioredis.Redis, outbox: Outbox, stream: str, consumer: str = CONSUMER
+        self,
+        r: aioredis.Redis,
+        outbox: Outbox,
+        stream: str,
+        consumer: str = CONSUMER,
+        bot_turns: str | None = None,
+        lifecycle: str | None = None,
     ) -> None:
+        """`bot_turns`, `lifecycle`: those streams' names (by default `stream`'s, with the
+        same prefix: settings.stream(BOT_TURNS) where `stream` is settings.stream(GAMES))."""
         self.r, self.outbox, self.stream, self.consumer = r, outbox, stream, consumer
+        prefix = stream.removesuffix(GAMES)
+        self.bot_turns = bot_turns or f"{prefix}{BOT_TURNS}"
+        self.lifecycle = lifecycle or f"{prefix}{LIFECYCLE}"
         self.key = f"{stream}:relayed"
         self.at: Checkpoint | None = None
         self.known = ""  # the position as Redis holds it ("" none)
@@ -175,9 +207,14 @@ class FencedRelay:
             return 0
         reached = batch[-1][0]
         position = _position(reached, batch[-1][1].recorded_at)
-        payloads = [msgspec.json.encode(envelope(e)) for _, e in batch if publishes(e)]
+        routed: list[str | bytes] = []
+        for _, e in batch:
+            if publishes(e):
+                out = envelope(e)
+                routed += [str(routes(out)), msgspec.json.encode(out)]
+        keys = (self.stream, self.key, self.bot_turns, self.lifecycle)
         published = await self.r.eval(  # type: ignore[misc]
-            _PUBLISH, 2, self.stream, self.key, self.known, position, *payloads
+            _PUBLISH, len(keys), *keys, self.known, position, *routed
         )
         if int(published) < 0:
             raise Superseded(f"{self.stream} moved past {self.known or 'nothing'}")

@@ -15,12 +15,13 @@ from redis.exceptions import RedisError
 
 from contracts.streams import (
     FINISHED,
-    GAMES,
     GROUPS,
+    LIFECYCLE,
     LOBBY,
     NEWS,
     GameEvent,
     RoomStarted,
+    begins,
     told_when_recorded,
 )
 from infra.auth.keys import check_secrets
@@ -42,12 +43,6 @@ from services.lobby.rooms import Lobby
 log = logging.getLogger(__name__)
 _game_event = msgspec.json.Decoder(GameEvent)
 FILL_EVERY_S = 1.0  # how late a timed fill may be (the shortest wait is 5 s)
-
-
-def begins(event: GameEvent) -> bool:
-    """Whether the envelope tells of the game's first command: its set-up (one envelope per
-    command, services/game/relay.py; one per event from a relay of before it)."""
-    return (event.first_version or event.version) == 1
 
 
 def on_game_event(lobby: Lobby):  # type: ignore[no-untyped-def]
@@ -168,23 +163,23 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     app.state.redis = streams.r
     consumer = Consumer(
         streams,
-        settings.stream(GAMES),
+        settings.stream(LIFECYCLE),
         "lobby",
         f"lobby-{os.getpid()}",
         on_game_event(lobby),
-        groups=GROUPS[GAMES],
+        groups=GROUPS[LIFECYCLE],
         max_deliveries=settings.max_deliveries,
         linger_s=settings.follow_linger_s,
     )
     rated = OnGameFinished(ratings, streams, settings.stream(FINISHED))
     rater = Consumer(
         streams,
-        settings.stream(GAMES),
+        settings.stream(LIFECYCLE),
         "ratings",
         f"ratings-{os.getpid()}",
         rated.handle,
         prepare=rated.prepare,
-        groups=GROUPS[GAMES],
+        groups=GROUPS[LIFECYCLE],
         max_deliveries=settings.max_deliveries,
         linger_s=settings.follow_linger_s,
     )

@@ -33,7 +33,15 @@ import msgspec
 import redis.asyncio as aioredis
 
 from contracts.notifications import Notification, RoomNews
-from contracts.streams import FINISHED, GAMES, GROUPS, NEWS, GameEvent, told_when_recorded
+from contracts.streams import (
+    FINISHED,
+    GAMES,
+    GROUPS,
+    NEWS,
+    RETIRED_GROUPS,
+    GameEvent,
+    told_when_recorded,
+)
 from infra.notify.deliveries import (
     Hook,
     hooks_of_game,
@@ -291,6 +299,7 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
             handler,
             groups=GROUPS[stream],
             max_deliveries=settings.max_deliveries,
+            retired=RETIRED_GROUPS.get(stream, ()),
             **({"batch": 128, "prepare": prepare, "linger_s": settings.follow_linger_s}
                if prepare else {}),
         )  # fmt: skip

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from contracts.streams import GAMES
+from contracts.streams import BOT_TURNS
 from infra.settings import Settings
 from infra.streams.redis import RedisStreams
 from services.bots import worker
@@ -49,7 +49,7 @@ def dead_letters(settings: Settings) -> list[Any]:
     async def read() -> list[Any]:
         streams = RedisStreams.from_url(settings.redis_url)
         try:
-            return await streams.dead_letters(settings.stream(GAMES))
+            return await streams.dead_letters(settings.stream(BOT_TURNS))
         finally:
             await streams.close()
 
@@ -75,7 +75,7 @@ def test_a_turn_that_keeps_failing_is_dead_lettered_once_and_a_replay_plays_it(
     async def replay() -> bytes:
         streams = RedisStreams.from_url(settings.redis_url)
         try:
-            games = settings.stream(GAMES)
+            games = settings.stream(BOT_TURNS)
             await streams.replay(games, dead.id)
             (message,) = await streams.tail(games, "0-0", 100)
             return message.payload

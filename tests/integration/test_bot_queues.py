@@ -27,7 +27,7 @@ import msgspec
 import pytest
 import redis.asyncio as aioredis
 
-from contracts.streams import COMMANDS, GAMES
+from contracts.streams import BOT_TURNS, COMMANDS
 from infra.auth import signing
 from infra.settings import Settings
 from infra.streams import Message
@@ -329,11 +329,11 @@ async def test_a_turn_failing_in_a_batch_holds_up_none_and_ends_a_dead_letter(
         streams = RedisStreams.from_url(table.settings.redis_url)
         try:
             deadline = time.monotonic() + 30
-            while not (dead := await streams.dead_letters(table.settings.stream(GAMES))):
+            while not (dead := await streams.dead_letters(table.settings.stream(BOT_TURNS))):
                 assert time.monotonic() < deadline, "no dead letter"
                 await asyncio.sleep(0.2)
             await asyncio.sleep(2)  # nothing more comes of it
-            assert len(await streams.dead_letters(table.settings.stream(GAMES))) == 1
+            assert len(await streams.dead_letters(table.settings.stream(BOT_TURNS))) == 1
         finally:
             await streams.close()
     assert broken[0] in dead[0].payload.decode()

@@ -336,7 +336,7 @@ async def test_on_redis_the_dispatcher_pushes_and_acks_a_batch_in_one_transactio
     async def never(turns: Any) -> None:
         raise AssertionError("pushed in the transaction, not through enqueue")
 
-    stream = settings.stream("turnpost:games")
+    stream = settings.stream("turnpost:bot-turns")
     consumer = BatchConsumer(
         streams, stream, "bots", "d-1", never, enqueue=never, settings=settings, block_ms=0,
     )  # fmt: skip

@@ -138,21 +138,21 @@ Run = Callable[[Settings, asyncio.Event], Awaitable[None]]
 @pytest.mark.parametrize(
     ("run", "metric", "group"),
     [
-        (dispatcher.run, "turnpost_stream_pending", "bots"),
-        (notifier.run, "turnpost_stream_pending", "notifier"),
+        (dispatcher.run, "turnpost_stream_pending", ("turnpost:bot-turns", "bots")),
+        (notifier.run, "turnpost_stream_pending", ("turnpost:games", "notifier")),
         (scheduler.run, "turnpost_scheduler_lateness_seconds_count", None),
     ],
     ids=["dispatcher", "notifier", "scheduler"],
 )
 async def test_each_process_serves_its_metrics_on_its_port(
-    settings: Settings, run: Run, metric: str, group: str | None
+    settings: Settings, run: Run, metric: str, group: tuple[str, str] | None
 ) -> None:
     port = closed_port()
-    games = settings.stream("turnpost:games")
 
     def shown(text: str) -> bool:
         return any(
-            group is None or (s.labels["stream"], s.labels["group"]) == (games, group)
+            group is None
+            or (s.labels["stream"], s.labels["group"]) == (settings.stream(group[0]), group[1])
             for s in samples(text, metric)
         )
 

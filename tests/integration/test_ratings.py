@@ -15,7 +15,7 @@ import asyncpg
 import httpx
 import msgspec
 
-from contracts.streams import FINISHED, GAMES, GameEvent
+from contracts.streams import FINISHED, LIFECYCLE, GameEvent
 from infra.auth.bearer import Principal
 from infra.settings import Settings
 from infra.streams.redis import RedisStreams
@@ -276,7 +276,7 @@ async def test_the_lobby_rates_a_game_once_however_often_its_news_comes(
     streams = RedisStreams.from_url(settings.redis_url)
     try:
         for _ in range(3):  # a relay's retry, a restore's replay: the same news again
-            await streams.publish(settings.stream(GAMES), msgspec.json.encode(news))
+            await streams.publish(settings.stream(LIFECYCLE), msgspec.json.encode(news))
         for _ in range(100):
             if await pool.fetchval("SELECT 1 FROM finished_games WHERE game_id = $1", game_id):
                 break

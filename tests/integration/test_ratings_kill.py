@@ -23,7 +23,7 @@ from pathlib import Path
 import asyncpg
 import msgspec
 
-from contracts.streams import GAMES, GameEvent
+from contracts.streams import LIFECYCLE, GameEvent
 from infra.streams.redis import RedisStreams
 from services.lobby.ratings import Seat, fresh, rate
 from tests.bench.records import GAME, finished_game
@@ -128,7 +128,7 @@ async def test_the_ratings_consumer_killed_at_random_rates_every_game_once(
             await up(env)
             batch = news[5 * round_ : 5 * round_ + 5]
             for envelope in [*batch, *rng.sample(batch, len(batch))]:
-                await streams.publish(f"{prefix}{GAMES}", msgspec.json.encode(envelope))
+                await streams.publish(f"{prefix}{LIFECYCLE}", msgspec.json.encode(envelope))
             # at once (the news unread or in hand), or a moment later (mid-batch, or done)
             await asyncio.sleep(0.0 if round_ % 3 == 0 else rng.uniform(0.0, 0.3))
             done = await pool.fetchval(

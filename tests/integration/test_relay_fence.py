@@ -173,3 +173,52 @@ async def test_one_envelope_per_command_its_last_events_even_split_across_batche
     mine = [(e.version, e.first_version, e.batch_end) for e in entries if e.game_id == game]
     assert mine == [(3, 1, True), (5, 4, True)]
     assert all(b"secret" not in f[b"m"] for _, f in await redis_client.xrange(stream))
+
+
+async def test_each_command_goes_also_on_the_streams_of_its_kind(
+    conn: asyncpg.Connection, redis_client: aioredis.Redis, stream_prefix: str
+) -> None:
+    """Beside the games stream (every command): the bot turns stream takes the commands
+    after which a bot must act, the lifecycle stream a game's set-up and its end; a word at
+    the table goes on neither."""
+    consumer = f"test-fence-{uuid.uuid4()}"
+    prefix = f"{stream_prefix}route-{uuid.uuid4().hex[:8]}:"
+    games = f"{prefix}turnpost:games"
+    await _from_the_tip(conn, consumer)
+    game = str(uuid.uuid4())
+    commands = [  # (type, events, to_act, bots, status)
+        ("set_up", 2, [0], {}, "active"),  # v2, began at 1: lifecycle
+        ("played", 1, [1], {"1": "greedy"}, "active"),  # v3: a bot's turn
+        ("chat_said", 1, [1], {"1": "greedy"}, "active"),  # v4: still its turn, no news
+        ("played", 1, [0], {"1": "greedy"}, "active"),  # v5: a person's turn, a bot seated
+        ("played", 2, [], {}, "finished"),  # v7: lifecycle
+    ]
+    version = 0
+    for kind, size, to_act, bots, status in commands:
+        for i in range(size):
+            version += 1
+            meta = {"batch": size, "batch_end": i == size - 1, "to_act": to_act,
+                    "bots": bots, "status": status, "room_id": "r"}  # fmt: skip
+            await conn.execute(
+                """INSERT INTO events (stream_id, version, event_id, type, data, metadata)
+                   VALUES ($1, $2, $3, $4, '{}'::jsonb, $5::jsonb)""",
+                f"game-{game}",
+                version,
+                uuid.uuid4(),
+                kind,
+                msgspec.json.encode(meta).decode(),
+            )
+    await _insert_settled(conn, f"game-{uuid.uuid4()}", 1)
+    relay = FencedRelay(redis_client, PostgresOutbox(conn, data=False), games, consumer)
+    await relay.start(conn)
+    while await relay.once(limit=3):
+        pass
+
+    async def versions(stream: str) -> list[int]:
+        entries = await redis_client.xrange(stream)
+        got = (msgspec.json.decode(f[b"m"], type=GameEvent) for _, f in entries)
+        return [e.version for e in got if e.game_id == game]
+
+    assert await versions(games) == [2, 3, 4, 5, 7]
+    assert await versions(f"{prefix}turnpost:bot-turns") == [3]
+    assert await versions(f"{prefix}turnpost:lifecycle") == [2, 7]

@@ -94,6 +94,20 @@ async def test_trim_keeps_unread_and_pending_entries(streams: Streams, name: str
     assert pending.payload == b"1"
 
 
+async def test_trim_passes_a_retired_group_by(streams: Streams, name: str) -> None:
+    """A group the stream no longer has (its readers moved to another stream) holds nothing
+    back: the rest's trim drops what they have read, the retired group's unread included."""
+    await streams.ensure_group(name, "live")
+    await streams.ensure_group(name, "retired")
+    for i in range(3):
+        await streams.publish(name, b"%d" % i)
+    for m in await streams.read(name, "live", "c", 10, 100):
+        await streams.ack(name, "live", m.id)
+    assert await streams.trim(name) == 0  # the retired group has read nothing
+    assert await streams.trim(name, ignore=("retired",)) == 3
+    assert await streams.read(name, "retired", "c", 10, 100) == []
+
+
 async def test_tail_sees_new_entries(streams: Streams, name: str) -> None:
     first = await streams.publish(name, b"a")
     waiter = asyncio.create_task(streams.tail(name, first, 2_000))

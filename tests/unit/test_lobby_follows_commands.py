@@ -7,9 +7,9 @@ from typing import Any
 
 import msgspec
 
-from contracts.streams import GameEvent
+from contracts.streams import GameEvent, begins
 from infra.streams import Message
-from services.lobby.bootstrap import begins, on_game_event
+from services.lobby.bootstrap import on_game_event
 
 
 def _envelope(version: int, first_version: int = 0, status: str = "active") -> GameEvent:
@@ -51,3 +51,16 @@ def test_an_envelope_of_a_relay_of_before_begins_at_version_one() -> None:
     assert not begins(_envelope(4))  # the set-up's last event, its first told before
     assert begins(_envelope(3, 1))
     assert not begins(_envelope(3, 2))
+
+
+def test_a_word_at_the_table_is_no_bots_turn_and_its_tag_is_the_one_named() -> None:
+    from contracts.streams import bots_to_act, streams_of
+    from games.table import ChatSaid
+
+    assert ChatSaid.__struct_config__.tag == "chat_said"  # what bots_to_act passes by
+    turn = msgspec.structs.replace(_envelope(5, 5), bots={"1": "greedy"}, to_act=[0, 1])
+    assert bots_to_act(turn) == [(1, "greedy")]
+    assert streams_of(turn) == (True, False)
+    assert bots_to_act(msgspec.structs.replace(turn, type="chat_said")) == []
+    assert bots_to_act(msgspec.structs.replace(turn, batch_end=False)) == []
+    assert streams_of(msgspec.structs.replace(turn, status="finished")) == (False, True)
