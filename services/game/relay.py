@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import time
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -166,6 +168,7 @@ class FencedRelay:
         consumer: str = CONSUMER,
         bot_turns: str | None = None,
         lifecycle: str | None = None,
+        checkpoint_every_s: float = 1.0,
     ) -> None:
         """`bot_turns`, `lifecycle`: those streams' names (by default `stream`'s, with the
         same prefix: settings.stream(BOT_TURNS) where `stream` is settings.stream(GAMES))."""
@@ -175,6 +178,13 @@ class FencedRelay:
         self.lifecycle = lifecycle or f"{prefix}{LIFECYCLE}"
         self.key = f"{stream}:relayed"
         self.at: Checkpoint | None = None
+        # The Postgres checkpoint is read only when Redis lost the stream's position (its
+        # own, moved with every publish, is what a relay goes on from): saved at most every
+        # `checkpoint_every_s` while busy, and as soon as the outbox is quiet, not once a
+        # batch. Going on from a lagging one publishes again what consumers dedupe anyway.
+        self.checkpoint_every_s = checkpoint_every_s
+        self._saved: Checkpoint | None = None
+        self._saved_at = -math.inf
         self.known = ""  # the position as Redis holds it ("" none)
 
     async def start(self, conn: asyncpg.Connection) -> None:
@@ -198,12 +208,13 @@ class FencedRelay:
                 return
         if self.known:
             log.warning("the games stream's position %r is not of this database", self.known)
-        self.at = await self.outbox.load_checkpoint(self.consumer)
+        self.at = self._saved = await self.outbox.load_checkpoint(self.consumer)
 
     async def once(self, limit: int = 500) -> int:
         assert self.at is not None, "start() first"
         batch = await _batch(self.outbox, self.at, limit)
         if not batch:
+            await self.save_checkpoint()  # quiet: the checkpoint catches up
             return 0
         reached = batch[-1][0]
         position = _position(reached, batch[-1][1].recorded_at)
@@ -219,8 +230,15 @@ class FencedRelay:
         if int(published) < 0:
             raise Superseded(f"{self.stream} moved past {self.known or 'nothing'}")
         self.at, self.known = reached, position
-        await self.outbox.save_checkpoint(self.consumer, reached)
+        if time.monotonic() - self._saved_at >= self.checkpoint_every_s:
+            await self.save_checkpoint()
         return len(batch)
+
+    async def save_checkpoint(self) -> None:
+        """The Postgres checkpoint moved to where the stream is, if it lags."""
+        if self.at is not None and self.at != self._saved:
+            await self.outbox.save_checkpoint(self.consumer, self.at)
+            self._saved, self._saved_at = self.at, time.monotonic()
 
 
 # What a lost Postgres or Redis connection raises: the relay reconnects (and re-locks). Every

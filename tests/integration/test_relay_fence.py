@@ -222,3 +222,25 @@ async def test_each_command_goes_also_on_the_streams_of_its_kind(
     assert await versions(games) == [2, 3, 4, 5, 7]
     assert await versions(f"{prefix}turnpost:bot-turns") == [3]
     assert await versions(f"{prefix}turnpost:lifecycle") == [2, 7]
+
+
+async def test_the_postgres_checkpoint_follows_at_most_so_often_and_when_quiet(
+    conn: asyncpg.Connection, redis_client: aioredis.Redis, stream_prefix: str
+) -> None:
+    consumer = f"test-fence-{uuid.uuid4()}"
+    stream = f"{stream_prefix}fence-{uuid.uuid4().hex[:8]}"
+    await _from_the_tip(conn, consumer)
+    outbox = PostgresOutbox(conn)
+    game = str(uuid.uuid4())
+    relay = FencedRelay(redis_client, outbox, stream, consumer, checkpoint_every_s=3600)
+    await relay.start(conn)
+    await _insert_settled(conn, f"game-{game}", 1)
+    assert await relay.once() == 1  # the first batch: saved at once
+    first = await outbox.load_checkpoint(consumer)
+    assert first == relay.at
+    await _insert_settled(conn, f"game-{game}", 2)
+    assert await relay.once() == 1  # busy, within the hour: the checkpoint waits
+    assert await outbox.load_checkpoint(consumer) == first != relay.at
+    assert await relay.once() == 0  # quiet: it catches up
+    assert await outbox.load_checkpoint(consumer) == relay.at
+    assert await _published(redis_client, stream) == [(game, 1), (game, 2)]
