@@ -9,8 +9,8 @@ same command, which the game applies once.
 
 A turn's tries are counted in Redis only when something went wrong (it failed, or it came
 back redelivered because its worker died in it): one that fails on its own content, or kills
-its worker, `max_deliveries` times is dead-lettered on the games stream (`python -m
-infra.streams.deadletters list turnpost:games`; a replay plays it anew), and a later send
+its worker, `max_deliveries` times is dead-lettered on the bot turns stream (`python -m
+infra.streams.deadletters list turnpost:bot-turns`; a replay plays it anew), and a later send
 of it (the scheduler's sweep) that fails again is dropped without retries. An outage of
 Postgres or Redis is retried with backoff and never counted.
 

@@ -73,7 +73,7 @@ from services.game.commands import game_id_for_room  # noqa: E402
 from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
 from services.game.service import GameService  # noqa: E402
-from tests.bench import bots, clocks, records, sse, webhooks  # noqa: E402
+from tests.bench import bots, clocks, records, sse, stack_cost, webhooks  # noqa: E402
 from tests.bench.actions_load import LevelStats, play, refill  # noqa: E402
 from tests.bench.bots import _session_ticks  # noqa: E402
 from tests.bench.proc import postgres_ticks as _postgres_ticks  # noqa: E402
@@ -206,8 +206,8 @@ class CpuMeter:
 # -- database and service ------------------------------------------------------------------
 
 
-async def create_database() -> tuple[str, str]:
-    name = f"turnpost_bench_{RUN}"
+async def create_database(what: str = "") -> tuple[str, str]:
+    name = f"turnpost_bench_{RUN}{'_' + what if what else ''}"
     admin = await asyncpg.connect(ADMIN_DSN)
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
@@ -227,6 +227,19 @@ async def create_database() -> tuple[str, str]:
     finally:
         await conn.close()
     return name, dsn
+
+
+@contextlib.asynccontextmanager
+async def own_database(what: str) -> Any:
+    """A migrated database for one phase alone: a phase's processes (a fresh relay, a
+    scheduler) read what another left in a shared one, a relay from its start (measured: the
+    webhook phase's relay first published the action phase's 196,272 events again, and its
+    commit -> receiver p50 read 2.6 s instead of 60 ms)."""
+    name, dsn = await create_database(what)
+    try:
+        yield dsn
+    finally:
+        await drop_database(name)
 
 
 async def drop_database(name: str) -> None:
@@ -962,11 +975,21 @@ async def main() -> int:
 
         engine_playouts()
         await rebuild(dsn)
-        await clocks.deadline_lateness(dsn, REDIS_URL, f"{prefix}clocks:", free_port(), out, pct)
-        await sse.fanout(dsn, REDIS_URL, f"{prefix}sse:", free_port(), out, pct)
+        # each phase with processes of the stack in a database of its own (own_database)
+        async with own_database("clocks") as own:
+            await clocks.deadline_lateness(
+                own, REDIS_URL, f"{prefix}clocks:", free_port(), out, pct
+            )
+        async with own_database("sse") as own:
+            await sse.fanout(own, REDIS_URL, f"{prefix}sse:", free_port(), out, pct)
         await bots.bot_turns(ADMIN_DSN, REDIS_URL, f"{prefix}bots:", out, pct)
         await bots.bot_load(ADMIN_DSN, REDIS_URL, f"{prefix}botload:", out, pct)
-        await webhooks.webhook_latency(dsn, REDIS_URL, f"{prefix}hooks:", out, pct)
+        async with own_database("hooks") as own:
+            await webhooks.webhook_latency(own, REDIS_URL, f"{prefix}hooks:", out, pct)
+        # the whole stack's CPU per move by process (tests/bench/stack_cost.py); against a
+        # baseline checkout's stack in the same run with BENCH_STACK_BASE
+        base = os.environ.get("BENCH_STACK_BASE")
+        await stack_cost.run(Path(base) if base else None, 3 if base else 1, [16], out)
         # players' records: 100,000 players and 1,000,000 finished games in this database
         await records.run(dsn, 100_000, 1_000_000, 500, 1000, out)
         out("bench_wall_s", time.monotonic() - began, "s")
