@@ -236,7 +236,7 @@ async def _turn_updates(db: asyncpg.Connection) -> tuple[int, int]:
 
 async def _top_statements(db: asyncpg.Connection, n: int = 10) -> list[tuple[Any, ...]]:
     rows = await db.fetch(
-        """SELECT calls, total_exec_time, shared_blks_hit + shared_blks_read,
+        """SELECT calls, total_exec_time + total_plan_time, shared_blks_hit + shared_blks_read,
                   shared_blks_dirtied, query
            FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database
                                                  WHERE datname = current_database())

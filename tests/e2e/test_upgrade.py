@@ -753,9 +753,9 @@ def test_games_begun_before_a_rolling_upgrade_finish_under_the_new_release(
     time.sleep(1)  # the last events through the relay
     stream: dict[str, list[int]] = {}
     entries: Any = u.redis.xrange(GAMES)
-    for _, fields in entries:
-        e = msgspec.json.decode(fields[b"m"], type=GameEvent)
-        stream.setdefault(e.game_id, []).append(e.version)
+    for _, fields in entries:  # the versions each envelope tells of: the old release's one
+        e = msgspec.json.decode(fields[b"m"], type=GameEvent)  # event, the new one's command
+        stream.setdefault(e.game_id, []).extend(range(e.first_version or e.version, e.version + 1))
     finals = _check_logs(u, stream)
     timeouts = u.sql("SELECT count(*) AS n FROM events WHERE type = 'timed_out'")[0]["n"]
     dead = sum(int(u.redis.xlen(k)) for k in u.redis.scan_iter(match="*:dead"))
@@ -787,8 +787,8 @@ def _relay_holder(u: Upgrade) -> int | None:
 
 
 def _check_logs(u: Upgrade, stream: dict[str, list[int]]) -> dict[str, int]:
-    """Each game: contiguous versions, unique event ids, each event once on the games
-    stream, its log replayed to the outcome the view shows under rules version 1."""
+    """Each game: contiguous versions, unique event ids, each event told once on the games
+    stream (in its own envelope, or in its command's), its log replayed to the outcome the view shows under rules version 1."""
 
     async def stored() -> list[tuple[Any, list[Any]]]:
         pool = await asyncpg.create_pool(u.pg.url, min_size=1, max_size=2)
