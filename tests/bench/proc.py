@@ -29,3 +29,22 @@ def postgres_ticks() -> int:
             continue
         total += ticks(int(d))
     return total
+
+
+def backend_ticks(database: str) -> int:
+    """Jiffies of the Postgres backends connected to `database` (their process titles say
+    so); a backend gone since the last sample takes its ticks with it, so this suits
+    long-lived pools (the game service's), not a connection per query."""
+    total = 0
+    needle = f" {database} ".encode()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                title = f.read()
+        except OSError:
+            continue
+        if title.startswith(b"postgres:") and needle in title:
+            total += ticks(int(d))
+    return total

@@ -22,7 +22,9 @@ What it measures, all in one run against the local Postgres and Redis:
 8. Live feeds (tests/bench/sse.py): 1,000 idle SSE subscribers of one game on one game
    service process: its memory growth, and the time from a move's POST to the last
    subscriber having its event, p50/p99 (subscribers in two processes of their own).
-9. Players' records (tests/bench/records.py): leaderboard, history and profile pages with
+9. The whole stack (tests/bench/stack_cost.py): CPU per move of every process `make run`
+   starts, Postgres and Redis, at 16 clients; against BENCH_STACK_BASE's stack if set.
+10. Players' records (tests/bench/records.py): leaderboard, history and profile pages with
    100,000 players and 1,000,000 finished games, p50/p99; finished games rated per second.
 
 It makes its own database (dropped at the end, also on failure) and its own Redis stream
@@ -76,6 +78,7 @@ from services.game.service import GameService  # noqa: E402
 from tests.bench import bots, clocks, records, sse, stack_cost, webhooks  # noqa: E402
 from tests.bench.actions_load import LevelStats, play, refill  # noqa: E402
 from tests.bench.bots import _session_ticks  # noqa: E402
+from tests.bench.proc import backend_ticks as _backend_ticks  # noqa: E402
 from tests.bench.proc import postgres_ticks as _postgres_ticks  # noqa: E402
 from tests.bench.proc import ticks as _ticks  # noqa: E402
 
@@ -134,25 +137,6 @@ def _machine_ticks() -> tuple[int, int]:
         return 0, 0
     idle = vals[3] + vals[4]  # idle + iowait
     return sum(vals) - idle, sum(vals)
-
-
-def _backend_ticks(database: str) -> int:
-    """Jiffies of the Postgres backends connected to `database` (their process titles say
-    so); a backend gone since the last sample takes its ticks with it, so this suits
-    long-lived pools (the game service's), not a connection per query."""
-    total = 0
-    needle = f" {database} ".encode()
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/cmdline", "rb") as f:
-                title = f.read()
-        except OSError:
-            continue
-        if title.startswith(b"postgres:") and needle in title:
-            total += _ticks(int(d))
-    return total
 
 
 class CpuMeter:

@@ -55,13 +55,14 @@ import msgspec  # noqa: E402
 
 from tests.bench import bots  # noqa: E402
 from tests.bench.actions_load import LevelStats  # noqa: E402
-from tests.bench.proc import postgres_ticks, ticks  # noqa: E402
+from tests.bench.proc import backend_ticks, postgres_ticks, ticks  # noqa: E402
 
 ADMIN_DSN = os.environ.get("BENCH_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 WARMUP_S = float(os.environ.get("BENCH_WARMUP_S", "2"))
 MEASURE_S = float(os.environ.get("BENCH_STACK_S", "15"))
 CLIENT_PROCS = int(os.environ.get("BENCH_CLIENT_PROCS", "2"))
+EXPLAIN = os.environ.get("BENCH_EXPLAIN", "1") != "0"  # the append's plan, as a note
 HZ = os.sysconf("SC_CLK_TCK")
 Out = Callable[..., None]
 
@@ -167,12 +168,14 @@ async def one_side(root: Path, clients: int, prepared: int) -> dict[str, float]:
             if statements:
                 await db.execute("SELECT pg_stat_statements_reset()")
             hot_a = await _turn_updates(db)
-            a = stack.cpu(), redis_ticks(), time.monotonic()
+            database = dsn.rsplit("/", 1)[1]
+            a = stack.cpu(), redis_ticks(), time.monotonic(), backend_ticks(database)
             await asyncio.sleep(max(0.0, end - time.monotonic()))
-            b = stack.cpu(), redis_ticks(), time.monotonic()
+            b = stack.cpu(), redis_ticks(), time.monotonic(), backend_ticks(database)
             await asyncio.sleep(1.0)  # table statistics reach the views within a second
             hot_b = await _turn_updates(db)
             top = await _top_statements(db) if statements else []
+            plan = await _explain_append(db)
             await db.close()
             st = LevelStats()
             for proc in procs:
@@ -194,7 +197,10 @@ async def one_side(root: Path, clients: int, prepared: int) -> dict[str, float]:
         # stack.cpu(): seconds per process (its session) and "postgres"
         per = {name: (b[0][name] - a[0].get(name, 0)) * 1000 / moves for name in b[0]}
         per["redis"] = (b[1] - a[1]) / HZ * 1000 / moves
+        # of which the stack's own connections (the rest: WAL writer, checkpointer, vacuum)
+        backends = (b[3] - a[3]) / HZ * 1000 / moves
         per["total"] = sum(per.values())
+        per["postgres_backends"] = backends
         per["side_processes"] = per["total"] - per["game"] - per["postgres"] - per["redis"]
         per["moves_per_s"] = moves / (b[2] - a[2])
         per["post_p50_ms"] = _pct(st.post_ms, 0.5)
@@ -203,6 +209,10 @@ async def one_side(root: Path, clients: int, prepared: int) -> dict[str, float]:
         per["non_200"] = float(sum(v for k, v in st.statuses.items() if k != 200))
         updates = hot_b[0] - hot_a[0]
         per["turns_hot_update_share"] = (hot_b[1] - hot_a[1]) / updates if updates else 0.0
+        if EXPLAIN:
+            _note("  the append of a two-event command, EXPLAIN (ANALYZE, BUFFERS):")
+            for line in plan:
+                _note(f"    {line}")
         for calls, ms, hit, dirtied, query in top:
             _note(
                 f"  {calls / moves:6.2f} calls/move {ms / moves:7.4f} ms/move "
@@ -244,6 +254,30 @@ async def _top_statements(db: asyncpg.Connection, n: int = 10) -> list[tuple[Any
         n,
     )
     return [tuple(r) for r in rows]
+
+
+async def _explain_append(db: asyncpg.Connection) -> list[str]:
+    """The event store's append with its `turns` row (infra/eventstore/postgres.py) of a
+    two-event command to an active game of the run, planned and run in a transaction that
+    is rolled back."""
+    from infra.eventstore.postgres import _INSERT_WITH_TURN
+
+    row = await db.fetchrow(
+        "SELECT game_id::text AS g, version, to_act FROM turns WHERE status = 'active' LIMIT 1"
+    )
+    if row is None:
+        return ["(no active game)"]
+    meta = '{"batch": 2, "batch_end": false, "status": "active", "to_act": [1]}'
+    args = [f"game-{row['g']}", row["version"], [uuid.uuid4(), uuid.uuid4()], ["a", "b"],
+            ['{"x": 1}', '{"y": 2}'], [meta, meta], row["g"], None, "itty-bitty", "active",
+            [1], "{}", "{}", None, [], False]  # fmt: skip
+    tx = db.transaction()
+    await tx.start()
+    try:
+        rows = await db.fetch(f"EXPLAIN (ANALYZE, BUFFERS) {_INSERT_WITH_TURN}", *args)
+    finally:
+        await tx.rollback()
+    return [r[0] for r in rows]
 
 
 async def insert_floor(clients: int, seconds: float = 6.0) -> float:
