@@ -121,6 +121,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # batch): an event reaches the games stream within it. No notification per append
     # (migration 010; docs/operations.md "Scale-out and connection budgets").
     relay_poll_s: float = 0.05
+    # After a batch the relay lets the next commands gather before it reads again: a quarter
+    # of this after a batch of one command, all of it after four or more. Busy, it
+    # reads and publishes several commands in one round trip each (it was a read, a script
+    # and a checkpoint per doorbell ring: a tenth of a ms of CPU a move); quiet, a command
+    # waits 2.5 ms more to reach the streams.
+    relay_linger_s: float = 0.01
     # After a short batch the dispatcher lets the next one gather this long if the batch
     # held the bots of two games or more, a quarter of it otherwise (services/bots/
     # dispatcher.py, _weight): a few ms of a bot's reply buy reads of several commands'
@@ -130,6 +136,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # The same for the games stream's readers off a move's path, the lobby (rooms started
     # and finished) and the notifier (webhooks): a little later, in fewer round trips.
     follow_linger_s: float = 0.05
+    # The game services' tail of the games stream (a move made through another replica to
+    # this one's long-polls and live feeds, players' news), likewise: a quarter of it after
+    # one entry. Its own moves wake its readers at once, without the stream.
+    tail_linger_s: float = 0.01
 
     stream_key: str = ""  # signs commands on the streams; derived from the signing key when empty
 
@@ -240,6 +250,8 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         redis_health_check_s=float(e.get("REDIS_HEALTH_CHECK_S", defaults.redis_health_check_s)),
         relay_lock_timeout_s=float(e.get("RELAY_LOCK_TIMEOUT_S", defaults.relay_lock_timeout_s)),
         relay_poll_s=float(e.get("RELAY_POLL_S", defaults.relay_poll_s)),
+        relay_linger_s=float(e.get("RELAY_LINGER_S", defaults.relay_linger_s)),
         dispatch_linger_s=float(e.get("DISPATCH_LINGER_S", defaults.dispatch_linger_s)),
         follow_linger_s=float(e.get("FOLLOW_LINGER_S", defaults.follow_linger_s)),
+        tail_linger_s=float(e.get("TAIL_LINGER_S", defaults.tail_linger_s)),
     )

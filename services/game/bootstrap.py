@@ -102,7 +102,8 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         ),
     ]
     tasks = [asyncio.create_task(c.run()) for c in consumers]
-    tasks.append(asyncio.create_task(follow_games_stream(streams, settings.stream(GAMES), waiters)))
+    follow = follow_games_stream(streams, settings.stream(GAMES), waiters, settings.tail_linger_s)
+    tasks.append(asyncio.create_task(follow))
     app.state.background = tasks
     try:
         yield

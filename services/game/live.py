@@ -77,24 +77,35 @@ class Waiters:
         return lambda: self._listeners.remove(listener)
 
 
-async def follow_games_stream(streams: Streams, stream: str, waiters: Waiters) -> None:
+async def follow_games_stream(
+    streams: Streams, stream: str, waiters: Waiters, linger_s: float = 0.0
+) -> None:
     """Moves made through another instance reach this one's waiters via the relay."""
-    await follow_envelopes(streams, stream, waiters.heard)
+    await follow_envelopes(streams, stream, waiters.heard, linger_s)
 
 
 async def follow_envelopes(
-    streams: Streams, stream: str, heard: Callable[[GameEvent], None]
+    streams: Streams, stream: str, heard: Callable[[GameEvent], None], linger_s: float = 0.0
 ) -> None:
     """Every envelope published on `stream` from now on, to `heard`, in order (a tail, not a
     consumer group: each process hears everything)."""
-    await follow_stream(streams, stream, msgspec.json.Decoder(GameEvent), heard)
+    await follow_stream(streams, stream, msgspec.json.Decoder(GameEvent), heard, linger_s)
+
+
+TAIL_COUNT = 100  # entries a read of a tail takes at most
 
 
 async def follow_stream(
-    streams: Streams, stream: str, decoder: msgspec.json.Decoder[T], heard: Callable[[T], None]
+    streams: Streams,
+    stream: str,
+    decoder: msgspec.json.Decoder[T],
+    heard: Callable[[T], None],
+    linger_s: float = 0.0,
 ) -> None:
     """Every message published on `stream` from now on, decoded, to `heard`, in order; one
-    that does not decode is skipped."""
+    that does not decode is skipped. After a short read, `linger_s` lets the next entries
+    gather (a quarter of it after one entry, all of it after four or more), so that a busy
+    stream is read in a few round trips a second, not one per entry."""
     last: str | None = None  # a concrete id: "$" would skip what lands between two reads
     while True:
         try:
@@ -111,6 +122,8 @@ async def follow_stream(
             last = m.id
             with contextlib.suppress(msgspec.DecodeError):
                 heard(decoder.decode(m.payload))
+        if linger_s and 0 < len(messages) < TAIL_COUNT:
+            await asyncio.sleep(linger_s * min(len(messages), 4) / 4)
 
 
 class _Game:

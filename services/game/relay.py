@@ -178,10 +178,12 @@ class FencedRelay:
         self.lifecycle = lifecycle or f"{prefix}{LIFECYCLE}"
         self.key = f"{stream}:relayed"
         self.at: Checkpoint | None = None
+        self.published = 0  # commands the last batch published
         # The Postgres checkpoint is read only when Redis lost the stream's position (its
-        # own, moved with every publish, is what a relay goes on from): saved at most every
-        # `checkpoint_every_s` while busy, and as soon as the outbox is quiet, not once a
-        # batch. Going on from a lagging one publishes again what consumers dedupe anyway.
+        # own, moved with every publish, is what a relay goes on from): saved with a batch at
+        # most every `checkpoint_every_s`, and by the loop once the outbox stayed quiet for a
+        # poll and at a stop, not once a batch. Going on from a lagging one publishes again
+        # what the consumers dedupe anyway.
         self.checkpoint_every_s = checkpoint_every_s
         self._saved: Checkpoint | None = None
         self._saved_at = -math.inf
@@ -214,7 +216,6 @@ class FencedRelay:
         assert self.at is not None, "start() first"
         batch = await _batch(self.outbox, self.at, limit)
         if not batch:
-            await self.save_checkpoint()  # quiet: the checkpoint catches up
             return 0
         reached = batch[-1][0]
         position = _position(reached, batch[-1][1].recorded_at)
@@ -230,12 +231,14 @@ class FencedRelay:
         if int(published) < 0:
             raise Superseded(f"{self.stream} moved past {self.known or 'nothing'}")
         self.at, self.known = reached, position
+        self.published = len(routed) // 2
         if time.monotonic() - self._saved_at >= self.checkpoint_every_s:
             await self.save_checkpoint()
         return len(batch)
 
     async def save_checkpoint(self) -> None:
-        """The Postgres checkpoint moved to where the stream is, if it lags."""
+        """The Postgres checkpoint moved to where the stream is, if it lags (the relay's loop
+        calls it when the outbox stayed quiet for a poll, and when it stops)."""
         if self.at is not None and self.at != self._saved:
             await self.outbox.save_checkpoint(self.consumer, self.at)
             self._saved, self._saved_at = self.at, time.monotonic()
@@ -370,9 +373,15 @@ async def _relay(settings: Settings, stop: asyncio.Event, poll_seconds: float) -
             while not stop.is_set():
                 wake.clear()  # a ring while reading is heard after
                 if await relay.once():
+                    # let the next commands gather (a quarter of the linger after a batch
+                    # of one, all of it after four or more): one read, one script for them
+                    await asyncio.sleep(settings.relay_linger_s * min(relay.published, 4) / 4)
                     continue
-                with contextlib.suppress(TimeoutError):
+                try:
                     await asyncio.wait_for(wake.wait(), poll_seconds)
+                except TimeoutError:  # quiet for a poll: the checkpoint catches up
+                    await relay.save_checkpoint()
+            await relay.save_checkpoint()
         finally:
             listener.cancel()
             await asyncio.gather(listener, return_exceptions=True)
