@@ -287,6 +287,66 @@ async def refill(games: Any, http: httpx.AsyncClient, clients: int, end: float) 
             await asyncio.sleep(0.1)
 
 
+async def spawn(
+    url: str,
+    redis_url: str,
+    prefix: str,
+    secret: str,
+    clients: int,
+    prepared: int,
+    processes: int,
+    tag: str,
+    pace: float = 0.0,
+    ready_s: float = 120.0,
+) -> list[asyncio.subprocess.Process]:
+    """Start `processes` load processes (this module's `_main`) with their shares of
+    `clients` and of `prepared` games, and wait until each has its games and says `ready`;
+    then the caller writes `warm_end end` to each one's stdin and reads its result line.
+    `pace`: the clients' cycles a second together (each its share). On failure the
+    processes started are killed."""
+    n = max(1, min(processes, clients))
+    shares = [clients // n + (1 if k < clients % n else 0) for k in range(n)]
+    procs: list[asyncio.subprocess.Process] = []
+    try:
+        for k, share in enumerate(shares):
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "tests.bench.actions_load",
+                cwd=ROOT,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                limit=1 << 26,  # the result is one JSON line of every timing
+            )
+            procs.append(proc)
+            job = {
+                "url": url,
+                "redis_url": redis_url,
+                "prefix": prefix,
+                "secret": secret,
+                "tag": f"{tag}p{k}-",
+                "clients": share,
+                "prepared": max(share, prepared * share // clients),
+                "seed": 1000 * k,
+                "pace": pace / clients,  # each client's share of the cycles a second
+            }
+            assert proc.stdin is not None
+            proc.stdin.write(_json.encode(job) + b"\n")
+            await proc.stdin.drain()
+        for proc in procs:
+            assert proc.stdout is not None
+            line = await asyncio.wait_for(proc.stdout.readline(), ready_s)
+            if line.strip() != b"ready":
+                raise RuntimeError(f"load process not ready: {line[:300]!r}")
+    except BaseException:
+        for proc in procs:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+        raise
+    return procs
+
+
 async def _main() -> None:
     from infra.streams.redis import RedisStreams
     from tests.bench.run import Games

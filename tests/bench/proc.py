@@ -15,20 +15,26 @@ def ticks(pid: int) -> int:
         return 0
 
 
-def postgres_ticks() -> int:
-    """Jiffies of every Postgres process on the machine."""
+def named_ticks(*names: str) -> int:
+    """Jiffies of every process on the machine whose name (/proc/<pid>/comm) is one of
+    `names`."""
     total = 0
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
         try:
             with open(f"/proc/{d}/comm") as f:
-                if f.read().strip() not in ("postgres", "postmaster"):
+                if f.read().strip() not in names:
                     continue
         except OSError:
             continue
         total += ticks(int(d))
     return total
+
+
+def postgres_ticks() -> int:
+    """Jiffies of every Postgres process on the machine."""
+    return named_ticks("postgres", "postmaster")
 
 
 def backend_ticks(database: str) -> int:

@@ -76,7 +76,7 @@ from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
 from services.game.service import GameService  # noqa: E402
 from tests.bench import bots, clocks, records, sse, stack_cost, webhooks  # noqa: E402
-from tests.bench.actions_load import LevelStats, play, refill  # noqa: E402
+from tests.bench.actions_load import LevelStats, play, refill, spawn  # noqa: E402
 from tests.bench.bots import _session_ticks  # noqa: E402
 from tests.bench.proc import backend_ticks as _backend_ticks  # noqa: E402
 from tests.bench.proc import postgres_ticks as _postgres_ticks  # noqa: E402
@@ -459,41 +459,14 @@ async def _process_clients(
     pace: float = 0.0,
 ) -> dict[str, tuple[float, ...]]:
     n = max(1, min(CLIENT_PROCS, clients))
-    shares = [clients // n + (1 if k < clients % n else 0) for k in range(n)]
     procs: list[asyncio.subprocess.Process] = []
     marks: dict[str, tuple[float, ...]] = {}
     t = time.monotonic()
     try:
-        for k, share in enumerate(shares):
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "tests.bench.actions_load",
-                cwd=ROOT,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                limit=1 << 26,  # the result is one JSON line of every timing
-            )
-            procs.append(proc)
-            job = {
-                "url": svc.url,
-                "redis_url": REDIS_URL,
-                "prefix": prefix,
-                "secret": SECRET,
-                "tag": f"c{clients}w{svc.workers}p{k}-",
-                "clients": share,
-                "prepared": max(share, prepared * share // clients),
-                "seed": 1000 * k,
-                "pace": pace / clients,  # each client's share of the cycles a second
-            }
-            assert proc.stdin is not None
-            proc.stdin.write(_json.encode(job) + b"\n")
-            await proc.stdin.drain()
-        for proc in procs:
-            assert proc.stdout is not None
-            line = await asyncio.wait_for(proc.stdout.readline(), 120)
-            if line.strip() != b"ready":
-                raise RuntimeError(f"load process not ready: {line[:300]!r}")
+        procs = await spawn(
+            svc.url, REDIS_URL, prefix, SECRET, clients, prepared, CLIENT_PROCS,
+            f"c{clients}w{svc.workers}", pace,
+        )  # fmt: skip
         note(f"c{clients}: {prepared} games ready in {time.monotonic() - t:.1f}s ({n} processes)")
         cpu.clients = [p.pid for p in procs]
         warm_end = time.monotonic() + WARMUP_S

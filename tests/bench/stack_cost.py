@@ -37,7 +37,6 @@ import contextlib
 import os
 import secrets
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -54,8 +53,8 @@ import asyncpg  # noqa: E402
 import msgspec  # noqa: E402
 
 from tests.bench import bots  # noqa: E402
-from tests.bench.actions_load import LevelStats  # noqa: E402
-from tests.bench.proc import backend_ticks, postgres_ticks, ticks  # noqa: E402
+from tests.bench.actions_load import LevelStats, spawn  # noqa: E402
+from tests.bench.proc import backend_ticks, named_ticks, postgres_ticks  # noqa: E402
 
 ADMIN_DSN = os.environ.get("BENCH_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -90,18 +89,7 @@ def _note(text: str) -> None:
 
 def redis_ticks() -> int:
     """Jiffies of every Redis (or Valkey) server process on the machine."""
-    total = 0
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/comm") as f:
-                if f.read().strip() not in ("redis-server", "valkey-server"):
-                    continue
-        except OSError:
-            continue
-        total += ticks(int(d))
-    return total
+    return named_ticks("redis-server", "valkey-server")
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -124,37 +112,10 @@ async def one_side(root: Path, clients: int, prepared: int) -> dict[str, float]:
         try:
             game_url = f"http://127.0.0.1:{env['GAME_PORT']}"
             await bots._wait_healthy(game_url)
-            n = max(1, min(CLIENT_PROCS, clients))
-            shares = [clients // n + (1 if k < clients % n else 0) for k in range(n)]
-            for k, share in enumerate(shares):
-                proc = await asyncio.create_subprocess_exec(
-                    sys.executable,
-                    "-m",
-                    "tests.bench.actions_load",
-                    cwd=ROOT,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    limit=1 << 26,
-                )
-                procs.append(proc)
-                job = {
-                    "url": game_url,
-                    "redis_url": REDIS_URL,
-                    "prefix": prefix,
-                    "secret": secret,
-                    "tag": f"s{k}-",
-                    "clients": share,
-                    "prepared": max(share, prepared * share // clients),
-                    "seed": 1000 * k,
-                }
-                assert proc.stdin is not None
-                proc.stdin.write(msgspec.json.encode(job) + b"\n")
-                await proc.stdin.drain()
-            for proc in procs:
-                assert proc.stdout is not None
-                line = await asyncio.wait_for(proc.stdout.readline(), 180)
-                if line.strip() != b"ready":
-                    raise RuntimeError(f"load process not ready: {line[:300]!r}")
+            procs = await spawn(
+                game_url, REDIS_URL, prefix, secret, clients, prepared, CLIENT_PROCS, "s",
+                ready_s=180,
+            )  # fmt: skip
             await asyncio.sleep(1.0)  # the set-up's news drained by the side processes
             warm_end = time.monotonic() + WARMUP_S
             end = warm_end + MEASURE_S
