@@ -347,6 +347,27 @@ async def spawn(
     return procs
 
 
+async def begin(
+    procs: list[asyncio.subprocess.Process], warmup_s: float, measure_s: float
+) -> tuple[float, float]:
+    """Tell the load processes of `spawn` their window, from now: (warm_end, end)."""
+    warm_end = time.monotonic() + warmup_s
+    end = warm_end + measure_s
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write(f"{warm_end} {end}\n".encode())
+        await proc.stdin.drain()
+    return warm_end, end
+
+
+async def results(procs: list[asyncio.subprocess.Process], into: LevelStats) -> None:
+    """Each load process' result line, merged into `into`, and its exit."""
+    for proc in procs:
+        assert proc.stdout is not None
+        into.merge(_decode(await asyncio.wait_for(proc.stdout.readline(), 60)))
+        await proc.wait()
+
+
 async def _main() -> None:
     from infra.streams.redis import RedisStreams
     from tests.bench.run import Games

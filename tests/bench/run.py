@@ -76,7 +76,7 @@ from services.game.live import Waiters  # noqa: E402
 from services.game.repository import GameRecord, PostgresGamesRepository, stream_id  # noqa: E402
 from services.game.service import GameService  # noqa: E402
 from tests.bench import bots, clocks, records, sse, stack_cost, webhooks  # noqa: E402
-from tests.bench.actions_load import LevelStats, play, refill, spawn  # noqa: E402
+from tests.bench.actions_load import LevelStats, begin, play, refill, results, spawn  # noqa: E402
 from tests.bench.bots import _session_ticks  # noqa: E402
 from tests.bench.proc import backend_ticks as _backend_ticks  # noqa: E402
 from tests.bench.proc import postgres_ticks as _postgres_ticks  # noqa: E402
@@ -469,23 +469,14 @@ async def _process_clients(
         )  # fmt: skip
         note(f"c{clients}: {prepared} games ready in {time.monotonic() - t:.1f}s ({n} processes)")
         cpu.clients = [p.pid for p in procs]
-        warm_end = time.monotonic() + WARMUP_S
-        end = warm_end + MEASURE_S
-        for proc in procs:
-            assert proc.stdin is not None
-            proc.stdin.write(f"{warm_end} {end}\n".encode())
-            await proc.stdin.drain()
+        warm_end, end = await begin(procs, WARMUP_S, MEASURE_S)
         metering = asyncio.create_task(_meter(cpu, warm_end, end, marks))
         while time.monotonic() < end:
             if not svc.alive():
                 raise RuntimeError(f"game service died:\n{svc.tail()}")
             await asyncio.sleep(0.5)
         await metering
-        for proc in procs:
-            assert proc.stdout is not None
-            line = await asyncio.wait_for(proc.stdout.readline(), 60)
-            st.merge(_decode(line))
-            await proc.wait()
+        await results(procs, st)
     finally:
         cpu.clients = []
         for proc in procs:

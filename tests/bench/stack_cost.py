@@ -50,10 +50,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import asyncpg  # noqa: E402
-import msgspec  # noqa: E402
 
 from tests.bench import bots  # noqa: E402
-from tests.bench.actions_load import LevelStats, spawn  # noqa: E402
+from tests.bench.actions_load import LevelStats, begin, results, spawn  # noqa: E402
 from tests.bench.proc import backend_ticks, named_ticks, postgres_ticks  # noqa: E402
 
 ADMIN_DSN = os.environ.get("BENCH_ADMIN_DSN", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -117,12 +116,7 @@ async def one_side(root: Path, clients: int, prepared: int) -> dict[str, float]:
                 ready_s=180,
             )  # fmt: skip
             await asyncio.sleep(1.0)  # the set-up's news drained by the side processes
-            warm_end = time.monotonic() + WARMUP_S
-            end = warm_end + MEASURE_S
-            for proc in procs:
-                assert proc.stdin is not None
-                proc.stdin.write(f"{warm_end} {end}\n".encode())
-                await proc.stdin.drain()
+            warm_end, end = await begin(procs, WARMUP_S, MEASURE_S)
             db = await asyncpg.connect(dsn)
             statements = await _statements_on(db)
             await asyncio.sleep(max(0.0, warm_end - time.monotonic()))
@@ -139,10 +133,7 @@ async def one_side(root: Path, clients: int, prepared: int) -> dict[str, float]:
             plan = await _explain_append(db)
             await db.close()
             st = LevelStats()
-            for proc in procs:
-                assert proc.stdout is not None
-                st.merge(msgspec.json.decode(await asyncio.wait_for(proc.stdout.readline(), 60)))
-                await proc.wait()
+            await results(procs, st)
             if dead := stack.alive():
                 raise RuntimeError(f"stack processes died: {dead}; see {log}")
         finally:
