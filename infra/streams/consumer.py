@@ -53,6 +53,9 @@ class Consumer:
 
     `prepare` (without a key) sees each batch before its messages are handled.
 
+    With a key, handled messages are acked together: those handled within `ack_linger_s` of
+    the first in one XACK.
+
     `retired`: groups the stream no longer has (contracts.streams.RETIRED_GROUPS), which
     its trims do not wait for.
 
@@ -86,6 +89,7 @@ class Consumer:
         prepare: Prepare | None = None,
         linger_s: float = 0.0,
         retired: Sequence[str] = (),
+        ack_linger_s: float = 0.002,
     ) -> None:
         self.streams, self.stream, self.group, self.name = streams, stream, group, name
         if prepare is not None and key is not None:
@@ -109,6 +113,9 @@ class Consumer:
         self._inflight: dict[str, asyncio.Task[None]] = {}  # message id -> its handling
         self._lanes: dict[Hashable, asyncio.Task[None]] = {}  # key -> its last handling
         self._freed = asyncio.Event()
+        self._acks: list[Message] = []  # handled (keyed), their XACK to come
+        self._acking: asyncio.Task[None] | None = None
+        self.ack_linger_s = ack_linger_s
         # an entry is stale only after min_idle_ms: looking more often than that finds nothing
         self.claim_every_s = (
             min(1.0, min_idle_ms / 1000) if claim_every_s is None else claim_every_s
@@ -198,6 +205,8 @@ class Consumer:
             started = self._dispatch(messages)
             if started:
                 await asyncio.wait(started)
+                if self._acking is not None:  # and their acks
+                    await asyncio.gather(self._acking, return_exceptions=True)
         return len(messages)
 
     async def _fetch(self, count: int) -> list[Message]:
@@ -250,7 +259,29 @@ class Consumer:
     async def _in_turn(self, before: asyncio.Task[None] | None, message: Message) -> None:
         if before is not None:
             await asyncio.wait([before])  # its outcome is its own; only the order matters
-        await self.handle(message)
+        if await self._handle(message):
+            self._ack_soon(message)
+
+    def _ack_soon(self, message: Message) -> None:
+        """Ack a handled message with the others handled within `ack_linger_s`, in one XACK
+        (a keyed consumer's lanes finish one by one: an XACK each was a round trip each).
+        Its effect is done: a later ack only widens the window in which a crash would
+        redeliver it, which every handler tolerates (at-least-once)."""
+        self._acks.append(message)
+        if self._acking is None or self._acking.done():
+            self._acking = asyncio.create_task(self._flush_acks())
+
+    async def _flush_acks(self) -> None:
+        await asyncio.sleep(self.ack_linger_s)
+        while self._acks:
+            batch, self._acks = self._acks, []
+            ids = [m.id for m in batch]
+            try:
+                await self._through_outages(
+                    batch[0], lambda ids=ids: self.streams.ack(self.stream, self.group, *ids)
+                )
+            except Exception as exc:  # left pending: handed back after min_idle_ms
+                log.warning("%s/%s: acking %d: %r", self.stream, self.group, len(ids), exc)
 
     def _finished(self, task: asyncio.Task[None], *, message: Message, lane: Hashable) -> None:
         self._inflight.pop(message.id, None)
@@ -262,12 +293,15 @@ class Consumer:
             log.warning("%s/%s: %s: %r", self.stream, self.group, message.id, exc)
 
     async def _drain(self) -> None:
-        """Wait for the messages in flight; cancelled, cancel them (left pending, redelivered)."""
+        """Wait for the messages in flight, then their acks; cancelled, cancel them (left
+        pending, redelivered)."""
         tasks = list(self._inflight.values())
-        if not tasks:
-            return
         try:
-            await asyncio.gather(*tasks, return_exceptions=True)
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+            if self._acking is not None:
+                tasks.append(self._acking)
+                await asyncio.gather(self._acking, return_exceptions=True)
         except asyncio.CancelledError:
             for task in tasks:
                 task.cancel()

@@ -449,6 +449,34 @@ async def test_a_batch_is_acked_in_one_round_trip_and_a_failure_stays_pending(
     assert await pending(streams, name, "g") == {ids[1]: 1}
 
 
+async def test_lanes_finished_together_are_acked_in_one_round_trip(
+    streams: Streams, name: str
+) -> None:
+    """A keyed consumer acks what its lanes handled within the ack linger in one XACK, each
+    after its handler; the failure stays pending."""
+    acks: list[tuple[str, ...]] = []
+    ack = streams.ack
+
+    async def counting_ack(stream: str, group: str, *ids: str) -> None:
+        acks.append(ids)
+        await ack(stream, group, *ids)
+
+    async def handler(m: Message) -> None:
+        await asyncio.sleep(0.001 * int(m.payload.split(b":")[1]))
+        if m.payload.endswith(b"bad"):
+            raise ValueError("not a move")
+
+    streams.ack = counting_ack  # type: ignore[method-assign]
+    c = Consumer(streams, name, "g", "c", handler, key=lane_of, concurrency=8,
+                 min_idle_ms=60_000, ack_linger_s=0.05, **FAST)  # fmt: skip
+    await streams.ensure_group(name, "g")
+    ids = [await streams.publish(name, b"%d:%d" % (n, n)) for n in range(6)]
+    bad = await streams.publish(name, b"6:1:bad")
+    assert await c.step() == 7  # the round waits for its handlers and their acks
+    assert acks == [tuple(ids)]  # in the order they finished: here the order they came in
+    assert await pending(streams, name, "g") == {bad: 1}
+
+
 async def test_a_busy_consumer_looks_for_stale_entries_once_a_second_an_idle_one_each_read(
     streams: Streams, name: str
 ) -> None:
