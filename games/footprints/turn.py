@@ -31,7 +31,7 @@ from games.footprints.goals import complete
 from games.footprints.leaders import lead
 from games.footprints.legal_builds import builds
 from games.footprints.model import (
-    Action,
+    Bottom,
     BuildCavePainting,
     BuildEngraving,
     DiscardFire,
@@ -59,13 +59,13 @@ def play(t: Table, seat: int, action: Play) -> None:
     t.emit(CardPlayed(seat=seat, card=action.card, fire=action.fire))
 
 
-def act(t: Table, seat: int, action: Action) -> None:
+def act(t: Table, seat: int, action: Top | Bottom | Lead) -> None:
     """Step 2: the follower's top or bottom action (both, with such a fire card), or the
     leader's ability."""
     turn = t.state.turn
     assert turn is not None and turn.card is not None
     card = clan_card(t.content, turn.card)
-    any_skill = list(getattr(action, "any_skill", ()))
+    any_skill = list(action.any_skill)
     if isinstance(card, Leader):
         if not isinstance(action, Lead):
             raise illegal("lead_with_leader", "a leader's turn is a `lead` action")
@@ -91,47 +91,47 @@ def after_action(t: Table, seat: int) -> None:
     t.settle(seat)
 
 
-def build(t: Table, seat: int, action: Action) -> None:
-    """Step 3 (optional): one creation (the Carver's turn: two)."""
+def build(t: Table, seat: int, action: BuildEngraving | BuildCavePainting | Skip) -> None:
+    """Step 3 (optional): one creation (the Carver's turn: two). Rules._step brings only
+    this step's actions."""
     turn = t.state.turn
     assert turn is not None
     if isinstance(action, Skip):
         t.emit(StepDone(seat=seat, phase="power"))
         return
-    any_skill = list(getattr(action, "any_skill", ()))
+    any_skill = list(action.any_skill)
     p = t.player(seat)
     if p.position is None:
         raise illegal("on_cairn_track", "your figure is on the cairn track")
     board = t.board_card(seat)
     figures = t.figures()
-    match action:
-        case BuildEngraving(terrain=terrain, at=at):
-            if terrain in p.engravings:
-                raise illegal("already_built", f"your {terrain} engraving is built")
-            spaces = engraving_spaces(t.board, p.position, terrain, figures | t.creations())
-            if at not in spaces:
-                raise illegal(
-                    "not_eligible",
-                    f"an engraving goes on a {terrain} space next to you with no icon, "
-                    "figure, creation or cairn",
-                )
-            t.pay(seat, board.engravings[terrain].cost, f"the {terrain} engraving")
-            t.emit(EngravingBuilt(seat=seat, terrain=terrain, at=at))
-            near = creation_bonuses(t.board, [at], figures)
-        case BuildCavePainting(site=site):
-            if p.cave_site is not None:
-                raise illegal("already_built", "your cave painting is built")
-            cave = t.board.caves.get(site)
-            painted = {q.cave_site for q in t.state.players}
-            if cave is None or site not in dict(t.state.caves) or site in painted:
-                raise illegal("no_cave_token", f"no unoccupied cave token at {site}")
-            if p.position not in cave.touches:
-                raise illegal("not_adjacent", "the cave token must be next to your figure")
-            t.pay(seat, board.cave_painting.cost, "the cave painting")
-            t.emit(CavePaintingBuilt(seat=seat, site=site))
-            near = sorted(q for q in cave.touches if q not in figures and t.board.places[q].bonus)
-        case _:
-            raise illegal("not_now", f"{type(action).__name__} is not step 3")
+    if isinstance(action, BuildEngraving):
+        terrain, at = action.terrain, action.at
+        if terrain in p.engravings:
+            raise illegal("already_built", f"your {terrain} engraving is built")
+        spaces = engraving_spaces(t.board, p.position, terrain, figures | t.creations())
+        if at not in spaces:
+            raise illegal(
+                "not_eligible",
+                f"an engraving goes on a {terrain} space next to you with no icon, "
+                "figure, creation or cairn",
+            )
+        t.pay(seat, board.engravings[terrain].cost, f"the {terrain} engraving")
+        t.emit(EngravingBuilt(seat=seat, terrain=terrain, at=at))
+        near = creation_bonuses(t.board, [at], figures)
+    else:
+        site = action.site
+        if p.cave_site is not None:
+            raise illegal("already_built", "your cave painting is built")
+        cave = t.board.caves.get(site)
+        painted = {q.cave_site for q in t.state.players}
+        if cave is None or site not in dict(t.state.caves) or site in painted:
+            raise illegal("no_cave_token", f"no unoccupied cave token at {site}")
+        if p.position not in cave.touches:
+            raise illegal("not_adjacent", "the cave token must be next to your figure")
+        t.pay(seat, board.cave_painting.cost, "the cave painting")
+        t.emit(CavePaintingBuilt(seat=seat, site=site))
+        near = sorted(q for q in cave.touches if q not in figures and t.board.places[q].bonus)
     t.collect(seat, [b for q in near if (b := t.board.places[q].bonus) is not None], any_skill)
     built = t.state.turn
     assert built is not None
@@ -140,13 +140,11 @@ def build(t: Table, seat: int, action: Action) -> None:
     t.settle(seat)
 
 
-def power(t: Table, seat: int, action: Action) -> None:
+def power(t: Table, seat: int, action: UsePower | Skip) -> None:
     """Step 4 (optional): one revealed engraving power, once per resource paid."""
     if isinstance(action, Skip):
         t.emit(StepDone(seat=seat, phase="discard"))
         return
-    if not isinstance(action, UsePower):
-        raise illegal("not_now", f"{type(action).__name__} is not step 4")
     if action.terrain not in t.player(seat).engravings:
         raise illegal("power_not_revealed", f"build your {action.terrain} engraving first")
     resource = t.board_card(seat).engravings[action.terrain].power
@@ -159,10 +157,8 @@ def power(t: Table, seat: int, action: Action) -> None:
     t.settle(seat)
 
 
-def discard(t: Table, seat: int, action: Action) -> None:
+def discard(t: Table, seat: int, action: DiscardFire) -> None:
     """Step 5: down to three fire cards."""
-    if not isinstance(action, DiscardFire):
-        raise illegal("not_now", f"{type(action).__name__} is not step 5")
     hand = t.player(seat).fire_hand
     excess = len(hand) - FIRE_HAND_LIMIT
     if len(set(action.cards)) != len(action.cards) or not set(action.cards) <= set(hand):

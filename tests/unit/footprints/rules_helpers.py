@@ -81,10 +81,17 @@ def run(state: State, seat: int, *actions: Any) -> tuple[list[Event], State]:
     return out, state
 
 
-def refused(state: State, seat: int, action: Any) -> str:
+def refusal(state: State, seat: int, action: Any) -> tuple[str, str]:
+    """The refusal's code and the reason a player reads (never empty)."""
     with pytest.raises(IllegalAction) as err:
         REAL.decide(state, seat, action, Picks())
-    return err.value.code
+    assert isinstance(err.value.message, str) and err.value.message.strip(), err.value.code
+    return err.value.code, err.value.message
+
+
+def refused(state: State, seat: int, action: Any) -> str:
+    """The refusal's code (and it has a reason to show)."""
+    return refusal(state, seat, action)[0]
 
 
 def of(kind: type, events: Sequence[Event]) -> list[Any]:

@@ -50,6 +50,7 @@ from tests.unit.footprints.rules_helpers import (
     of,
     play,
     played,
+    refusal,
     refused,
     run,
     table,
@@ -137,7 +138,10 @@ def test_building_is_optional_and_one_creation_a_turn() -> None:
     assert [e.phase for e in of(StepDone, events)][:2] == ["power", "discard"]
     state = play(state, 0, BuildEngraving(terrain="ice", at=(1, 11)))[1]
     assert state.turn is not None and state.turn.phase == "power"
-    assert refused(state, 0, BuildEngraving(terrain="mountain", at=(1, 12))) == "not_now"
+    assert refusal(state, 0, BuildEngraving(terrain="mountain", at=(1, 12))) == (
+        "not_now",
+        "BuildEngraving is not for step 'power'",
+    )
 
 
 def test_an_engraved_space_counts_as_a_normal_space_of_its_terrain_when_moving() -> None:
@@ -164,7 +168,11 @@ def test_leras_cave_painting_for_one_of_each_resource_and_the_bonus_next_to_it()
     assert after.players[0].resources == goods() and after.players[0].cave_site == "tile-3-cave-a"
     not_in_play = BuildCavePainting(site="tile-1-cave-a")
     assert refused(state, 0, not_in_play) == "no_cave_token"
-    assert refused(state, 0, BuildCavePainting(site="tile-3-cave-b")) == "not_adjacent"
+    assert refusal(state, 0, BuildCavePainting(site="tile-3-cave-b")) == (
+        "not_adjacent",
+        "the cave token must be next to your figure",
+    )
+    assert refusal(state, 0, Top(path=())) == ("not_now", "Top is not for step 'build'")
     # with enough for the mountain engraving on (0, 10) too, the build step stays open
     more = goods(stone=2, mammoth=1, wood=1, berries=1)
     taken = table(players=[{"position": (0, 9), "resources": more}, {"cave_site": "tile-3-cave-a"}])
@@ -172,7 +180,10 @@ def test_leras_cave_painting_for_one_of_each_resource_and_the_bonus_next_to_it()
     assert refused(taken, 0, BuildCavePainting(site="tile-3-cave-a")) == "no_cave_token"
     again = table(players=[{"position": (0, 9), "resources": more, "cave_site": "tile-3-cave-b"}])
     again = play(played(again, 0, F06), 0, Top(path=()))[1]
-    assert refused(again, 0, BuildCavePainting(site="tile-3-cave-a")) == "already_built"
+    assert refusal(again, 0, BuildCavePainting(site="tile-3-cave-a")) == (
+        "already_built",
+        "your cave painting is built",
+    )
 
 
 # -- 4. engraving power ------------------------------------------------------------------------
@@ -298,7 +309,10 @@ def test_a_figure_on_the_cairn_track_still_takes_turns_without_moving() -> None:
     state = table(players=[{"position": None, "cairn_points": 15}], cairn_track=(0,))
     state = played(state, 0, F03)
     assert set(REAL.legal_actions(state, 0)) == {Top(path=()), Bottom(to=None)}
-    assert refused(state, 0, Top(path=((0, 3),))) == "on_cairn_track"
+    assert refusal(state, 0, Top(path=((0, 3),))) == (
+        "on_cairn_track",
+        "your figure is on the cairn track",
+    )
     assert refused(state, 0, Bottom(to=(0, 3))) == "on_cairn_track"
     events, state = play(state, 0, Bottom(to=None))
     assert SkillAdvanced(seat=0, terrain="ice", level=3) in events and not of(FigureMoved, events)

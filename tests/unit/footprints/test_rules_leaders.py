@@ -60,6 +60,7 @@ from tests.unit.footprints.rules_helpers import (
     owned,
     play,
     played,
+    refusal,
     refused,
     run,
     skills,
@@ -285,7 +286,10 @@ def test_footprint_cards_are_completed_at_any_point_of_your_own_turn() -> None:
     }
     state = table(players=[me])
     assert refused(state, 1, CompleteFootprint(card="footprint-14")) == "not_your_turn"
-    assert refused(state, 0, CompleteFootprint(card="footprint-24")) == "goals_not_met"
+    assert refusal(state, 0, CompleteFootprint(card="footprint-24")) == (
+        "goals_not_met",
+        "not every goal of this card is met",
+    )
     assert refused(state, 0, CompleteFootprint(card="footprint-02")) == "not_on_board"
     events, state = play(state, 0, CompleteFootprint(card="footprint-14"))  # before playing
     assert events == [FootprintCompleted(seat=0, card="footprint-14")]

@@ -11,10 +11,11 @@ fire card; ice 4 and 5 a mammoth; past 11: mountain berries, swamp mammoth.
 
 from __future__ import annotations
 
+from random import Random
+
 import pytest
 from msgspec.structs import replace
 
-from games.api import IllegalAction
 from games.footprints.events import (
     CardPlayed,
     FigureMoved,
@@ -31,7 +32,6 @@ from games.footprints.model import Bottom, DiscardFire, Lead, Play, Top
 from games.footprints.state import State
 from tests.unit.footprints.rules_helpers import (
     REAL,
-    Picks,
     bonus,
     follower,
     goods,
@@ -40,6 +40,7 @@ from tests.unit.footprints.rules_helpers import (
     owned,
     play,
     played,
+    refusal,
     refused,
     set_up,
     skills,
@@ -98,15 +99,24 @@ def test_step_1_a_clan_card_from_the_panel_and_a_fire_card_but_never_with_a_lead
     assert refused(state, 1, Play(card=follower("clan-2", 1))) == "not_your_turn"
     assert refused(state, 0, Play(card=F05)) == "not_on_panel"  # still in the deck
     assert refused(state, 0, Play(card=F03, fire="fire-08")) == "fire_not_in_hand"
-    assert refused(state, 0, Play(card=leader(H), fire="fire-07")) == "no_fire_with_leader"
+    assert refusal(state, 0, Play(card=leader(H), fire="fire-07")) == (
+        "no_fire_with_leader",
+        "a fire card is not played with your leader",
+    )
     assert refused(state, 0, Top(path=())) == "not_now"
     legal = REAL.legal_actions(state, 0)
     assert Play(card=leader(H)) in legal and Play(card=leader(H), fire="fire-07") not in legal
     assert Play(card=F03, fire="fire-07") in legal and Play(card=F03) in legal
     after = played(state, 0, F03)
     assert refused(after, 0, Play(card=F06)) == "not_now"
-    assert refused(after, 0, Lead()) == "not_a_leader"
-    assert refused(played(state, 0, leader(H)), 0, Top(path=())) == "lead_with_leader"
+    assert refusal(after, 0, Lead()) == (
+        "not_a_leader",
+        "this is a follower: play its top or bottom action",
+    )
+    assert refusal(played(state, 0, leader(H)), 0, Top(path=())) == (
+        "lead_with_leader",
+        "a leader's turn is a `lead` action",
+    )
     # each clan card is used once: the played card never comes back
     done = play(after, 0, Top(path=()))[1]
     assert F03 in done.players[0].played and F03 not in done.players[0].panel
@@ -120,7 +130,11 @@ def test_step_5_the_played_fire_card_is_discarded_and_the_hand_cut_to_three() ->
     assert state.turn is not None and state.turn.phase == "discard" and REAL.to_act(state) == {0}
     assert len(REAL.legal_actions(state, 0)) == 4  # one of four to let go
     assert refused(state, 0, DiscardFire(cards=("fire-08", "fire-09"))) == "wrong_discard_count"
-    assert refused(state, 0, DiscardFire(cards=("fire-07",))) == "fire_not_in_hand"
+    assert refusal(state, 0, DiscardFire(cards=("fire-07",))) == (
+        "fire_not_in_hand",
+        "discard fire cards from your hand, once each",
+    )
+    assert refusal(state, 0, Top(path=())) == ("not_now", "Top is not for step 'discard'")
     assert refused(state, 0, DiscardFire(cards=())) == "wrong_discard_count"
     events, state = play(state, 0, DiscardFire(cards=("fire-09",)))
     assert events[0] == FireDiscarded(seat=0, cards=("fire-09",))
@@ -449,12 +463,6 @@ def test_a_fire_card_during_a_bottom_action_with_the_move_first() -> None:
     assert {a.fire_during for a in listed} == {None, "after_advance", "after_move"}
 
 
-def refusal(state: State, action: Bottom) -> tuple[str, str]:
-    with pytest.raises(IllegalAction) as err:
-        REAL.decide(state, 0, action, Picks())
-    return err.value.code, err.value.message
-
-
 def test_a_fire_cards_move_during_a_bottom_action_goes_with_the_card() -> None:
     # fire-01 moves 3 mountain spaces: during the action, after the advance, its move comes
     # before the bottom move (as used before); after the move, it starts where the bottom
@@ -471,44 +479,46 @@ def test_a_fire_cards_move_during_a_bottom_action_goes_with_the_card() -> None:
     events, back = play(state, 0, Bottom(to=(3, 6), fire_during="after_move", fire_path=((2, 6),)))
     assert back.players[0].position == (2, 6) and STONE in events  # (3, 6): a stone
     onto = Bottom(to=(3, 6), fire_during="after_move", fire_path=((3, 5),))
-    assert refusal(state, onto) == (
+    assert refusal(state, 0, onto) == (
         "occupied",
         "you may move through figures but not end on one",
     )
-    assert refusal(state, Bottom(to=(0, 0), fire_during="after_move")) == (
+    assert refusal(state, 0, Bottom(to=(0, 0), fire_during="after_move")) == (
         "not_next_space",
         "(0, 0) is not the next unoccupied space from (2, 6)",
     )
     # used after the action (fire_at=1) alike: the card's move may not end on a figure
-    assert refusal(state, Bottom(to=(3, 6), fire_at=1, fire_path=((3, 5),))) == refusal(state, onto)
-    assert refusal(state, Bottom(to=(0, 0))) == refusal(
-        state, Bottom(to=(0, 0), fire_during="after_advance")
+    assert refusal(state, 0, Bottom(to=(3, 6), fire_at=1, fire_path=((3, 5),))) == refusal(
+        state, 0, onto
     )
-    assert refusal(state, Bottom(to=(3, 6), fire_at=0, fire_during="after_move")) == (
+    assert refusal(state, 0, Bottom(to=(0, 0))) == refusal(
+        state, 0, Bottom(to=(0, 0), fire_during="after_advance")
+    )
+    assert refusal(state, 0, Bottom(to=(3, 6), fire_at=0, fire_during="after_move")) == (
         "bad_fire_timing",
         "give fire_at or fire_during, not both",
     )
-    assert refusal(state, Bottom(to=(3, 6), fire_at=2))[0] == "bad_fire_timing"  # 0 or 1
-    assert refusal(state, Bottom(to=(3, 6), fire_path=((4, 6),)))[0] == "fire_not_used"
+    assert refusal(state, 0, Bottom(to=(3, 6), fire_at=2))[0] == "bad_fire_timing"  # 0 or 1
+    assert refusal(state, 0, Bottom(to=(3, 6), fire_path=((4, 6),)))[0] == "fire_not_used"
     plain = played(horse(position=(2, 6)), 0, F06)
-    assert refusal(plain, Bottom(to=(3, 6), fire_during="after_move")) == (
+    assert refusal(plain, 0, Bottom(to=(3, 6), fire_during="after_move")) == (
         "no_fire_card",
         "no fire card was played with this card",
     )
     old = replace(state, rules=1)
-    assert refusal(old, Bottom(to=(3, 6), fire_during="after_move")) == (
+    assert refusal(old, 0, Bottom(to=(3, 6), fire_during="after_move")) == (
         "bad_fire_timing",
         "under rules version 1 a fire card is used before or after a bottom action",
     )
     track = played(
         table(players=[{"position": None, "fire_hand": ("fire-01",)}]), 0, F06, "fire-01"
     )
-    assert refusal(track, Bottom(to=(0, 3), fire_during="after_advance")) == (
+    assert refusal(track, 0, Bottom(to=(0, 3), fire_during="after_advance")) == (
         "on_cairn_track",
         "your figure is on the cairn track",
     )
-    assert refusal(track, Bottom(to=(0, 3))) == refusal(track, Bottom(to=(0, 3), fire_at=0))
-    assert refusal(track, Bottom(to=(0, 3)))[1] == "your figure is on the cairn track"
+    assert refusal(track, 0, Bottom(to=(0, 3))) == refusal(track, 0, Bottom(to=(0, 3), fire_at=0))
+    assert refusal(track, 0, Bottom(to=(0, 3)))[1] == "your figure is on the cairn track"
     events = play(track, 0, Bottom(to=None, fire_during="after_move"))[0]
     assert SkillAdvanced(seat=0, terrain="swamp", level=3) in events
 
@@ -597,3 +607,22 @@ def test_a_move_back_cost_cannot_be_paid_by_a_marker_on_2() -> None:
     # fire-15: swamp back 1, then advance any skill twice; the swamp marker is on 2
     state = played(horse(fire_hand=("fire-15",)), 0, F03, "fire-15")
     assert refused(state, 0, Top(path=(), fire_at=0)) == "cannot_afford"
+
+
+def test_every_step_done_names_the_seat_whose_move_ended_the_step() -> None:
+    """Over random games of 1 to 4 seats: each StepDone a move emits is that seat's (the
+    views and the clocks read whose step ended from it)."""
+    checked = 0
+    for seats in range(1, 5):
+        rng = Random(seats)
+        state = set_up(seats, seed=seats)[1]
+        for _ in range(400):
+            if not REAL.to_act(state):  # the game is over
+                break
+            seat = min(REAL.to_act(state))
+            action = rng.choice(REAL.legal_actions(state, seat))
+            events, state = play(state, seat, action, Random(rng.random()))
+            for step in of(StepDone, events):
+                assert step.seat == seat, (step, action)
+                checked += 1
+    assert checked > 200
