@@ -276,10 +276,12 @@ class Consumer:
         while self._acks:
             batch, self._acks = self._acks, []
             ids = [m.id for m in batch]
+
+            def ack(ids: list[str] = ids) -> Awaitable[None]:
+                return self.streams.ack(self.stream, self.group, *ids)
+
             try:
-                await self._through_outages(
-                    batch[0], lambda ids=ids: self.streams.ack(self.stream, self.group, *ids)
-                )
+                await self._through_outages(batch[0], ack)
             except Exception as exc:  # left pending: handed back after min_idle_ms
                 log.warning("%s/%s: acking %d: %r", self.stream, self.group, len(ids), exc)
 
