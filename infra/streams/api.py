@@ -35,6 +35,9 @@ class Backlog(msgspec.Struct, frozen=True, kw_only=True):
     dead: int  # entries of `<stream>:dead` (every group's)
 
 
+TAIL_COUNT = 100  # entries a read of a tail (Streams.tail) takes at most
+
+
 def dead_letter_stream(stream: str) -> str:
     return f"{stream}:dead"
 

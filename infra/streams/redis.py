@@ -8,7 +8,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError, WatchError
 
-from infra.streams.api import Backlog, DeadLetter, Message, dead_letter_stream
+from infra.streams.api import TAIL_COUNT, Backlog, DeadLetter, Message, dead_letter_stream
 from infra.streams.api import entry_key as _key
 
 
@@ -116,7 +116,7 @@ class RedisStreams:
                     continue
 
     async def tail(self, stream: str, last_id: str, block_ms: int) -> list[Message]:
-        reply: Any = await self.r.xread({stream: last_id}, block=block_ms, count=100)
+        reply: Any = await self.r.xread({stream: last_id}, block=block_ms, count=TAIL_COUNT)
         return [
             Message(stream=stream, id=_s(mid), payload=fields.get(b"m", b""))
             for _, entries in reply or []

@@ -15,7 +15,7 @@ import msgspec
 import redis.asyncio as aioredis
 from opentelemetry.trace import SpanKind
 
-from contracts.streams import BOT_TURNS, GROUPS, GameEvent, bots_to_act
+from contracts.streams import BOT_TURNS, GROUPS, bots_to_act
 from infra.observability import tracing
 from infra.observability.context import bind_carried
 from infra.observability.metrics import serve_metrics
@@ -38,12 +38,6 @@ from infra.tasks import (
 log = logging.getLogger(__name__)
 
 
-class End(msgspec.Struct):
-    """The one field read of every envelope: most events are not the end of a command."""
-
-    batch_end: bool
-
-
 class Turns(msgspec.Struct):
     """What the dispatcher reads of an envelope that ends a command (contracts.GameEvent)."""
 
@@ -60,7 +54,6 @@ class Turns(msgspec.Struct):
     ] = {}  # what began it (infra/observability/context.py), on to the task's headers
 
 
-_end = msgspec.json.Decoder(End)
 _turns = msgspec.json.Decoder(Turns)
 
 
@@ -74,15 +67,9 @@ class BotTurn(msgspec.Struct, frozen=True):
     trace: dict[str, str] = {}  # what began it: the task's headers carry it to the worker
 
 
-def bot_turns(event: Turns | GameEvent) -> list[tuple[int, str]]:
-    """(seat, level) of every bot that must act after this event, once per command."""
-    return bots_to_act(event)
-
-
 def turns_of(payload: bytes) -> list[BotTurn]:
-    """The bot turns an envelope asks for: none unless it ends a command."""
-    if not _end.decode(payload).batch_end:
-        return []
+    """The bot turns an envelope of the bot turns stream asks for (every one ends a command:
+    the relay puts no other there)."""
     event = _turns.decode(payload)
     fresh = event.type == DEAD_TURN  # a replayed dead letter
     trace = event.trace
@@ -92,7 +79,7 @@ def turns_of(payload: bytes) -> list[BotTurn]:
             tracing.inject(trace)
     turns = [
         BotTurn(event.game, event.game_id, seat, level, event.version, fresh, trace)
-        for seat, level in bot_turns(event)
+        for seat, level in bots_to_act(event)
     ]
     if turns and log.isEnabledFor(logging.DEBUG):
         with bind_carried(event.trace, game_id=event.game_id):

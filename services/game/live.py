@@ -15,6 +15,7 @@ import msgspec
 from contracts.streams import GameEvent
 from infra.eventstore import StoredEvent
 from infra.streams import Streams
+from infra.streams.api import TAIL_COUNT
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -90,9 +91,6 @@ async def follow_envelopes(
     """Every envelope published on `stream` from now on, to `heard`, in order (a tail, not a
     consumer group: each process hears everything)."""
     await follow_stream(streams, stream, msgspec.json.Decoder(GameEvent), heard, linger_s)
-
-
-TAIL_COUNT = 100  # entries a read of a tail takes at most
 
 
 async def follow_stream(

@@ -12,7 +12,8 @@ import pytest
 
 from contracts.problems import ProblemError
 from contracts.streams import GameEvent, SubmitAction
-from services.bots.dispatcher import bot_turns, turns_of
+from contracts.streams import bots_to_act as bot_turns
+from services.bots.dispatcher import turns_of
 from services.bots.observe import States, observe
 from services.bots.worker import Turn, decide
 from services.bots.worker import app as celery_app

@@ -236,6 +236,19 @@ async def test_every_group_is_made_again_when_the_stream_is_gone(
 # Lanes: a key per message (the game a command is for), lanes concurrent, one lane in order.
 
 
+def count_acks(streams: Streams) -> list[tuple[str, ...]]:
+    """The ids of every ack `streams` makes from now on, one tuple a call."""
+    acks: list[tuple[str, ...]] = []
+    ack = streams.ack
+
+    async def counting_ack(stream: str, group: str, *ids: str) -> None:
+        acks.append(ids)
+        await ack(stream, group, *ids)
+
+    streams.ack = counting_ack  # type: ignore[method-assign]
+    return acks
+
+
 def lane_of(m: Message) -> str:
     return m.payload.decode().split(":")[0]
 
@@ -454,19 +467,13 @@ async def test_lanes_finished_together_are_acked_in_one_round_trip(
 ) -> None:
     """A keyed consumer acks what its lanes handled within the ack linger in one XACK, each
     after its handler; the failure stays pending."""
-    acks: list[tuple[str, ...]] = []
-    ack = streams.ack
-
-    async def counting_ack(stream: str, group: str, *ids: str) -> None:
-        acks.append(ids)
-        await ack(stream, group, *ids)
+    acks = count_acks(streams)
 
     async def handler(m: Message) -> None:
         await asyncio.sleep(0.001 * int(m.payload.split(b":")[1]))
         if m.payload.endswith(b"bad"):
             raise ValueError("not a move")
 
-    streams.ack = counting_ack  # type: ignore[method-assign]
     c = Consumer(streams, name, "g", "c", handler, key=lane_of, concurrency=8,
                  min_idle_ms=60_000, ack_linger_s=0.05, **FAST)  # fmt: skip
     await streams.ensure_group(name, "g")
@@ -510,17 +517,11 @@ async def test_a_lingering_consumer_takes_what_arrives_after_a_short_batch_in_on
     another are read and acked together; a full batch reads again at once; a stop ends the
     wait."""
     seen: list[bytes] = []
-    acks: list[tuple[str, ...]] = []
-    ack = streams.ack
-
-    async def counting_ack(stream: str, group: str, *ids: str) -> None:
-        acks.append(ids)
-        await ack(stream, group, *ids)
+    acks = count_acks(streams)
 
     async def handler(m: Message) -> None:
         seen.append(m.payload)
 
-    streams.ack = counting_ack  # type: ignore[method-assign]
     c = Consumer(streams, name, "g", "c", handler, batch=8, linger_s=2.0, **FAST)
     await streams.ensure_group(name, "g")
     task = asyncio.create_task(c.run())
