@@ -73,17 +73,14 @@ PRUNE_EVERY_S = 600.0
 BATCH = 500
 
 
-class End(msgspec.Struct):
-    """The one field read of every envelope: most events are not the end of a command."""
+class _Game(msgspec.Struct):
+    """What `prepare` reads of an envelope (every one ends a command, but from a relay of
+    before one envelope per command)."""
 
+    game_id: str
     batch_end: bool
 
 
-class _Game(msgspec.Struct):
-    game_id: str
-
-
-_end = msgspec.json.Decoder(End)
 _game = msgspec.json.Decoder(_Game)
 _event = msgspec.json.Decoder(GameEvent)
 _room_news = msgspec.json.Decoder(RoomNews)
@@ -124,17 +121,17 @@ class Notifier:
         games = set()
         for message in messages:
             with contextlib.suppress(msgspec.DecodeError):  # its handler says what is wrong
-                if _end.decode(message.payload).batch_end:
-                    games.add(_game.decode(message.payload).game_id)
+                if (head := _game.decode(message.payload)).batch_end:
+                    games.add(head.game_id)
         if games:
             self._batch_hooks = await hooks_of_games(self.pool, sorted(games))
 
     async def on_message(self, message: Message) -> None:
         """One envelope of the games stream: its notifications, delivered (rows + tasks).
         The end of a room's game is told from the FINISHED stream instead (`on_finished`)."""
-        if not _end.decode(message.payload).batch_end:
-            return
         event = _event.decode(message.payload)
+        if not event.batch_end:  # an event inside a command, from a relay of before
+            return
         if event.type == DEAD_TURN:  # the bots' dead letter replayed: no news of the game
             return
         if not told_when_recorded(event):
