@@ -14,7 +14,8 @@ import httpx
 import msgspec
 import pytest
 
-from services.bots.dispatcher import Turns, bot_turns
+from contracts.streams import bots_to_act
+from services.bots.dispatcher import Turns
 from services.game.service import GameService
 from tests.integration.tables import game_service, new_game
 from tests.integration.test_sse import Served, auth, play, served, settings_for, stream
@@ -180,8 +181,10 @@ async def test_the_rules_of_speaking(game: Served, pool: Any) -> None:
     envelope = {"type": "chat_said", "batch_end": True, "status": "active", "to_act": [1],
                 "bots": {"1": "random"}, "game_id": game_id, "game": "itty-bitty",
                 "version": 9}  # fmt: skip
-    assert bot_turns(msgspec.convert(envelope, Turns)) == []
-    assert bot_turns(msgspec.convert({**envelope, "type": "card_played"}, Turns)) == [(1, "random")]
+    assert bots_to_act(msgspec.convert(envelope, Turns)) == []
+    assert bots_to_act(msgspec.convert({**envelope, "type": "card_played"}, Turns)) == [
+        (1, "random")
+    ]
 
 
 async def test_chat_is_rate_limited_per_player(
