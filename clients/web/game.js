@@ -79,6 +79,10 @@ export class GameScreen {
       if (this.stopped) return;
       await this.readLog();
       if (this.stopped) return;
+      // a move between the view's read and the log's: the stream goes on after the log, so
+      // it will not tell of that move; the view is read again (the log's reads hold it)
+      if (this.after > this.view.version) await this.load();
+      if (this.stopped) return;
       this.draw();
     } catch (err) {
       if (!this.stopped) this.fail(err);

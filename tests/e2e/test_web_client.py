@@ -243,10 +243,19 @@ def test_itchy_feet_first_moves(tab: Tab) -> None:
     tab.start()
     page = tab.page
     page.wait_for_selector(".itchy-feet .route .country")
-    # three items and a passport dealt; the journey names the home and the centre
+    # three items and a passport dealt, though a bot moving first may have stolen one: on
+    # Bea's turn (nobody else moves) the page shows the hand her view holds, at its version
     page.wait_for_selector(".itchy-feet .hand .card")
-    assert page.locator(".itchy-feet .hand .card").count() >= 4
-    assert page.locator(".itchy-feet .hand .card.kind-passport").count() >= 1
+    page.wait_for_selector(".turn.mine")
+    auth = bearer(tab.player()["token"])
+    seen = httpx.get(f"{tab.stack.game}/v1/games/{tab.game_id()}", headers=auth).json()
+    page.wait_for_function(
+        f"Number(document.querySelector('.game').dataset.version) >= {seen['version']}"
+    )
+    hand = seen["view"]["private"]["hand"]
+    assert len(hand) >= 3 and page.locator(".itchy-feet .hand .card").count() == len(hand)
+    passports = [card for card in hand if card.startswith("passport-")]
+    assert page.locator(".itchy-feet .hand .card.kind-passport").count() == len(passports)
     assert page.locator(".route .country").count() == 2
     assert page.locator(".holdings tbody tr").count() == 3
     start, moves = tab.version(), 0
@@ -398,9 +407,9 @@ def test_problems_are_shown_and_a_stale_move_reloads(tab: Tab) -> None:
 # -- a second person at the table, through the API --------------------------------------------
 
 
-def with_bob(tab: Tab, name: str) -> tuple[str, dict[str, str]]:
+def seat_bob(tab: Tab, name: str) -> dict[str, str]:
     """`name` creates an itty bitty room in the page for two; Bob, through the API, takes the
-    other seat and never moves unless told; the game started, on screen: its id, Bob's auth."""
+    other seat and never moves unless told: Bob's auth."""
     tab.register(name)
     tab.create_room("itty-bitty", 2, {1: ""})
     room = tab.page.url.split("#/room/")[1]
@@ -409,6 +418,12 @@ def with_bob(tab: Tab, name: str) -> tuple[str, dict[str, str]]:
     joined = httpx.post(f"{tab.stack.lobby}/v1/rooms/{room}/join", headers=auth)
     assert joined.status_code == 200, joined.text
     tab.page.wait_for_selector(".room .seats li:nth-child(2) b:text-is('Bob')")
+    return auth
+
+
+def with_bob(tab: Tab, name: str) -> tuple[str, dict[str, str]]:
+    """`seat_bob`, and the game started, on screen: its id, Bob's auth."""
+    auth = seat_bob(tab, name)
     tab.start()
     return tab.game_id(), auth
 
@@ -440,6 +455,29 @@ def test_news_leaves_the_move_buttons_alone(tab: Tab) -> None:
     with page.expect_request("**/v1/games/*/actions"):
         button.click()
     page.wait_for_selector(".log li:has-text('Ada kept')")
+    tab.no_errors()
+
+
+def test_a_move_between_the_first_view_and_the_log_is_drawn(tab: Tab) -> None:
+    """Bob moves after the page has read the view and before it reads the log: the stream
+    goes on after the log, so the page reads the view again before drawing it, and shows
+    the version the log holds (stuck a version behind, it would wait for a turn forever)."""
+    moved: list[int] = []
+
+    def bob_first(route: Any) -> None:
+        if not moved:
+            bob_keeps(tab, tab.game_id(), auth)
+            moved.append(1)
+        route.continue_()
+
+    auth = seat_bob(tab, "Ada")
+    tab.page.route("**/v1/games/*/events?after=0&wait=0*", bob_first)
+    tab.start()
+    page = tab.page
+    page.wait_for_selector(".log li:has-text('Bob kept')")
+    version = httpx.get(f"{tab.stack.game}/v1/games/{tab.game_id()}", headers=auth).json()
+    page.wait_for_function(VERSION_ABOVE, arg=version["version"] - 1, timeout=10_000)
+    assert moved and page.locator(".status-bar .turn.mine").count() == 1
     tab.no_errors()
 
 
