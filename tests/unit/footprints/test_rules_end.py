@@ -186,6 +186,17 @@ def test_leras_cave_painting_for_one_of_each_resource_and_the_bonus_next_to_it()
     )
 
 
+def test_a_figure_on_the_bonus_space_next_to_a_cave_painting_keeps_its_bonus() -> None:
+    """The cave painting's bonus comes from an *unoccupied* bonus space: with another figure
+    on (0, 8), tile-3-cave-a's one bonus space, Lera draws no fire card."""
+    one_each = goods(stone=1, mammoth=1, wood=1, berries=1)
+    state = table(players=[{"position": (0, 9), "resources": one_each}, {"position": (0, 8)}])
+    state = play(played(state, 0, F06), 0, Top(path=()))[1]
+    events, after = play(state, 0, BuildCavePainting(site="tile-3-cave-a"))
+    assert CavePaintingBuilt(seat=0, site="tile-3-cave-a") in events
+    assert not of(FireDrawn, events) and after.players[0].fire_hand == ()
+
+
 # -- 4. engraving power ------------------------------------------------------------------------
 
 
@@ -279,6 +290,23 @@ def test_the_last_seat_ends_the_game_at_once_and_the_next_cairn_arrival_scores_1
     events, state = play(played(state, 1, F03), 1, Top(path=(CAIRN_MI,)))
     assert ReachedCairn(seat=1, points=14) in events and not of(EndTriggered, events)
     assert isinstance(events[-1], GameEnded) and state.result is not None
+
+
+def test_the_sixth_figure_on_the_cairn_track_scores_its_last_space() -> None:
+    """Six seats, five figures on the track: the last to arrive takes the track's sixth and
+    last space, 10 points."""
+    done = {"position": None, "cairn_points": 15, "turns": 1}
+    state = table(
+        6,
+        players=[*([done] * 5), {"position": (1, 25), "skills": terrains(ice=3)}],
+        clans=["clan-2", "clan-3", "clan-4", "clan-5", "clan-6", H],
+        current=5,
+        cairn_track=(0, 1, 2, 3, 4),
+        end_triggered=True,
+    )
+    events, state = play(played(state, 5, F03), 5, Top(path=(CAIRN_MI,)))
+    assert ReachedCairn(seat=5, points=10) in events and state.cairn_track == (0, 1, 2, 3, 4, 5)
+    assert REAL.content.cairn_tile.track[-1] == 10 and len(REAL.content.cairn_tile.track) == 6
 
 
 def test_cairn_spaces_count_as_both_terrains_and_can_be_passed_through() -> None:
@@ -474,7 +502,11 @@ def test_every_scoring_category() -> None:
     }
     assert ended.scores[0] == 13 + 9 + 10 + 9 + 20 + 2 + 3
     assert ended.winners == (0,) and ended.ranks == (1, 2)
-    assert REAL.outcome(REAL.evolve(table(), ended)) is not None
+    # the outcome carries the same, and each seat's points by category in its detail
+    outcome = REAL.outcome(REAL.evolve(table(), ended))
+    assert outcome is not None and outcome.detail == {"parts": list(ended.parts)}
+    assert outcome.scores == list(ended.scores) and outcome.ranks == [1, 2]
+    assert outcome.winners == [0] and outcome.tie_break is None
 
 
 @pytest.mark.parametrize(
@@ -526,6 +558,17 @@ def test_solo_mode_8_points_per_unused_clan_card_and_80_to_win() -> None:
     assert solo(**last, resources=goods(stone=158)).solo == (79, False, "Good")
     lost = solo(**last)
     assert lost.solo == (0, False, "Try again") and lost.winners == () and lost.ranks == (1,)
+    # the outcome's detail names the solo table's figures
+    outcome = REAL.outcome(REAL.evolve(table(1), lost))
+    assert (
+        outcome is not None
+        and outcome.winners == []
+        and outcome.detail
+        == {
+            "parts": list(lost.parts),
+            "solo": {"points": 0, "won": False, "achievement": "Try again"},
+        }
+    )
     # a cairn reached with 13 cards unused: 15 + 8 x 13
     state = at_cairn_door(1)
     events = run(played(state, 0, F03), 0, Top(path=(CAIRN_MI,)))[0]

@@ -44,7 +44,7 @@ from games.footprints.model import (
 )
 from games.footprints.state import State
 from games.footprints.text import narrate
-from games.testing import check_conservation, random_playout
+from games.testing import check_conservation, check_sample, random_playout
 from tests.unit.footprints.rules_helpers import (
     CAIRN_FS,
     CAIRN_MI,
@@ -61,6 +61,9 @@ from tests.unit.footprints.rules_helpers import (
     refused,
     set_up,
     table,
+)
+from tests.unit.footprints.rules_helpers import (
+    on_panel as put_on_panel,
 )
 
 ADVANCED = Options(advanced=True)
@@ -438,6 +441,89 @@ def test_sample_keeps_the_own_hand_and_every_hand_size() -> None:
         assert guess.players[0].fire_hand == ("fire-01",)
         assert [len(p.fire_hand) for p in guess.players] == [1, 2, 0]
         check_conservation(REAL, guess, seed)
+
+
+def chosen(options: Options, pick: str = "b", seed: int = 5) -> State:
+    """Two seats set up with `options`, each having chosen leader `pick` (where the setup
+    asks) and kept its first dealt footprint card."""
+    state = set_up(2, seed, options)[1]
+    for seat in (0, 1):
+        if isinstance(state.pending, SetupChoices) and seat in state.pending.leaders:
+            clan = state.players[seat].clan
+            state = play(state, seat, ChooseLeader(leader=leader(clan, pick)))[1]
+        if isinstance(state.pending, SetupChoices) and seat in dict(state.pending.footprints):
+            dealt = dict(state.pending.footprints)[seat]
+            state = play(state, seat, KeepStartingFootprint(card=dealt[0]))[1]
+    return state
+
+
+def test_sample_guesses_a_hidden_leader_again_and_keeps_everything_else_of_the_deck() -> None:
+    """Advanced: the others' chosen leader, in their deck, is a secret: a guess draws it again
+    from the clan's allowed leaders (either may come), in the same place of the deck, and
+    the seat's own stays; the followers and the sizes of every deck's parts are kept."""
+    state = chosen(ADVANCED)
+    mine, theirs = state.players
+    both = {leader(theirs.clan, "a"), leader(theirs.clan, "b")}
+    assert theirs.leader == leader(theirs.clan, "b") and theirs.leader in theirs.deck_top
+    guessed = set()
+    for seed in range(16):
+        guess = check_sample(REAL, state, 0, Random(seed))
+        me, other = guess.players
+        assert me.leader == mine.leader and me.panel == mine.panel
+        assert other.leader in both and other.leader in other.deck_top
+        guessed.add(other.leader)
+        for real, got in ((mine, me), (theirs, other)):
+            assert len(got.deck_top) == len(real.deck_top)
+            assert len(got.deck_bottom) == len(real.deck_bottom)
+            deck = {c for c in real.deck_top + real.deck_bottom if "-leader-" not in c}
+            assert deck == {c for c in got.deck_top + got.deck_bottom if "-leader-" not in c}
+            assert len([c for c in got.deck_top if "-leader-" in c]) == 1
+    assert guessed == both
+
+
+@pytest.mark.parametrize(
+    "options", [Options(), Options(advanced=True, two_leaders=True)], ids=["basic", "both"]
+)
+def test_sample_keeps_a_leader_everyone_knows(options: Options) -> None:
+    """Leader A of the basic setup and both leaders of the variant are public: a guess keeps
+    every seat's leaders where they are in the deck's top part."""
+    state = chosen(options)
+    for seed in range(8):
+        guess = check_sample(REAL, state, 0, Random(seed))
+        for real, got in zip(state.players, guess.players, strict=True):
+            assert got.leader == real.leader
+            leaders = sorted(c for c in real.deck_top if "-leader-" in c)
+            assert leaders and sorted(c for c in got.deck_top if "-leader-" in c) == leaders
+
+
+def test_sample_keeps_a_hidden_leader_once_it_is_on_the_panel() -> None:
+    """On the panel, the advanced leader is shown to all: the guess keeps it."""
+    state = chosen(ADVANCED, pick="a")
+    theirs = state.players[1]
+    state = put_on_panel(state, 1, theirs.leader or "")
+    for seed in range(8):
+        other = check_sample(REAL, state, 0, Random(seed)).players[1]
+        assert other.leader == theirs.leader and other.panel == state.players[1].panel
+
+
+def test_sample_deals_the_others_setup_footprints_again_and_keeps_the_seats_own() -> None:
+    """While the advanced setup asks, the footprint cards dealt to the others are unknown to
+    the seat: dealt again from them and the footprint deck, as many each; its own stay."""
+    state = set_up(3, 2, ADVANCED)[1]
+    assert isinstance(state.pending, SetupChoices)
+    dealt = dict(state.pending.footprints)
+    unseen = sorted([*state.footprint_deck, *dealt[1], *dealt[2]])
+    seen = set()
+    for seed in range(12):
+        guess = check_sample(REAL, state, 0, Random(seed))
+        assert isinstance(guess.pending, SetupChoices)
+        again = dict(guess.pending.footprints)
+        assert again[0] == dealt[0]
+        assert [len(again[s]) for s in (1, 2)] == [len(dealt[s]) for s in (1, 2)]
+        assert sorted([*guess.footprint_deck, *again[1], *again[2]]) == unseen
+        assert list(guess.footprint_deck) == sorted(guess.footprint_deck)
+        seen.add(again[1])
+    assert len(seen) > 1
 
 
 def test_the_leader_in_a_basic_deck_is_public_and_a_chosen_one_secret() -> None:
