@@ -272,7 +272,7 @@ def test_ending_a_turn_on_a_cairn_moves_the_figure_to_the_cairn_track_and_ends_t
         assert state.result is None and state.turn is not None and state.turn.seat == seat
         events, state = run(state, seat, Play(card=state.players[seat].panel[0]), Top(path=()))
     assert isinstance(events[-1], GameEnded) and REAL.to_act(state) == frozenset()
-    assert refused(state, 0, Play(card=F06)) == "game_over"
+    assert refusal(state, 0, Play(card=F06)) == ("game_over", "the game has ended")
 
 
 def test_the_last_seat_ends_the_game_at_once_and_the_next_cairn_arrival_scores_14() -> None:
@@ -558,17 +558,17 @@ def test_solo_mode_8_points_per_unused_clan_card_and_80_to_win() -> None:
     assert solo(**last, resources=goods(stone=158)).solo == (79, False, "Good")
     lost = solo(**last)
     assert lost.solo == (0, False, "Try again") and lost.winners == () and lost.ranks == (1,)
-    # the outcome's detail names the solo table's figures
-    outcome = REAL.outcome(REAL.evolve(table(1), lost))
-    assert (
-        outcome is not None
-        and outcome.winners == []
-        and outcome.detail
-        == {
-            "parts": list(lost.parts),
-            "solo": {"points": 0, "won": False, "achievement": "Try again"},
-        }
-    )
+    # the outcome's detail names the solo table's figures, won or lost
+    for ended, figures in [
+        (lost, {"points": 0, "won": False, "achievement": "Try again"}),
+        (
+            solo(**last, resources=goods(stone=160)),
+            {"points": 80, "won": True, "achievement": "Very good"},
+        ),
+    ]:
+        outcome = REAL.outcome(REAL.evolve(table(1), ended))
+        assert outcome is not None and outcome.winners == list(ended.winners)
+        assert outcome.detail == {"parts": list(ended.parts), "solo": figures}
     # a cairn reached with 13 cards unused: 15 + 8 x 13
     state = at_cairn_door(1)
     events = run(played(state, 0, F03), 0, Top(path=(CAIRN_MI,)))[0]

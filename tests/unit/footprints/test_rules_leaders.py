@@ -13,6 +13,7 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
+import msgspec
 import pytest
 
 from games.api import IllegalAction
@@ -43,11 +44,15 @@ from games.footprints.model import (
     FootprintChoice,
     FootprintQuestion,
     Lead,
+    Options,
     Play,
+    SetupChoices,
     Skip,
     Top,
     UsePower,
 )
+from games.footprints.rules import Footprints
+from games.footprints.svg import TERRAIN_FILL
 from games.footprints.table import Table
 from tests.unit.footprints.rules_helpers import (
     REAL,
@@ -63,6 +68,7 @@ from tests.unit.footprints.rules_helpers import (
     refusal,
     refused,
     run,
+    set_up,
     skills,
     table,
     terrains,
@@ -164,6 +170,48 @@ def test_dreamer_discards_footprint_cards_without_penalty_then_takes_two() -> No
     assert after.footprint_discard == ("footprint-02", first)
     assert refused(state, 0, Lead(cards=("footprint-04",))) == "not_on_board"
     assert len(of(FootprintDrawn, play(state, 0, Lead())[0])) == 1  # nothing discarded
+
+
+def test_the_inventory_names_every_place_a_card_can_be() -> None:
+    """The places the conservation check counts cards in (and names when one is lost): the
+    piles, each seat's hand, board and completed cards, a fire card in play, a footprint
+    card drawn and waiting for its decision, the cards dealt in the advanced setup."""
+    piles = {"fire_deck", "fire_discard", "footprint_deck", "footprint_discard"}
+    seats = {f"player.{s}.{k}" for s in (0, 1) for k in ("fire_hand", "footprints", "completed")}
+    state = table(turn={"fire": "fire-05"}, players=[{"fire_hand": ("fire-02",)}])
+    places = REAL.inventory(state)
+    assert set(places) == piles | seats | {"fire_in_play"}
+    assert places["fire_in_play"] == ("fire-05",) and places["player.0.fire_hand"] == ("fire-02",)
+    assert "fire_in_play" not in REAL.inventory(
+        table(fire_discard=("fire-05",), turn={"fire": "fire-05"})
+    )
+    after = play(chief("clan-3", "b", footprints=("footprint-02",)), 0, Lead(cards=()))[1]
+    assert isinstance(after.pending, FootprintChoice)
+    drawn = REAL.inventory(after)
+    assert set(drawn) == piles | seats | {"footprints_drawn"}
+    assert drawn["footprints_drawn"] == after.pending.cards
+    dealing = set_up(2, 5, Options(advanced=True))[1]
+    assert isinstance(dealing.pending, SetupChoices)
+    dealt = REAL.inventory(dealing)
+    assert set(dealt) == piles | seats | {"footprints_dealt"}
+    assert sorted(dealt["footprints_dealt"]) == sorted(
+        c for _, cards in dealing.pending.footprints for c in cards
+    )
+
+
+def test_the_catalog_describes_the_content_and_the_terrains() -> None:
+    """`describe` (the catalog's content): every card and tile as the content holds them,
+    and each terrain with its resource and its colour on the map."""
+    described = REAL.describe()
+    assert described["terrains"] == [
+        {"terrain": "mountain", "resource": "stone", "colour": TERRAIN_FILL["mountain"]},
+        {"terrain": "ice", "resource": "mammoth", "colour": TERRAIN_FILL["ice"]},
+        {"terrain": "forest", "resource": "wood", "colour": TERRAIN_FILL["forest"]},
+        {"terrain": "swamp", "resource": "berries", "colour": TERRAIN_FILL["swamp"]},
+    ]
+    rest = {k: v for k, v in described.items() if k != "terrains"}
+    assert rest == msgspec.to_builtins(REAL.content) and "fire_cards" in rest
+    assert Footprints().content == REAL.content  # the content loaded when none is given
 
 
 def test_storyteller_takes_two_fire_cards_and_a_footprint_card() -> None:

@@ -58,6 +58,7 @@ from tests.unit.footprints.rules_helpers import (
     owned,
     play,
     player,
+    refusal,
     refused,
     set_up,
     table,
@@ -139,6 +140,7 @@ def test_the_game_seats_one_to_six() -> None:
         with pytest.raises(IllegalAction) as err:
             REAL.setup(Options(), seats, Random(0))
         assert err.value.code == "bad_seat_count"
+        assert err.value.message == "Footprints seats 1 to 6 players"
 
 
 # -- personal setup --------------------------------------------------------------------------
@@ -192,7 +194,10 @@ def test_advanced_setup_a_leader_chosen_in_secret_and_three_footprint_cards_keep
     assert REAL.redact(choice[0], 0) == choice[0]
     assert leader(clan, "b") in state.players[0].deck_top
     assert leader(clan) not in state.players[0].deck_top  # leader A goes back to the box
-    assert refused(state, 0, ChooseLeader(leader=leader(clan))) == "not_your_leader"
+    assert refusal(state, 0, ChooseLeader(leader=leader(clan))) == (
+        "not_your_leader",
+        "choose one of your clan's leaders",
+    )
     keep = dealt[0][1]
     kept, state = play(state, 0, KeepStartingFootprint(card=keep))
     back = tuple(c for c in dealt[0] if c != keep)
@@ -200,9 +205,15 @@ def test_advanced_setup_a_leader_chosen_in_secret_and_three_footprint_cards_keep
     assert state.players[0].footprints == (keep,) and set(back) <= set(state.footprint_deck)
     assert REAL.to_act(state) == {1, 2}
     assert refused(state, 0, KeepStartingFootprint(card=back[0])) == "not_your_turn"
-    assert refused(state, 1, KeepStartingFootprint(card=dealt[0][0])) == "not_dealt"
+    assert refusal(state, 1, KeepStartingFootprint(card=dealt[0][0])) == (
+        "not_dealt",
+        "keep one of the three cards dealt to you",
+    )
     assert refused(state, 1, ChooseLeader(leader=leader(clan))) == "not_your_leader"
-    assert refused(state, 1, Play(card=state.players[1].deck_top[0])) == "answer_first"
+    assert refusal(state, 1, Play(card=state.players[1].deck_top[0])) == (
+        "answer_first",
+        "the game waits for a SetupChoices",
+    )
     for seat in (1, 2):
         mine = state.players[seat].clan
         state = play(state, seat, ChooseLeader(leader=leader(mine)))[1]
@@ -362,8 +373,11 @@ def test_a_figure_goes_on_an_unoccupied_house_and_takes_its_bonuses_at_once() ->
     ]
     assert state.players[2].fire_hand == (drawn[0].card,)
     assert REAL.redact(drawn[0], 1) == replace(drawn[0], card=None)  # drawn in secret
-    assert refused(state, 1, PlaceFigure(row=0)) == "house_taken"
-    assert refused(state, 1, PlaceFigure(row=6)) == "no_house"
+    assert refusal(state, 1, PlaceFigure(row=0)) == (
+        "house_taken",
+        "another figure is on that house tile",
+    )
+    assert refusal(state, 1, PlaceFigure(row=6)) == ("no_house", "house tiles are on rows 0 to 5")
     # house-3 side A (row 2): any skill and a stone; the any-skill advance is chosen
     events, state = play(state, 1, PlaceFigure(row=2, any_skill=("forest",)))
     assert SkillAdvanced(seat=1, terrain="forest", level=3) in events

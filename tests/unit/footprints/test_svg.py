@@ -93,3 +93,22 @@ def test_the_board_of_a_game_marks_its_caves_tokens_houses_and_track() -> None:
     assert len(by["house-bonus"]) == 6 and all(e.text for e in by["house-bonus"])
     assert by["track"][0].get("fill") == "#fdd835"  # seat 2 first on the cairn track
     assert token_mark(CONTENT.cave_tokens["cave-01"]) == "2xM"
+
+
+def test_a_games_board_draws_each_seats_figure_and_engravings_in_its_own_colour() -> None:
+    """Six seats, each with its figure on the map and seat 1 with an engraving: each figure
+    in its seat's colour (six distinct), the engraving in its builder's, the track's points
+    the content's; the title names the seat the drawing is for."""
+    colours = ["#e53935", "#1e88e5", "#fdd835", "#8e24aa", "#fb8c00", "#00897b"]
+    at = [(s, 3 + s) for s in range(6)]
+    state = table(6, players=[{"position": p} for p in at], engraved=(((4, 9), 1, "ice"),))
+    root = ET.fromstring(REAL.board_svg(state, 2))
+    by = classes(root)
+    assert root.find(f"{NS}title").text == "Footprints, seat 2"  # type: ignore[union-attr]
+    drawn = sorted((float(e.get("cx") or 0), e.get("fill")) for e in by["figure"])
+    assert [fill for _, fill in drawn] == colours  # left to right, seat by seat
+    assert [e.get("fill") for e in by["engraving"]] == ["#1e88e5"]
+    points = [e.text for e in by["track-points"]]
+    assert points == [str(p) for p in REAL.content.cairn_tile.track]
+    shown = ET.fromstring(REAL.board_svg(state, None)).find(f"{NS}title")
+    assert shown is not None and shown.text == "Footprints"
