@@ -175,6 +175,7 @@ def test_legal_recycles_list_every_payment_with_every_kind_to_take() -> None:
     # discard is taken (rules 2), or the very copy named (a game of rules 1)
     named = Recycle(discard=GERMANY[:2], take=item("camera", 3))
     assert CAM2 in play(state, 0, named)[1].hands[0]
+    assert CAM2 in play(replace(state, rules=2), 0, named)[1].hands[0]  # from rules 2 on
     assert item("camera", 3) in play(replace(state, rules=1), 0, named)[1].hands[0]
 
 

@@ -362,6 +362,8 @@ def test_rules_3_a_forbidden_item_goes_with_any_additional_card_another_forbidde
     three = table(hands=[[*GERMANY, TRAP, CONTRABAND], [SUN]], options=ALL, rules=3)
     listed3 = {a for a in REAL.legal_actions(three, 0) if isinstance(a, DisposeForbidden)}
     assert listed3 == set(disposals)  # from rules 3 on, not only from the newest
+    at3 = play(three, 0, DisposeForbidden(card=TRAP, with_card=CONTRABAND))[1]
+    assert at3.hands[0] == tuple(GERMANY)  # and made, not only listed
     events, clean = play(two, 0, DisposeForbidden(card=TRAP, with_card=CONTRABAND))
     assert events == [ForbiddenDisposed(seat=0, card=TRAP, with_card=CONTRABAND)]
     assert clean.hands[0] == tuple(GERMANY) and clean.actions_left == 1

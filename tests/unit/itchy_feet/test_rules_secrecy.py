@@ -405,6 +405,11 @@ def test_under_rules_2_a_card_named_stands_for_its_kind_the_longest_held_moves()
         assert trip.paid == (UMB3, *GERMANY[1:])
         old = of(Travelled, play(replace(state, rules=1), 0, Travel(pay=(named, *GERMANY[1:])))[0])
         assert old[0].paid == (named, *GERMANY[1:])
+        # a move naming one card (not a list of them) likewise: a steal's payment
+        tried = of(StealAttempted, play(state, 0, Steal(victim=1, discard=named))[0])[0]
+        assert tried.discarded == UMB3
+        old_steal = play(replace(state, rules=1), 0, Steal(victim=1, discard=named))[0]
+        assert of(StealAttempted, old_steal)[0].discarded == named
     bob = replace(state, current=1)
     _, offered = play(bob, 1, OfferTrade(to=0, give=(SUN,), want=("umbrella",)))
     assert of(TradeAccepted, play(offered, 0, AcceptTrade())[0])[0].received == (UMB3,)
