@@ -135,6 +135,8 @@ def test_recycle_costs_exactly_two_cards_of_your_hand_and_not_the_ones_just_disc
     assert refused(state, 0, Recycle(discard=(CAM, BOOTS), take=GUIDE)) == "card_not_in_hand"
     assert refused(state, 0, Recycle(discard=(CAM, SUN), take=CAM)) == "not_in_discard"
     assert refused(state, 0, Recycle(discard=(CAM, SUN), take=BOOTS)) == "not_in_discard"
+    # by its kind, as the table names the discard: no copy of it there
+    assert refused(state, 0, Recycle(discard=(CAM, SUN), take="hiking-boots")) == "not_in_discard"
 
 
 def test_event_cards_cannot_be_recycled() -> None:
