@@ -249,9 +249,7 @@ def test_itchy_feet_first_moves(tab: Tab) -> None:
     page.wait_for_selector(".turn.mine")
     auth = bearer(tab.player()["token"])
     seen = httpx.get(f"{tab.stack.game}/v1/games/{tab.game_id()}", headers=auth).json()
-    page.wait_for_function(
-        f"Number(document.querySelector('.game').dataset.version) >= {seen['version']}"
-    )
+    page.wait_for_function(VERSION_ABOVE, arg=seen["version"] - 1)
     hand = seen["view"]["private"]["hand"]
     assert len(hand) >= 3 and page.locator(".itchy-feet .hand .card").count() == len(hand)
     passports = [card for card in hand if card.startswith("passport-")]
@@ -475,8 +473,8 @@ def test_a_move_between_the_first_view_and_the_log_is_drawn(tab: Tab) -> None:
     tab.start()
     page = tab.page
     page.wait_for_selector(".log li:has-text('Bob kept')")
-    version = httpx.get(f"{tab.stack.game}/v1/games/{tab.game_id()}", headers=auth).json()
-    page.wait_for_function(VERSION_ABOVE, arg=version["version"] - 1, timeout=10_000)
+    seen = httpx.get(f"{tab.stack.game}/v1/games/{tab.game_id()}", headers=auth).json()
+    page.wait_for_function(VERSION_ABOVE, arg=seen["version"] - 1, timeout=10_000)
     assert moved and page.locator(".status-bar .turn.mine").count() == 1
     tab.no_errors()
 

@@ -55,6 +55,7 @@ from tests.unit.footprints.rules_helpers import (
     follower,
     leader,
     of,
+    on_panel,
     owned,
     play,
     player,
@@ -62,9 +63,6 @@ from tests.unit.footprints.rules_helpers import (
     refused,
     set_up,
     table,
-)
-from tests.unit.footprints.rules_helpers import (
-    on_panel as put_on_panel,
 )
 
 ADVANCED = Options(advanced=True)
@@ -147,7 +145,7 @@ def test_the_game_seats_one_to_six() -> None:
 
 
 def test_the_clan_deck_is_seven_followers_and_leader_a_over_six_with_four_revealed() -> None:
-    on_panel = 0
+    revealed = 0
     for seed in range(20):
         events, state = set_up(4, seed)
         for deck in of(DeckBuilt, events):
@@ -160,8 +158,8 @@ def test_the_clan_deck_is_seven_followers_and_leader_a_over_six_with_four_reveal
             assert p.panel == tuple(filled) and len(filled) == 4 and set(filled) <= set(deck.top)
             assert len(p.deck_top) == 4 and p.deck_bottom == deck.bottom
             assert leader(clan, "b") not in deck.top + deck.bottom  # B back in the box
-            on_panel += leader(clan) in p.panel
-    assert 0 < on_panel < 80  # shuffled in with the seven: sometimes revealed at once
+            revealed += leader(clan) in p.panel
+    assert 0 < revealed < 80  # shuffled in with the seven: sometimes revealed at once
 
 
 def test_every_player_starts_with_one_random_footprint_card_and_markers_on_2() -> None:
@@ -514,7 +512,7 @@ def test_sample_keeps_a_hidden_leader_once_it_is_on_the_panel() -> None:
     """On the panel, the advanced leader is shown to all: the guess keeps it."""
     state = chosen(ADVANCED, pick="a")
     theirs = state.players[1]
-    state = put_on_panel(state, 1, theirs.leader or "")
+    state = on_panel(state, 1, theirs.leader or "")
     for seed in range(8):
         other = check_sample(REAL, state, 0, Random(seed)).players[1]
         assert other.leader == theirs.leader and other.panel == state.players[1].panel
