@@ -370,6 +370,9 @@ function route() {
     screen = registerScreen();
     return;
   }
+  // the screen left is taken down at once: its buttons are not clicked, nor its parts taken
+  // for the next screen's, while that one waits for its first answers
+  mount(main, html`<p class="quiet">Loading…</p>`);
   const [, kind, id] = location.hash.split("/");
   if (kind === "room" && id) screen = roomScreen(decodeURIComponent(id));
   else if (kind === "game" && id) screen = new GameScreen(api, main, decodeURIComponent(id), me, failed);

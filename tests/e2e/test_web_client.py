@@ -703,6 +703,33 @@ def test_leaving_a_game_stops_drawing_it(tab: Tab) -> None:
     tab.no_errors()
 
 
+def test_the_screen_left_is_taken_down_at_once(tab: Tab) -> None:
+    """Ada goes from her game to its room while the room answers 3 s late (as "Play again"
+    does): the game is gone from the page at once, not left standing, clickable, until the
+    room has answered; the room, started, sends her back to the game."""
+    tab.register("Ada")
+    tab.create_room("itty-bitty", 2, {1: "greedy"})
+    room = tab.page.url.split("#/room/")[1]
+    tab.start()
+    page = tab.page
+    page.wait_for_selector(".game .moves")
+    page.evaluate(
+        """() => {
+          const real = window.fetch;
+          window.fetch = async (url, init) => {
+            const answer = await real(url, init);
+            if (String(url).includes("/v1/rooms/")) await new Promise((r) => setTimeout(r, 3000));
+            return answer;
+          };
+        }"""
+    )
+    page.evaluate(f"location.hash = '#/room/{room}'")
+    page.wait_for_selector(".game", state="detached", timeout=1_500)
+    assert page.locator("button.action").count() == 0
+    page.wait_for_selector(".game .moves")  # the room has a game: the page goes back to it
+    tab.no_errors()
+
+
 def test_a_room_id_is_escaped_in_the_start_address(tab: Tab) -> None:
     """A room whose id needs escaping (the service's have none, an answer stands in): Start
     asks for that room, not a path of its pieces."""
