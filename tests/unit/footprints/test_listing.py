@@ -15,7 +15,7 @@ from msgspec.structs import replace
 
 from games.footprints import legal, legal_leads, legal_moves, walks
 from games.footprints.content import TERRAINS
-from games.footprints.model import Bottom, Lead, PlaceNext, Play, Top
+from games.footprints.model import Bottom, Lead, Options, PlaceNext, Play, Top
 from games.footprints.state import State
 from games.footprints.table import Table
 from games.testing import check_listing
@@ -27,6 +27,7 @@ from tests.unit.footprints.rules_helpers import (
     follower,
     goods,
     leader,
+    on_panel,
     play,
     played,
     refused,
@@ -266,3 +267,48 @@ def test_the_bounds_hold_no_move_of_a_seat_not_to_act() -> None:
     state = follower_with("fire-07", 3)
     assert REAL.legal_actions(state, 1) == []
     assert refused(state, 1, Play(card=follower("clan-2", 1))) == "not_your_turn"
+
+
+def test_both_actions_keep_a_top_and_a_bottom_that_end_on_the_same_space() -> None:
+    # every skill at its top: the bottom action advances nothing, so a walk to the space the
+    # bottom action moves to ends alike; what is left differs (the other action), so each
+    # first action is listed, not one for both
+    state = follower_with("fire-05", 1, position=(0, 12), skills=(11, 11, 11, 11))
+    listed = REAL.legal_actions(state, 0)
+    assert Bottom(to=(2, 13)) in listed
+    walks_there = [a for a in listed if isinstance(a, Top) and a.path[-1:] == ((2, 13),)]
+    assert walks_there
+    after_top = REAL.legal_actions(play(state, 0, walks_there[0])[1], 0)
+    after_bottom = REAL.legal_actions(play(state, 0, Bottom(to=(2, 13)))[1], 0)
+    assert after_top and all(isinstance(a, Bottom) for a in after_top)
+    assert after_bottom and all(isinstance(a, Top) for a in after_bottom)
+
+
+def test_the_shaman_is_played_with_each_fire_card_and_other_leaders_alone() -> None:
+    fire = ("fire-03", "fire-12")
+
+    def plays(clan: str) -> list[Play]:
+        base = table(clans=[clan, "clan-2"], players=[{"fire_hand": fire}])
+        state = on_panel(base, 0, leader(clan, "a"))
+        found = legal.plays(Table(REAL.content, state, None), 0)
+        assert all(isinstance(a, Play) for a in found)
+        follower = state.players[0].panel[0]  # each with every fire card, or none
+        assert {a.fire for a in found if isinstance(a, Play) and a.card == follower} == {
+            None,
+            *fire,
+        }
+        return [a for a in found if isinstance(a, Play) and a.card == leader(clan, "a")]
+
+    assert plays("clan-3") == [Play(card=leader("clan-3", "a"), fire=f) for f in (None, *fire)]
+    assert plays("clan-1") == [Play(card=leader("clan-1", "a"))]  # two skills: no fire card
+
+
+def test_a_seat_answers_both_setup_questions_and_a_seat_not_on_turn_has_nothing() -> None:
+    state = set_up(2, 0, Options(advanced=True))[1]
+    listing = legal.listing(Table(REAL.content, state, None), 0)
+    assert listing.complete is True
+    kinds = {type(a).__name__ for a in listing.actions}
+    assert kinds == {"ChooseLeader", "KeepStartingFootprint"}  # the two at once
+    acting = follower_with("fire-05", 1)
+    assert legal.listing(Table(REAL.content, acting, None), 0).actions
+    assert legal.listing(Table(REAL.content, acting, None), 1) == legal.Listing([], True)
