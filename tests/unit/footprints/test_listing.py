@@ -312,3 +312,6 @@ def test_a_seat_answers_both_setup_questions_and_a_seat_not_on_turn_has_nothing(
     acting = follower_with("fire-05", 1)
     assert legal.listing(Table(REAL.content, acting, None), 0).actions
     assert legal.listing(Table(REAL.content, acting, None), 1) == legal.Listing([], True)
+    # a step with no moves of its own (the turn's end, as the events name it): nothing
+    over = table(turn={"phase": "over"})
+    assert legal.listing(Table(REAL.content, over, None), 0) == legal.Listing([], True)
