@@ -2,6 +2,8 @@
 
     .venv/bin/python -m tests.mutate games/itty_bitty/payments.py tests/unit/itty_bitty
     make mutate MODULE=games/itty_bitty/payments.py TESTS=tests/unit/itty_bitty
+    .venv/bin/python -m tests.mutate games/footprints/legal.py tests/unit/footprints \
+        --only 'games.footprints.legal.x_acts__mutmut_*'   # some mutants only (a rerun)
 
 mutmut 3 takes its settings from pyproject.toml and writes its mutants beside the sources.
 So the tracked files (`git ls-files`) go to a directory of their own, with the settings for
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import fnmatch
 import os
 import shutil
 import subprocess
@@ -49,6 +52,12 @@ def main() -> int:
     parser.add_argument("--floor", type=float, default=0.0, help="fail below this killed %%")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="only these mutants (names or globs, as mutmut prints them: a rerun of survivors)",
+    )
+    parser.add_argument(
         "--timeout-multiplier", type=float, default=3.0, help="of a mutant's tests' time"
     )
     args = parser.parse_args()
@@ -72,7 +81,7 @@ def main() -> int:
             f.write(settings(modules, tests, args.timeout_multiplier))
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         run = subprocess.run(
-            [str(mutmut), "run", "--max-children", str(args.children)],
+            [str(mutmut), "run", "--max-children", str(args.children), *args.only],
             cwd=work,
             env=env,
             stdout=subprocess.DEVNULL,  # its progress line, redrawn thousands of times
@@ -92,7 +101,8 @@ def main() -> int:
         fates = collections.Counter()
         for line in results.splitlines():
             name, sep, fate = line.strip().rpartition(": ")
-            if sep and "__mutmut_" in name:
+            chosen = not args.only or any(fnmatch.fnmatchcase(name, p) for p in args.only)
+            if sep and "__mutmut_" in name and chosen:
                 fates[fate] += 1
                 if fate != "killed":
                     shown = subprocess.run(
