@@ -496,3 +496,57 @@ def test_the_recluse_is_described_alike_in_the_rules_and_the_content() -> None:
     assert "still describes the Recluse" not in rules and "to your right" not in content
     assert "4 columns from yours, either way" in content and "either side" in rules
     assert leaders_module.RECLUSE_COLUMNS == 4
+
+
+@pytest.mark.parametrize(
+    ("who", "action"),
+    [
+        ("scout", Lead(path=tuple((1, c) for c in range(9, 15)))),
+        ("recluse", Lead(to=(1, 14))),
+        ("fire keeper", Lead(cards=("fire-04",), path=((1, 14),))),
+    ],
+)
+def test_a_leader_moving_onto_an_any_skill_space_advances_the_skill_named(
+    who: str, action: Lead
+) -> None:
+    # (1, 14): a swamp space with an "any skill" bonus; the Scout along row 1, the Recluse
+    # four columns, the Fire Keeper's swamp move one space
+    state = {
+        "scout": chief("clan-1", "b", position=(1, 8)),
+        "recluse": chief("clan-2", "b", position=(1, 10)),
+        "fire keeper": chief("clan-6", fire_hand=("fire-04",), position=(1, 13)),
+    }[who]
+    ice = skills(play(state, 0, msgspec.structs.replace(action, any_skill=("ice",)))[1], 0)
+    forest = skills(play(state, 0, msgspec.structs.replace(action, any_skill=("forest",)))[1], 0)
+    assert ice["ice"] > forest["ice"] and forest["forest"] > ice["forest"]
+
+
+def test_fire_keeper_takes_its_card_besides_a_fire_cards_own() -> None:
+    state = chief("clan-6", fire_hand=("fire-01", "fire-14"), position=(1, 5))
+    events, after = play(state, 0, Lead(cards=("fire-14",)))  # fire-14: a fire card, wood
+    assert len(of(FireDrawn, events)) == 2 and len(after.players[0].fire_hand) == 3
+
+
+def test_the_leaders_refusals_say_why() -> None:
+    keeper = chief("clan-6", fire_hand=("fire-01", "fire-07"), position=(1, 5))
+    crowded = chief(
+        "clan-6", others=[{"position": (4, 6)}], fire_hand=("fire-01",), position=(1, 5)
+    )
+    cairn = chief("clan-6", fire_hand=("fire-01",), position=None)
+    scout = chief("clan-1", "b", others=[{"position": (1, 10)}], position=(1, 8))
+    recluse = chief("clan-2", "b", position=(1, 10))
+    mountains = ((2, 6), (3, 6), (4, 6))
+    cases = [
+        (scout, Lead(path=((1, 9), (2, 9))), "scout_line", "the Scout moves along one row or diagonal, on the map"),
+        (scout, Lead(path=((1, 9), (1, 10))), "occupied", "you may move through figures but not end on one"),
+        (recluse, Lead(to=(1, 15)), "not_secluded", "the Recluse goes where no figure is within 2 spaces"),
+        (keeper, Lead(cards=("fire-09",)), "fire_not_in_hand", "play up to 2 different fire cards from your hand"),
+        (keeper, Lead(cards=("fire-07",), path=mountains), "fire_has_no_move", "none of these fire cards moves you"),
+        (cairn, Lead(cards=("fire-01",), path=((2, 6),)), "on_cairn_track", "your figure is on the cairn track"),
+        (keeper, Lead(cards=("fire-01",), path=((3, 6),)), "not_adjacent", "(3, 6) is not next to (1, 5)"),
+        (keeper, Lead(cards=("fire-01",), path=(*mountains, (5, 6))), "too_far", "the fire card moves 3 spaces or fewer"),
+        (keeper, Lead(cards=("fire-01",), path=((1, 6),)), "wrong_terrain", "the fire card moves over mountain only"),
+        (crowded, Lead(cards=("fire-01",), path=mountains), "occupied", "you may move through figures but not end on one"),
+    ]  # fmt: skip
+    for state, action, code, text in cases:
+        assert refusal(state, 0, action) == (code, text)
