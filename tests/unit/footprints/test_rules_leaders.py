@@ -504,17 +504,20 @@ def test_the_recluse_is_described_alike_in_the_rules_and_the_content() -> None:
         ("scout", Lead(path=tuple((1, c) for c in range(9, 15)))),
         ("recluse", Lead(to=(1, 14))),
         ("fire keeper", Lead(cards=("fire-04",), path=((1, 14),))),
+        ("chieftain", Lead(follower=follower("clan-6", 3), top=Top(path=((1, 14),)))),
     ],
 )
 def test_a_leader_moving_onto_an_any_skill_space_advances_the_skill_named(
     who: str, action: Lead
 ) -> None:
     # (1, 14): a swamp space with an "any skill" bonus; the Scout along row 1, the Recluse
-    # four columns, the Fire Keeper's swamp move one space
+    # four columns, the Fire Keeper's swamp move one space, the Chieftain a swamp follower's
+    # top action again
     state = {
         "scout": chief("clan-1", "b", position=(1, 8)),
         "recluse": chief("clan-2", "b", position=(1, 10)),
         "fire keeper": chief("clan-6", fire_hand=("fire-04",), position=(1, 13)),
+        "chieftain": chief("clan-6", "b", played=(follower("clan-6", 3),), position=(1, 13)),
     }[who]
     ice = skills(play(state, 0, msgspec.structs.replace(action, any_skill=("ice",)))[1], 0)
     forest = skills(play(state, 0, msgspec.structs.replace(action, any_skill=("forest",)))[1], 0)
@@ -536,7 +539,15 @@ def test_the_leaders_refusals_say_why() -> None:
     scout = chief("clan-1", "b", others=[{"position": (1, 10)}], position=(1, 8))
     recluse = chief("clan-2", "b", position=(1, 10))
     mountains = ((2, 6), (3, 6), (4, 6))
+    ice = follower("clan-6", 9)
+    chieftain = chief("clan-6", "b", played=(ice,), position=(0, 2))
     cases = [
+        (chief("clan-1"), Lead(terrains=("ice",)), "two_skills", "name two different skills to advance 2 each"),
+        (chief("clan-2"), Lead(resources=("wood",)), "three_resources", "name the 3 resources you take"),
+        (chieftain, Lead(follower=follower("clan-6", 8), top=Top(path=())), "not_played", "choose a follower from your clan discard pile"),
+        (chieftain, Lead(follower=leader("clan-6", "b"), top=Top(path=())), "not_a_follower", "only a follower's action can be replayed"),
+        (chieftain, Lead(follower=ice), "top_or_bottom", "give the follower's top or its bottom action"),
+        (chieftain, Lead(follower=ice, top=Top(path=(), fire_path=((0, 3),))), "no_fire_card", "no fire card was played with this card"),
         (scout, Lead(path=((1, 9), (2, 9))), "scout_line", "the Scout moves along one row or diagonal, on the map"),
         (scout, Lead(path=((1, 9), (1, 10))), "occupied", "you may move through figures but not end on one"),
         (recluse, Lead(to=(1, 15)), "not_secluded", "the Recluse goes where no figure is within 2 spaces"),
