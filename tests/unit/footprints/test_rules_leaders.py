@@ -317,7 +317,7 @@ def test_an_unknown_leader_ability_is_refused() -> None:
         leaders_module.lead(
             Table(REAL.content, state, Random(0)), 0, "juggler", Lead(cards=("x",)), None, []
         )
-    assert err.value.code == "unknown_leader"
+    assert (err.value.code, err.value.message) == ("unknown_leader", "no leader ability 'juggler'")
 
 
 # -- footprint cards ---------------------------------------------------------------------------
@@ -505,6 +505,8 @@ def test_the_recluse_is_described_alike_in_the_rules_and_the_content() -> None:
         ("recluse", Lead(to=(1, 14))),
         ("fire keeper", Lead(cards=("fire-04",), path=((1, 14),))),
         ("chieftain", Lead(follower=follower("clan-6", 3), top=Top(path=((1, 14),)))),
+        ("pathfinder", Lead(terrains=("swamp",), top=Top(path=((1, 14),)))),
+        ("carver", Lead(to=(1, 14))),
     ],
 )
 def test_a_leader_moving_onto_an_any_skill_space_advances_the_skill_named(
@@ -512,12 +514,14 @@ def test_a_leader_moving_onto_an_any_skill_space_advances_the_skill_named(
 ) -> None:
     # (1, 14): a swamp space with an "any skill" bonus; the Scout along row 1, the Recluse
     # four columns, the Fire Keeper's swamp move one space, the Chieftain a swamp follower's
-    # top action again
+    # top action again, the Pathfinder a swamp top action, the Carver to the next space
     state = {
         "scout": chief("clan-1", "b", position=(1, 8)),
         "recluse": chief("clan-2", "b", position=(1, 10)),
         "fire keeper": chief("clan-6", fire_hand=("fire-04",), position=(1, 13)),
         "chieftain": chief("clan-6", "b", played=(follower("clan-6", 3),), position=(1, 13)),
+        "pathfinder": chief("clan-5", position=(1, 13)),
+        "carver": chief("clan-4", "b", position=(1, 13)),
     }[who]
     ice = skills(play(state, 0, msgspec.structs.replace(action, any_skill=("ice",)))[1], 0)
     forest = skills(play(state, 0, msgspec.structs.replace(action, any_skill=("forest",)))[1], 0)
@@ -528,6 +532,14 @@ def test_fire_keeper_takes_its_card_besides_a_fire_cards_own() -> None:
     state = chief("clan-6", fire_hand=("fire-01", "fire-14"), position=(1, 5))
     events, after = play(state, 0, Lead(cards=("fire-14",)))  # fire-14: a fire card, wood
     assert len(of(FireDrawn, events)) == 2 and len(after.players[0].fire_hand) == 3
+
+
+def test_the_fire_keepers_move_may_end_where_it_began_as_a_top_action_may() -> None:
+    # (2, 6) and (3, 6): mountains; out to (3, 6) (a stone) and back
+    state = chief("clan-6", fire_hand=("fire-01",), position=(2, 6))
+    after = play(state, 0, Lead(cards=("fire-01",), path=((3, 6), (2, 6))))[1]
+    assert after.players[0].position == (2, 6)
+    assert after.players[0].resources == goods(stone=1)
 
 
 def test_the_leaders_refusals_say_why() -> None:
@@ -542,6 +554,9 @@ def test_the_leaders_refusals_say_why() -> None:
     ice = follower("clan-6", 9)
     chieftain = chief("clan-6", "b", played=(ice,), position=(0, 2))
     cases = [
+        (chief("clan-5"), Lead(terrains=("ice",)), "top_of_a_terrain", "name one terrain and give its top action"),
+        (chief("clan-3", "b"), Lead(cards=("footprint-09",)), "not_on_board", "discard footprint cards of your board, once each"),
+        (chief("clan-5", "b"), Lead(resources=("wood", "wood")), "trade_count", "take one more resource than you give"),
         (chief("clan-1"), Lead(terrains=("ice",)), "two_skills", "name two different skills to advance 2 each"),
         (chief("clan-2"), Lead(resources=("wood",)), "three_resources", "name the 3 resources you take"),
         (chieftain, Lead(follower=follower("clan-6", 8), top=Top(path=())), "not_played", "choose a follower from your clan discard pile"),
