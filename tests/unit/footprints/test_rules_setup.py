@@ -166,7 +166,9 @@ def test_every_player_starts_with_one_random_footprint_card_and_markers_on_2() -
     events, state = set_up(5, 3)
     kept = of(FootprintKept, events)
     assert [e.seat for e in kept] == list(range(5)) and len({e.card for e in kept}) == 5
-    assert [len(e.cards) for e in of(StartingFootprints, events)] == [1] * 5
+    # each dealt to its seat (seen by that seat alone), the same card kept face up
+    dealt = [StartingFootprints(seat=e.seat, cards=(e.card,)) for e in kept]
+    assert of(StartingFootprints, events) == dealt
     for seat, p in enumerate(state.players):
         assert p.footprints == (kept[seat].card,) and p.position is None
         assert p.skills == (2, 2, 2, 2) and p.resources == (0, 0, 0, 0) and p.fire_hand == ()
