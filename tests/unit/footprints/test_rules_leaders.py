@@ -348,6 +348,18 @@ def test_footprint_cards_are_completed_at_any_point_of_your_own_turn() -> None:
     assert p.resources == goods(stone=2)  # what was counted stays to pay with
 
 
+def test_a_cave_painting_goal_is_met_by_the_seats_own_cave_painting_only() -> None:
+    # footprint-06: a cave painting, own 3 stone
+    me = {"resources": goods(stone=3), "footprints": ("footprint-06",)}
+    bare = table(players=[me, {"cave_site": "tile-3-cave-a"}])  # the other seat's painting
+    assert refused(bare, 0, CompleteFootprint(card="footprint-06")) == "goals_not_met"
+    assert CompleteFootprint(card="footprint-06") not in REAL.legal_actions(bare, 0)
+    painted = table(players=[{**me, "cave_site": "tile-3-cave-a"}])
+    assert CompleteFootprint(card="footprint-06") in REAL.legal_actions(painted, 0)
+    events = play(painted, 0, CompleteFootprint(card="footprint-06"))[0]
+    assert events == [FootprintCompleted(seat=0, card="footprint-06")]
+
+
 def test_a_footprint_bonus_is_kept_or_discarded_at_once() -> None:
     # fire-13: take a footprint card, and berries
     state = played(table(players=[{"fire_hand": ("fire-13",)}]), 0, F03, "fire-13")
