@@ -168,14 +168,16 @@ def _bottoms(board: MapBoard, start: Pos | None, fire: bool, rng: Random) -> Ite
                 yield Bottom(to=to, fire_at=at, any_skill=rng.choice(SKILL_LISTS))
                 base = start if at == 0 else to
                 for fire_path in _walks(board, base, 3, rng, 3)[1:]:
-                    yield Bottom(to=to, fire_at=at, fire_path=fire_path)
+                    picks = rng.choice(SKILL_LISTS)  # the spaces walked may ask for a skill
+                    yield Bottom(to=to, fire_at=at, fire_path=fire_path, any_skill=picks)
             for during in DURING:  # between the advance and the move, either first
                 for skills in _skill_lists(rng, 2):
                     yield Bottom(to=to, fire_during=during, any_skill=skills)
                 yield Bottom(to=to, fire_at=0, fire_during=during)
                 base = start if during == "after_advance" else to
                 for fire_path in _walks(board, base, 3, rng, 2)[1:]:
-                    yield Bottom(to=to, fire_during=during, fire_path=fire_path)
+                    picks = rng.choice(SKILL_LISTS)
+                    yield Bottom(to=to, fire_during=during, fire_path=fire_path, any_skill=picks)
 
 
 def _acts(

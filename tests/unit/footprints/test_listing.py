@@ -154,6 +154,17 @@ def test_a_fire_cards_move_with_a_bottom_action_onto_a_figure_and_an_any_skill_s
     listed = [a for a in REAL.legal_actions(state, 0) if isinstance(a, Bottom) and a.fire_path]
     assert any(a.fire_at == 0 and a.fire_path[-1] == (1, 15) for a in listed)
     assert {a.any_skill for a in listed if a.fire_path == ((1, 14),)} >= {(t,) for t in TERRAINS}
+    # and used after the action, from where the bottom move ended, (1, 13), onto (1, 14)
+    me = {"position": (1, 12), "fire_hand": ("fire-04",)}
+    state = played(table(players=[me, {"position": (1, 15)}]), 0, follower("clan-1", 6), "fire-04")
+    oracle(state, budget=None)
+    after = {
+        a.any_skill
+        for a in REAL.legal_actions(state, 0)
+        if isinstance(a, Bottom) and a.to == (1, 13) and a.fire_at == 1
+        and a.fire_path == ((1, 14),)
+    }  # fmt: skip
+    assert after == {(t,) for t in TERRAINS}
 
 
 def test_both_actions_list_each_first_action_and_then_the_other() -> None:
