@@ -36,6 +36,7 @@ from games.itchy_feet.model import (
     StealQuestion,
     TradeQuestion,
 )
+from games.itchy_feet.questions import named_before
 from games.itchy_feet.rules import CHARACTERS
 from games.testing import card_ids_in, check_questions
 from tests.unit.itchy_feet.test_generic import options
@@ -217,6 +218,13 @@ def test_an_answer_naming_another_question_is_refused_and_one_naming_none_is_not
     # very cards: a client that read it then) answers it too
     by_id = replace(asked, give=(CAM,))
     assert play(state, 1, AcceptTrade(question=by_id))[0] == play(state, 1, AcceptTrade())[0]
+
+
+def test_the_question_as_named_before_is_the_responders_alone() -> None:
+    state = offered()
+    before = TradeQuestion(seat=1, asker=0, give=(CAM,), want=("umbrella",))
+    assert named_before(state, 1) == (before,)
+    assert named_before(state, 0) == () and named_before(state, 2) == ()
 
 
 def test_an_answer_to_a_question_already_answered_is_stale() -> None:
