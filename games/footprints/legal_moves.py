@@ -218,7 +218,7 @@ def bottom_moves(
         here = ls.bonuses([to] if to is not None else [])
         for picks, led in ls.choose((*kind, "bag", _bag(ls, here)), climbed(here)):
             out.append(((to, led), Bottom(to=to, any_skill=picks)))
-        if fire is None or not effects:
+        if not effects:  # no fire card, or one with no gain or cost (its move: below)
             continue
         when = timings(ls, effects)
 
