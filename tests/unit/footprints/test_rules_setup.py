@@ -210,6 +210,10 @@ def test_advanced_setup_a_leader_chosen_in_secret_and_three_footprint_cards_keep
         "keep one of the three cards dealt to you",
     )
     assert refused(state, 1, ChooseLeader(leader=leader(clan))) == "not_your_leader"
+    # a card kept once: the seat still chooses its leader, but keeps no second card
+    once = play(state, 1, KeepStartingFootprint(card=dealt[1][0]))[1]
+    assert 1 in REAL.to_act(once)
+    assert refused(once, 1, KeepStartingFootprint(card=dealt[1][1])) == "not_dealt"
     assert refusal(state, 1, Play(card=state.players[1].deck_top[0])) == (
         "answer_first",
         "the game waits for a SetupChoices",
@@ -508,6 +512,18 @@ def test_sample_keeps_a_leader_everyone_knows(options: Options) -> None:
             assert got.leader == real.leader
             leaders = sorted(c for c in real.deck_top if "-leader-" in c)
             assert leaders and sorted(c for c in got.deck_top if "-leader-" in c) == leaders
+
+
+def test_sample_keeps_a_deck_top_of_the_leader_alone() -> None:
+    """The other seat's followers all drawn from the top part but its leader: the guess
+    deals no follower above it (the top part's size is public)."""
+    f = [follower("clan-2", n) for n in range(1, 14)]
+    theirs = {"deck_top": (leader("clan-2"),), "deck_bottom": tuple(f[4:])}
+    state = table(players=[{}, theirs])
+    for seed in range(8):
+        other = check_sample(REAL, state, 0, Random(seed)).players[1]
+        assert other.deck_top == (leader("clan-2"),)
+        assert sorted(other.deck_bottom) == sorted(f[4:])
 
 
 def test_sample_keeps_a_hidden_leader_once_it_is_on_the_panel() -> None:
