@@ -34,6 +34,7 @@ from games.testing import card_ids_in, check_questions, random_playout
 from tests.unit.footprints.rules_helpers import (
     REAL,
     follower,
+    goods,
     leader,
     of,
     play,
@@ -41,6 +42,7 @@ from tests.unit.footprints.rules_helpers import (
     refused,
     set_up,
     table,
+    terrains,
 )
 
 ADVANCED = Options(advanced=True)
@@ -189,3 +191,42 @@ def test_no_answer_is_ever_unavailable_and_every_answer_names_its_question(
             for seat in range(state.seats):
                 assert REAL.unavailable(state, seat) == []
                 check_questions(REAL, state, seat, list(REAL.legal_actions(state, seat)))
+
+
+def test_every_seat_sees_a_players_public_part() -> None:
+    f = [follower("clan-1", n) for n in range(1, 14)]
+    me = {
+        "position": (2, 10),
+        "cairn_points": 7,
+        "skills": terrains(ice=4),
+        "resources": goods(stone=1, berries=2),
+        "fire_hand": ("fire-01", "fire-02"),
+        "footprints": ("footprint-03",),
+        "completed": ("footprint-04",),
+        "engravings": ("ice",),
+        "cave_site": "tile-3-cave-a",
+        "turns": 3,
+        "deck_bottom": (f[11],),
+        "played": (f[12],),
+    }
+    state = table(players=[me])
+    public = {
+        "seat": 0,
+        "clan": "clan-1",
+        "position": (2, 10),
+        "cairn_points": 7,
+        "skills": {"mountain": 2, "ice": 4, "forest": 2, "swamp": 2},
+        "resources": {"stone": 1, "mammoth": 0, "wood": 0, "berries": 2},
+        "panel": f[:4],
+        "played": [f[12]],
+        "deck": 9,  # f05-f11 and leader A above, f12 below: only how many
+        "fire_cards": 2,  # only how many
+        "footprints": ["footprint-03"],
+        "completed": ["footprint-04"],
+        "engravings": ["ice"],
+        "cave_site": "tile-3-cave-a",
+        "turns": 3,
+        "leaders": [leader("clan-1")],  # the basic setup's leader A: known to all in the deck
+    }
+    for seat in (0, 1, None):
+        assert REAL.view(state, seat).public["players"][0] == public
