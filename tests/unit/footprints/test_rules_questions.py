@@ -230,3 +230,47 @@ def test_every_seat_sees_a_players_public_part() -> None:
     }
     for seat in (0, 1, None):
         assert REAL.view(state, seat).public["players"][0] == public
+
+
+def test_the_table_s_public_part_and_a_seat_s_private_part() -> None:
+    state = table(
+        players=[{"fire_hand": ("fire-03",), "position": (1, 11)}, {"position": (1, 12)}],
+        fire_discard=("fire-01",),
+        footprint_discard=("footprint-05",),
+        cairn_track=(1,),
+        engraved=(((1, 11), 0, "ice"),),
+        end_triggered=True,
+        first_seat=1,
+    )
+    view = REAL.view(state, 0)
+    public = {k: v for k, v in view.public.items() if k not in ("players", "map", "turn")}
+    assert public == {
+        "seats": 2,
+        "options": {"advanced": False, "snake": False, "two_leaders": False},
+        "engraved": [{"at": (1, 11), "seat": 0, "terrain": "ice"}],
+        "first_seat": 1,
+        "pending": None,
+        "fire_deck": 18,  # only how many: 20 less one in a hand, one discarded
+        "fire_discard": ["fire-01"],
+        "footprint_deck": 27,
+        "footprint_discard": ["footprint-05"],
+        "cairn_track": [1],
+        "end_triggered": True,
+        "result": None,
+    }
+    assert view.public["map"] == {
+        "tiles": list(state.tiles),
+        "turned": list(state.turned),
+        "houses": [list(h) for h in state.houses],
+        "caves": dict(state.caves),
+    }
+    assert view.public["turn"] == msgspec.to_builtins(state.turn)
+    deck = sorted([*(follower("clan-1", n) for n in range(5, 14)), leader("clan-1")])
+    assert view.private == {
+        "fire_hand": ["fire-03"],
+        "leaders": [leader("clan-1")],
+        "deck": deck,  # the seat's own, in no order (the split above and below is unknown)
+        "questions": [],
+    }
+    assert REAL.view(state, None).private is None
+    assert REAL.view(state, None).public == view.public == REAL.view(state, 1).public
