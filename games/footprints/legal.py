@@ -109,7 +109,7 @@ def _places(t: Table, seat: int, question: PlaceQuestion) -> Listing:
             continue
         house, side = t.state.houses[row]
         got = list(t.content.house_tiles[house].sides[side])
-        for picks, led in ls.choose(("house", row), ls.gaining(ls.led, got)):
+        for picks, led in ls.choose(row, ls.gaining(ls.led, got)):  # this Lister's only key
             place = PlaceFigure(row=row, any_skill=picks, question=question)
             items.append(((row, led), place))
     return Listing(unique(items), ls.complete)
