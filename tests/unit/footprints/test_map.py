@@ -148,3 +148,13 @@ def test_the_map_is_fixed_public_and_names_no_card() -> None:
     assert last.result is not None and REAL.board_map(last) == REAL.board_map(first)
     text = msgspec.json.encode(REAL.board_map(first)).decode()
     assert not [card for card in REAL.all_cards() if f'"{card}"' in text]
+
+
+def test_the_assembled_maps_schema_says_what_its_fields_mean() -> None:
+    """A client author reads the board map's JSON Schema: the fields that need a word have one."""
+    defs = msgspec.json.schema(AssembledMap)["$defs"]
+    space = defs["MapSpace"]["properties"]
+    assert space["at"]["description"].startswith("[row, column], as actions name it")
+    assert space["terrains"]["description"] == "One; two on a cairn space (it counts as both)"
+    token = defs["SpaceCave"]["properties"]["token"]["description"]
+    assert token == "The cave token there (content `cave_tokens`); null: none"
