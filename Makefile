@@ -55,9 +55,10 @@ balance: install
 	$(PY) -m tests.bench.balance --game $(GAME) --games $(GAMES) $(if $(SEATS),--seats $(SEATS)) $(if $(EXTENSIONS),--extensions $(EXTENSIONS)) $(if $(OPTIONS),--options '$(OPTIONS)') $(if $(WORKERS),--workers $(WORKERS))
 
 # mutation testing of an engine module by its unit tests (tests/mutate.py), e.g.
-# make mutate MODULE=games/itty_bitty/payments.py TESTS=tests/unit/itty_bitty (TESTS: one or more)
+# make mutate MODULE=games/itty_bitty/payments.py TESTS=tests/unit/itty_bitty (TESTS: one or more;
+# ONLY='games.itty_bitty.payments.x_payments__mutmut_*': some mutants only, names or globs)
 mutate: install
-	$(PY) -m tests.mutate $(MODULE) $(addprefix --tests ,$(TESTS))
+	$(PY) -m tests.mutate $(MODULE) $(addprefix --tests ,$(TESTS)) $(foreach o,$(ONLY),--only '$(o)')
 
 # the corpus of recorded game logs every test run replays (tests/corpus/README.md): adds the
 # logs this version lacks; REHASH=1 adds the final state's hash under a new state shape
