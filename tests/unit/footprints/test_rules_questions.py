@@ -31,6 +31,7 @@ from games.footprints.model import (
 )
 from games.footprints.state import State
 from games.testing import card_ids_in, check_questions, random_playout
+from tests.unit.footprints.playouts import quick_playout
 from tests.unit.footprints.rules_helpers import (
     REAL,
     follower,
@@ -273,4 +274,9 @@ def test_the_table_s_public_part_and_a_seat_s_private_part() -> None:
         "questions": [],
     }
     assert REAL.view(state, None).private is None
+    assert REAL.view(state, 2).private is None  # a seat beyond the table's: a spectator
+    assert view.public["result"] is None
+    final = quick_playout(REAL, 7, 2, Options()).states[-1]  # a game played to its end
+    assert final.result is not None
+    assert REAL.view(final, None).public["result"] == msgspec.to_builtins(final.result)
     assert REAL.view(state, None).public == view.public == REAL.view(state, 1).public

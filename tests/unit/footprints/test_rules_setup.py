@@ -536,6 +536,17 @@ def test_sample_keeps_a_hidden_leader_once_it_is_on_the_panel() -> None:
         assert other.leader == theirs.leader and other.panel == state.players[1].panel
 
 
+def test_a_hidden_leader_shows_in_the_view_once_on_the_panel() -> None:
+    state = chosen(ADVANCED, pick="a")
+    theirs = state.players[1]
+    assert theirs.leader in theirs.deck_top
+    assert REAL.view(state, 0).public["players"][1]["leaders"] == []  # in the deck: a secret
+    assert REAL.view(state, 1).private is not None
+    assert REAL.view(state, 1).private["leaders"] == [theirs.leader]  # its own seat knows
+    shown = on_panel(state, 1, theirs.leader or "")
+    assert REAL.view(shown, 0).public["players"][1]["leaders"] == [theirs.leader]
+
+
 def test_sample_deals_the_others_setup_footprints_again_and_keeps_the_seats_own() -> None:
     """While the advanced setup asks, the footprint cards dealt to the others are unknown to
     the seat: dealt again from them and the footprint deck, as many each; its own stay."""
