@@ -653,6 +653,23 @@ def test_a_lasting_problem_stops_following(tab: Tab, status: int) -> None:
     assert tab.errors == [], tab.errors
 
 
+def answer_late(page: Page, pattern: str, ms: int) -> None:
+    """From now on the page reads every answer whose address matches `pattern` (a regular
+    expression) `ms` late, as a slow network would bring it."""
+    page.evaluate(
+        """([pattern, ms]) => {
+          const real = window.fetch;
+          const late = new RegExp(pattern);
+          window.fetch = async (url, init) => {
+            const answer = await real(url, init);
+            if (late.test(String(url))) await new Promise((r) => setTimeout(r, ms));
+            return answer;
+          };
+        }""",
+        [pattern, ms],
+    )
+
+
 def test_leaving_a_game_stops_drawing_it(tab: Tab) -> None:
     """Ada leaves for the lobby while the page awaits the game's view (bots playing on after
     she resigned; and again while it opens): the lobby stays, nothing of the game is asked."""
@@ -663,16 +680,7 @@ def test_leaving_a_game_stops_drawing_it(tab: Tab) -> None:
     game = tab.game_id()
     page.wait_for_selector(".group[data-types~=keep_collector] button.action")
     # the game's view answers the page 1.5 s late: a person leaves meanwhile
-    page.evaluate(
-        """() => {
-          const real = window.fetch;
-          window.fetch = async (url, init) => {
-            const answer = await real(url, init);
-            if (/\\/v1\\/games\\/[^/?]+(\\?|$)/.test(String(url))) await new Promise((r) => setTimeout(r, 1500));
-            return answer;
-          };
-        }"""
-    )
+    answer_late(page, r"/v1/games/[^/?]+(\?|$)", 1500)
     path = f"/v1/games/{game}"  # the view, whatever min_version it says it has seen
 
     def view(request: Any) -> bool:
@@ -713,16 +721,7 @@ def test_the_screen_left_is_taken_down_at_once(tab: Tab) -> None:
     tab.start()
     page = tab.page
     page.wait_for_selector(".game .moves")
-    page.evaluate(
-        """() => {
-          const real = window.fetch;
-          window.fetch = async (url, init) => {
-            const answer = await real(url, init);
-            if (String(url).includes("/v1/rooms/")) await new Promise((r) => setTimeout(r, 3000));
-            return answer;
-          };
-        }"""
-    )
+    answer_late(page, "/v1/rooms/", 3000)
     page.evaluate(f"location.hash = '#/room/{room}'")
     page.wait_for_selector(".game", state="detached", timeout=1_500)
     assert page.locator("button.action").count() == 0

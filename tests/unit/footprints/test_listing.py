@@ -303,8 +303,8 @@ def test_the_shaman_is_played_with_each_fire_card_and_other_leaders_alone() -> N
         state = on_panel(base, 0, leader(clan, "a"))
         found = legal.plays(Table(REAL.content, state, None), 0)
         assert all(isinstance(a, Play) for a in found)
-        follower = state.players[0].panel[0]  # each with every fire card, or none
-        assert {a.fire for a in found if isinstance(a, Play) and a.card == follower} == {
+        first = state.players[0].panel[0]  # a follower: with every fire card, or none
+        assert {a.fire for a in found if isinstance(a, Play) and a.card == first} == {
             None,
             *fire,
         }

@@ -587,4 +587,4 @@ def test_the_leaders_refusals_say_why() -> None:
         (crowded, Lead(cards=("fire-01",), path=mountains), "occupied", "you may move through figures but not end on one"),
     ]  # fmt: skip
     for state, action, code, text in cases:
-        assert refusal(state, 0, action) == (code, text)
+        assert refusal(state, 0, action) == (code, text), action

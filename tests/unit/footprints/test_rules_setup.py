@@ -541,8 +541,8 @@ def test_a_hidden_leader_shows_in_the_view_once_on_the_panel() -> None:
     theirs = state.players[1]
     assert theirs.leader in theirs.deck_top
     assert REAL.view(state, 0).public["players"][1]["leaders"] == []  # in the deck: a secret
-    assert REAL.view(state, 1).private is not None
-    assert REAL.view(state, 1).private["leaders"] == [theirs.leader]  # its own seat knows
+    own = REAL.view(state, 1).private
+    assert own is not None and own["leaders"] == [theirs.leader]  # its own seat knows
     shown = on_panel(state, 1, theirs.leader or "")
     assert REAL.view(shown, 0).public["players"][1]["leaders"] == [theirs.leader]
 
