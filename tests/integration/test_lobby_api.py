@@ -280,10 +280,18 @@ async def test_bots_and_start_publish_room_started(
     assert started.status_code == 202 and started.json()["status"] == "starting"
     assert started.headers["location"] == f"/v1/rooms/{rid}"  # follow it until game_id
     assert [s["bot"] for s in started.json()["seats"]] == [None, "greedy", "greedy", "random"]
+    # bots of one level are told apart by name (the log, the outcome), another level's not
+    assert [s["name"] for s in started.json()["seats"]] == [
+        "host",
+        "greedy bot",
+        "greedy bot 2",
+        "random bot",
+    ]
     problem(await client.post(f"/v1/rooms/{rid}/start", headers=auth(host)), 409, "room_not_open")
     entries = await redis_client.xrange(settings.stream(LOBBY))
     messages = [msgspec.json.decode(fields[b"m"], type=RoomStarted) for _, fields in entries]
     [msg] = [m for m in messages if m.room_id == rid]
+    assert [s.name for s in msg.seats] == ["host", "greedy bot", "greedy bot 2", "random bot"]
     assert msg.game == "itty-bitty" and [s.bot for s in msg.seats] == [
         None,
         "greedy",
