@@ -347,6 +347,25 @@ async def test_a_footprints_board_is_drawn_as_svg(
     assert len(caves) >= 6 and 0 < len(in_play) < len(caves)
     outsider = {"authorization": f"Bearer {issue(KEY, 'someone-else', 'x')}"}
     assert (await client.get(f"/v1/games/{game_id}/board.svg", headers=outsider)).status_code == 200
+    # gzipped for a client that takes it (httpx does), named by an ETag: asked again with it
+    # while nothing moved, a bodiless 304
+    assert r.headers["content-encoding"] == "gzip" and r.headers["vary"] == "Accept-Encoding"
+    assert int(r.headers["content-length"]) * 4 < len(r.content)
+    tag = r.headers["etag"]
+
+    async def svg(headers: dict[str, str]) -> httpx.Response:
+        url = f"/v1/games/{game_id}/board.svg"
+        return await client.get(url, headers={**fp.auth(0), **headers})
+
+    again = await svg({"if-none-match": tag})
+    assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tag
+    plain = await svg({"accept-encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.text == r.text
+    assert plain.headers["etag"] != tag  # another representation, another tag
+    refused = await svg({"accept-encoding": "gzip;q=0, identity"})
+    assert "content-encoding" not in refused.headers
+    other = await svg({"if-none-match": 'W/"something-else"'})
+    assert other.status_code == 200 and other.content == r.content
 
 
 async def test_a_game_without_a_map_has_no_board(table: Table) -> None:
