@@ -126,6 +126,9 @@ export class Api {
   view(id) {
     return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}`);
   }
+  resign(id) {
+    return this.request(this.game, "POST", `/v1/games/${encodeURIComponent(id)}/resign`);
+  }
   legal(id) {
     return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}/legal-actions`);
   }

@@ -7,12 +7,54 @@ import { html, mount, problemText, tell, words } from "./dom.js";
 import { GameScreen } from "./game.js";
 
 const SESSION_KEY = "turnpost.player";
+// A room's clock (docs/api.md, "Clocks"): a limit per move (its seconds), or a time bank
+// ("bank:<start>:<increment>:<cap>", seconds), or one of the person's own ("custom").
 const CLOCKS = [
   ["", "No clock"],
   ["30", "30 s a move"],
   ["300", "5 min a move"],
   ["86400", "A day a move"],
+  ["bank:600:10:1200", "10 min in all, 10 s added a turn"],
+  ["bank:259200:86400:604800", "3 days in all, a day added a turn (a week at most)"],
+  ["custom", "Your own…"],
 ];
+const ON_TIMEOUT = [
+  ["bot_move", "a bot makes that one move for the seat"],
+  ["bot_takeover", "a bot plays the seat to the end"],
+  ["wait", "nothing: the others may hand the seat to a bot"],
+];
+
+/** The room's `timing` from the form, or null for no clock. */
+function timingOf(data) {
+  const clock = data.get("clock");
+  if (!clock) return null;
+  const secs = (name) => Math.round(Number(data.get(name) || 0) * 60);
+  let timing;
+  if (clock === "custom") {
+    timing = data.get("clock_kind") === "bank"
+      ? { bank_s: secs("bank_min"), increment_s: secs("increment_min"), cap_s: secs("cap_min") || null }
+      : { per_move_s: secs("per_move_min") };
+  } else if (clock.startsWith("bank:")) {
+    const [bank, increment, cap] = clock.slice(5).split(":").map(Number);
+    timing = { bank_s: bank, increment_s: increment, cap_s: cap };
+  } else {
+    timing = { per_move_s: Number(clock) };
+  }
+  if (timing.cap_s === null) delete timing.cap_s;
+  timing.on_timeout = data.get("on_timeout") || "bot_move";
+  return timing;
+}
+
+/** The clock in words, as the room shows it. */
+export function timingText(t) {
+  if (!t || !(t.per_move_s || t.bank_s)) return "no clock";
+  const span = (s) => (s % 86400 === 0 ? `${s / 86400} d` : s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+  const what = t.per_move_s
+    ? `${span(t.per_move_s)} a move`
+    : `${span(t.bank_s)} in all${t.increment_s ? `, ${span(t.increment_s)} added a turn` : ""}${t.cap_s ? ` (${span(t.cap_s)} at most)` : ""}`;
+  const then = { bot_move: "then a bot moves once", bot_takeover: "then a bot takes the seat", wait: "then the others may claim the seat" };
+  return `${what}, ${then[t.on_timeout || "bot_move"]}`;
+}
 
 const main = document.getElementById("main");
 let api;
@@ -83,13 +125,13 @@ function optionFields(game) {
 function seatFields(game, seats) {
   const rows = [html`<li>Seat 1: you</li>`];
   for (let seat = 1; seat < seats; seat++) {
-    rows.push(html`<li>Seat ${seat + 1}:
+    rows.push(html`<li><label>Seat ${seat + 1}:
       <select name="seat:${seat}">
         ${game.bot_levels.map(
           (level) => html`<option value="${level}" ${level === "greedy" ? "selected" : ""}>${words(level)} bot</option>`
         )}
         <option value="">Open, for a person</option>
-      </select></li>`);
+      </select></label></li>`);
   }
   return rows;
 }
@@ -103,6 +145,17 @@ function newRoomForm(game) {
       (n) => html`<option ${n === seats ? "selected" : ""}>${n}</option>`
     )}</select></label>
     <label>Clock <select name="clock">${CLOCKS.map(([v, t]) => html`<option value="${v}">${t}</option>`)}</select></label>
+    <fieldset class="custom-clock" hidden><legend>Your clock</legend>
+      <label><input type="radio" name="clock_kind" value="move" checked /> a limit per move:</label>
+      <label>minutes <input type="number" name="per_move_min" min="0.1" max="129600" step="any" value="60" /></label>
+      <label><input type="radio" name="clock_kind" value="bank" /> a time bank:</label>
+      <label>minutes to start <input type="number" name="bank_min" min="0.1" max="129600" step="any" value="1440" /></label>
+      <label>added a turn <input type="number" name="increment_min" min="0" max="129600" step="any" value="60" /></label>
+      <label>at most <input type="number" name="cap_min" min="0" max="129600" step="any" value="" placeholder="no cap" /></label>
+    </fieldset>
+    <label class="on-timeout" hidden>When time runs out <select name="on_timeout">${ON_TIMEOUT.map(
+      ([v, t]) => html`<option value="${v}">${t}</option>`
+    )}</select></label>
     <label>Who may join <select name="visibility">
       <option value="public">anyone (listed)</option>
       <option value="unlisted">those with its invite code</option>
@@ -207,6 +260,12 @@ function lobbyScreen() {
       clearTimeout(timer);
     },
     change(target) {
+      if (target.name === "clock") {
+        const form = target.form;
+        form.querySelector(".custom-clock").hidden = target.value !== "custom";
+        form.querySelector(".on-timeout").hidden = !target.value;
+        return;
+      }
       if (target.name !== "seats") return;
       const form = target.form;
       const game = catalog.games.find((g) => g.key === form.dataset.game);
@@ -221,7 +280,8 @@ function lobbyScreen() {
       }
       const body = { game: form.dataset.game, seats: Number(data.get("seats")), options };
       if (data.get("visibility") === "unlisted") body.visibility = "unlisted";
-      if (data.get("clock")) body.timing = { per_move_s: Number(data.get("clock")) };
+      const timing = timingOf(data);
+      if (timing) body.timing = timing;
       let room = await api.createRoom(body);
       for (let seat = 1; seat < body.seats; seat++) {
         const level = data.get(`seat:${seat}`);
@@ -275,13 +335,13 @@ function roomScreen(roomId) {
       main,
       html`<section class="panel narrow room" data-status="${room.status}">
         <h1>${catalog.games.find((g) => g.key === room.game)?.name || room.game} <span class="tag">${room.status}</span></h1>
-        <p class="quiet">Room ${room.id}${room.timing?.per_move_s ? html` · ${room.timing.per_move_s} s a move` : ""}</p>
+        <p class="quiet">Room ${room.id} · <span class="timing">${timingText(room.timing)}</span></p>
         <ol class="seats">${room.seats.map(
           (s) => html`<li>${s.player_id
             ? html`<b>${s.name}</b>${s.bot ? html` <span class="tag">bot</span>` : ""}${s.player_id === room.host ? html` <span class="tag">host</span>` : ""}`
             : html`<span class="quiet">${s.reserved_for ? "held for an invited player" : "empty"}</span>
               ${host && open
-                ? html`<select data-level-for="${s.seat}">${levels.map(
+                ? html`<select data-level-for="${s.seat}" aria-label="The bot's level for seat ${s.seat + 1}">${levels.map(
                     (l) => html`<option value="${l}" ${l === "greedy" ? "selected" : ""}>${words(l)} bot</option>`
                   )}</select> <button data-bot="${s.seat}">Seat a bot</button>`
                 : ""}`}</li>`
@@ -414,7 +474,7 @@ document.addEventListener("change", (event) => {
 });
 
 document.addEventListener("click", (event) => {
-  const target = event.target.closest("button, [data-target]");
+  const target = event.target.closest("button, [data-target], [data-explain]");
   if (!target || (target.type === "submit" && target.form)) return;
   if (target.id === "sign-out") {
     sessionStorage.removeItem(SESSION_KEY);
@@ -425,9 +485,10 @@ document.addEventListener("click", (event) => {
   guarded(() => screen?.click?.(target));
 });
 
-// a card or a player a move names is a button for the keyboard too
+// a card or a player a move names is a button for the keyboard too, and so is anything a
+// person may ask about (its words)
 document.addEventListener("keydown", (event) => {
-  const target = event.target.closest?.("[data-target]");
+  const target = event.target.closest?.("[data-target], [data-explain]");
   if (!target || (event.key !== "Enter" && event.key !== " ")) return;
   event.preventDefault();
   guarded(() => screen?.click?.(target));

@@ -5,6 +5,14 @@
 // optional: labels (a heading per action type), colour(seat), load(api, id, extra).
 
 import { html, raw, words } from "./dom.js";
+import { SYMBOLS, explain } from "./rules.js";
+
+/** A thing of the game a person may tap or hover for what it is (rules.js says): its
+ * attributes. A tap shows the words beside the moves (GameScreen.click); a hover, its title. */
+export function explained(ctx, kind, id, fallback = "") {
+  const text = explain(ctx.game.game, kind, id, ctx.content) || fallback;
+  return text ? html`data-explain="${kind}:${id}" title="${text}"` : "";
+}
 
 // Seat colours as the game service draws Footprints' figures (games/footprints/rules.py)
 const SEAT_COLOURS = ["#e53935", "#1e88e5", "#fdd835", "#8e24aa", "#fb8c00", "#00897b"];
@@ -30,8 +38,10 @@ export function card(ctx, id, { mark = () => false, note = "", as = null, name =
   const can = ctx.index.has(key);
   const focused = ctx.focus === key;
   if (!info) return html`<div class="card unknown" title="${id}">${id}</div>`;
+  const why = explain(ctx.game.game, "card", as || id, ctx.content);
   return html`<div class="card kind-${info.kind} ${can ? "can" : ""} ${focused ? "focused" : ""}"
-      data-card="${id}" ${can ? html`data-target="${key}" tabindex="0" role="button"` : ""} title="${id}">
+      data-card="${id}" ${can ? html`data-target="${key}" role="button"` : ""} tabindex="0"
+      ${why ? html`data-explain="card:${as || id}"` : ""} title="${why || name || info.name}">
     ${!as && info.glyph && info.glyph.length <= 3 ? html`<span class="corner">${info.glyph}</span>` : ""}
     <span class="name">${name || info.name}</span>
     ${info.traits.length ? html`<ul class="traits">${info.traits.map(
@@ -162,7 +172,7 @@ const itchyFeet = {
     const character = (id) => {
       if (!id) return "";
       const info = ctx.cards.get(id) || ctx.cards.get(`character-${id}`);
-      return html`<span title="${info?.text || ""}">${info?.name || words(id)}</span>`;
+      return html`<span class="explainable" tabindex="0" ${explained(ctx, "character", id, info?.text || "")}>${info?.name || words(id)}</span>`;
     };
     const me = ctx.me;
     return html`<div class="itchy-feet">
@@ -238,8 +248,11 @@ function drawMap(ctx) {
     if (!shape) continue;
     const [x, y] = centreOf(shape);
     const mark = doc.createElementNS(NS, "circle");
-    Object.entries({ cx: x.toFixed(1), cy: y.toFixed(1), r: "17", class: `reach ${ctx.focus === key ? "focused" : ""}`, "data-target": key })
-      .forEach(([k, v]) => mark.setAttribute(k, v));
+    // a space a move reaches: a button for the pointer, a finger and the keyboard alike
+    Object.entries({
+      cx: x.toFixed(1), cy: y.toFixed(1), r: "22", class: `reach ${ctx.focus === key ? "focused" : ""}`,
+      "data-target": key, tabindex: "0", role: "button", "aria-label": `Move here (row ${key.slice(4).replace(",", ", column ")})`,
+    }).forEach(([k, v]) => mark.setAttribute(k, v));
     const title = doc.createElementNS(NS, "title");
     title.textContent = `Move here (${key.slice(4)})`;
     mark.appendChild(title);
@@ -254,6 +267,10 @@ function drawMap(ctx) {
       .forEach(([k, v]) => ring.setAttribute(k, v));
     overlay.appendChild(ring);
   }
+  // as wide as its box on a wide screen; on a phone at its own size (each space a finger's
+  // width), scrolled in its box (style.css)
+  const natural = Number(svg.getAttribute("width")) || Number(svg.getAttribute("viewBox")?.split(/\s+/)[2]) || 0;
+  if (natural) svg.setAttribute("style", `--natural-width: ${natural}px`);
   svg.removeAttribute("width");
   svg.removeAttribute("height");
   svg.setAttribute("class", "map");
@@ -278,10 +295,20 @@ const footprints = {
     decide_footprint: "The footprint card drawn",
   },
   colour,
-  async load(api, id, extra) {
-    // the map never changes: fetched once; the drawing follows the view
-    const [map, svg] = await Promise.all([extra?.map || api.map(id).then((m) => m.map), api.boardSvg(id)]);
-    return { map, svg };
+  async load(api, id, extra, view) {
+    // the map never changes: fetched once; the drawing only when what it draws changed (the
+    // figures, the engravings, the caves and who painted them, the cairn track): not at
+    // every move, so a whole game moves well under a megabyte
+    const pub = view?.view?.public;
+    const drawn = pub
+      ? JSON.stringify([pub.map, pub.engraved, pub.cairn_track, pub.players.map((p) => [p.position, p.cave_site])])
+      : null;
+    const same = drawn !== null && extra?.drawn === drawn && extra?.svg;
+    const [map, svg] = await Promise.all([
+      extra?.map || api.map(id).then((m) => m.map),
+      same ? extra.svg : api.boardSvg(id),
+    ]);
+    return { map, svg, drawn };
   },
   targets(action, content) {
     const keys = cardsNamed(action, content);
@@ -306,7 +333,9 @@ const footprints = {
       Object.entries(p.resources).filter(([, n]) => n).map(([r, n]) => html`<span class="chip">${n} ${RESOURCE_MARK[r] || r}</span>`);
     return html`<div class="footprints">
       <section class="map-box"><h3>The map <span class="quiet">(your figure ringed; glowing circles: where a move takes you, click one)</span></h3>
-        ${drawMap(ctx)}</section>
+        ${drawMap(ctx)}
+        <details class="symbols"><summary>What the map's marks mean</summary>
+          <dl>${Object.entries(SYMBOLS).map(([mark, text]) => html`<dt>${mark}</dt><dd>${text}</dd>`)}</dl></details></section>
       ${me ? html`<section class="hand"><h3>Your panel</h3>${cards(ctx, me.panel)}
         ${own?.fire_hand.length ? html`<h3>Your fire cards</h3>${cards(ctx, own.fire_hand)}` : ""}
         <h3>Your footprint cards</h3>${cards(ctx, me.footprints)}

@@ -4,8 +4,9 @@
 // outcome; followed live through the SSE stream, or by long-polling /events without it.
 
 import { ApiError } from "./api.js";
-import { html, mount, problemText, tell, words } from "./dom.js";
+import { html, mount, problemText, raw, tell, words } from "./dom.js";
 import { BOARDS, GENERIC } from "./boards.js";
+import { explain, rulesOf } from "./rules.js";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const contents = new Map(); // game key -> {byId, raw}: a game's cards never change
@@ -19,8 +20,24 @@ async function contentOf(api, key) {
   return contents.get(key);
 }
 
+const secondsLeft = (deadline) => Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
+
+// a clock face drawn, not a character some fonts lack (Debian's Chromium drew ⏱ as a box)
+const CLOCK_ICON = raw(
+  '<svg class="icon" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><circle cx="8" cy="8" r="6.5" fill="none" stroke="currentColor" stroke-width="1.6"/><path d="M8 4v4.2l2.8 1.8" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round"/></svg>'
+);
+
+/** Low on time: 20 s or less, or a tenth or less of what was left when the page first saw
+ * this deadline (a day's clock warns in its last hours, not its last seconds). */
+const firstSeen = new Map(); // deadline -> seconds left then
+function lowOnTime(deadline) {
+  const left = secondsLeft(deadline);
+  if (!firstSeen.has(deadline)) firstSeen.set(deadline, left);
+  return left <= Math.max(20, firstSeen.get(deadline) / 10);
+}
+
 function clockText(deadline) {
-  const left = Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
+  const left = secondsLeft(deadline);
   const d = Math.floor(left / 86400);
   const h = Math.floor((left % 86400) / 3600);
   const m = Math.floor((left % 3600) / 60);
@@ -58,6 +75,9 @@ export class GameScreen {
     this.live = "connecting";
     this.streamed = 0; // feed items read from the stream
     this.chat = { muted: [], hide_spectators: false }; // what this player reads of chats
+    this.wasMyTurn = null; // the turn last announced (null: nothing announced yet)
+    this.warned = new Set(); // deadlines the person was warned of
+    this.explained = null; // "kind:id" of the thing last tapped: its words beside the moves
     this.begin();
   }
 
@@ -109,7 +129,7 @@ export class GameScreen {
     const board = BOARDS[view.game] || GENERIC;
     const [legal, extra] = await Promise.all([
       seated && view.status === "active" ? this.api.legal(this.id) : null,
-      board.load ? board.load(this.api, this.id, this.extra) : null,
+      board.load ? board.load(this.api, this.id, this.extra, view) : null,
     ]);
     Object.assign(this, { view, content, legal, extra });
   }
@@ -125,6 +145,7 @@ export class GameScreen {
   }
 
   news(items, refresh = true, via = "") {
+    if (refresh) this.heed(items.filter((item) => !this.log.has(item.version)));
     for (const item of items) {
       // a stream opened before a mute still carries the muted: the page leaves them out
       if (!this.log.has(item.version) && !this.unread(item)) this.log.set(item.version, { ...item, via });
@@ -215,7 +236,41 @@ export class GameScreen {
 
   tick() {
     for (const el of this.main.querySelectorAll("[data-deadline]")) {
-      el.textContent = clockText(el.dataset.deadline);
+      const deadline = el.dataset.deadline;
+      el.textContent = clockText(deadline);
+      const low = lowOnTime(deadline);
+      el.closest(".clock")?.classList.toggle("low", low);
+      if (low && el.dataset.mine === "1" && !this.warned.has(deadline) && secondsLeft(deadline) > 0) {
+        this.warned.add(deadline);
+        const policy = this.view?.clock?.timing?.on_timeout;
+        tell(`Your time is running out: ${clockText(deadline)} left${policy === "wait" ? "" : ", then a bot moves for you"}.`, "warn");
+        this.announce(`Your time is running out: ${clockText(deadline)} left.`);
+      }
+    }
+  }
+
+  /** Said to a screen reader (the live region), and nothing drawn. */
+  announce(text) {
+    const el = this.main.querySelector("#announce");
+    if (el && text) el.textContent = text;
+  }
+
+  /** What news tells the person beyond the log: a bot that moved for them, their turn. */
+  heed(items) {
+    const me = this.view?.your_seat;
+    for (const item of items) {
+      if (item.type === "timed_out" && item.data?.seat === me && me !== null && me !== undefined) {
+        const bot = item.data.bot ? `a ${item.data.bot} bot` : "nobody";
+        const said = {
+          bot_move: `Your time ran out: ${bot} made that move for you; the seat is yours again.`,
+          bot_takeover: `Your time ran out: ${bot} plays your seat to the end.`,
+          wait: "Your time ran out: the others may hand your seat to a bot.",
+        }[item.data.on_timeout] || "Your time ran out.";
+        tell(said, "warn");
+        this.announce(said);
+      } else if (item.seat !== me && item.text && item.type !== "chat_said") {
+        this.announce(item.text); // another's move, a bot's among them
+      }
     }
   }
 
@@ -250,6 +305,23 @@ export class GameScreen {
     if (target.dataset.mute) {
       await this.setChat({ ...this.chat, muted: [...new Set([...this.chat.muted, target.dataset.mute])] });
       tell("Muted: their messages no longer reach you, in any game.");
+      return;
+    }
+    if (target.dataset.explain || target.id === "explain-close") {
+      // a tap (or a click, or Enter) on a card, a character, a symbol: what it is, in words
+      this.explained = target.id === "explain-close" ? null : target.dataset.explain;
+      if (!target.dataset.target) {
+        this.draw();
+        return;
+      }
+    }
+    if (target.id === "resign") {
+      const sure = window.confirm("Resign this game? A bot plays your seat to the end, and you are ranked last.");
+      if (!sure) return;
+      target.disabled = true;
+      await this.api.resign(this.id);
+      tell("You resigned: a bot plays your seat to the end.");
+      await this.refresh();
       return;
     }
     if (target.id === "rematch") {
@@ -293,7 +365,63 @@ export class GameScreen {
       this.busy = false;
       this.focus = null;
       await this.refresh();
+      // the keyboard stays with the moves (a redraw would drop it on the page's body)
+      const next = this.main.querySelector(".moves button.action:not([disabled])") || this.main.querySelector(".moves h3");
+      next?.focus({ preventScroll: true });
     }
+  }
+
+  canResign() {
+    const v = this.view;
+    const me = v.your_seat;
+    return v.status === "active" && me !== null && me !== undefined && !botPlaying(v);
+  }
+
+  /** The versions of others' news since the person's own last move (the log marks them). */
+  sinceMine(me) {
+    if (me === null || me === undefined) return new Set();
+    const items = [...this.log.values()].sort((a, b) => a.version - b.version);
+    let last = -1;
+    items.forEach((e, i) => {
+      if (e.seat === me) last = i;
+    });
+    if (last < 0) return new Set();
+    // the others' moves (news of whose turn it is, and the table's, is in the log alone)
+    const quiet = new Set(["chat_said", "turn_began", "turn_started"]);
+    const others = (e) => e.seat !== me && e.seat !== null && e.seat !== undefined && !quiet.has(e.type);
+    return new Set(items.slice(last + 1).filter(others).map((e) => e.version));
+  }
+
+  /** "Since your last turn": what the others did, in a few lines above the moves. */
+  since(me) {
+    const versions = this.sinceMine(me);
+    if (!versions.size || !this.view.to_act.includes(me)) return "";
+    const lines = [...versions].sort((a, b) => a - b).map((v) => this.log.get(v)).filter((e) => e.text);
+    const shown = lines.slice(-8);
+    return html`<div class="since"><h3>Since your last turn</h3>
+      <ul>${shown.map((e) => html`<li>${e.text}</li>`)}</ul>
+      ${lines.length > shown.length ? html`<p class="quiet">and ${lines.length - shown.length} earlier, in the log</p>` : ""}</div>`;
+  }
+
+  /** The words on the thing last tapped (rules.js), until closed or another is tapped. */
+  explanation() {
+    if (!this.explained) return "";
+    const cut = this.explained.indexOf(":");
+    const [kind, id] = [this.explained.slice(0, cut), this.explained.slice(cut + 1)];
+    const text = explain(this.view.game, kind, id, this.content.raw);
+    if (!text) return "";
+    const name = kind === "card" ? this.content.byId.get(id)?.name : "";
+    return html`<div class="explain" role="status">${name ? html`<b>${name}</b>: ` : ""}${text}
+      <button id="explain-close" class="link">close</button></div>`;
+  }
+
+  /** The game's rules in short, and its pieces explained (rules.js). */
+  rulesHelp() {
+    const rules = rulesOf(this.view.game);
+    if (!rules) return "";
+    return html`<details class="rules"><summary>How to play ${rules.title}</summary>${rules.sections.map(
+      (sec) => html`<h4>${sec.heading}</h4><ul>${sec.items.map((item) => html`<li>${item}</li>`)}</ul>`
+    )}</details>`;
   }
 
   // -- drawing ------------------------------------------------------------------------------
@@ -325,18 +453,22 @@ export class GameScreen {
         this.main,
         html`<section class="game">
           <div class="status-bar"></div>
+          <div id="announce" class="sr-only" aria-live="polite" aria-atomic="true"></div>
           <div class="outcome-box"></div>
           <div class="layout">
-            <div class="board"></div>
             <aside class="side">
+              <div class="explain-box"></div>
+              <div class="since-box"></div>
               <div class="moves-box"></div>
               <div class="seats-box"></div>
-              <h3>Chat</h3>
-              <div class="chat-box"></div>
-              <div class="chat-form-box"></div>
-              <h3>Log</h3>
-              <div class="log-box"></div>
+              <div class="rules-box"></div>
+              <div class="chat-part"><h3>Chat</h3>
+                <div class="chat-box"></div>
+                <div class="chat-form-box"></div></div>
+              <div class="log-part"><h3>Log</h3>
+                <div class="log-box"></div></div>
             </aside>
+            <div class="board"></div>
           </div>
         </section>`
       );
@@ -356,26 +488,37 @@ export class GameScreen {
         ${this.turnLine(names, me)}
         ${this.clocks(names)}
         <span id="live" class="quiet">${this.live}</span>
-        <a href="#/">lobby</a>`
+        ${this.canResign() ? html`<button id="resign" class="quiet-button">Resign</button>` : ""}
+        <a class="button" href="#/">Leave the table</a>`
     );
     mount(part(".outcome-box"), v.outcome ? this.outcome(names, me) : "");
     mount(part(".board"), this.board.render(ctx));
-    mount(part(".moves-box"), v.status === "active" && me !== null && !botPlaying(v) ? this.moves() : "");
+    const playing = v.status === "active" && me !== null && me !== undefined && !botPlaying(v);
+    mount(part(".explain-box"), this.explanation());
+    mount(part(".since-box"), playing ? this.since(me) : "");
+    mount(part(".moves-box"), playing ? this.moves() : "");
+    mount(part(".rules-box"), this.rulesHelp());
     mount(part(".seats-box"), this.seats(names));
     mount(part(".chat-box"), this.chatList());
     mount(part(".chat-form-box"), this.chatForm());
     mount(
       part(".log-box"),
-      html`<ol class="log" data-keep-scroll="log" data-follow>${[...this.log.values()]
+      html`<ol class="log" data-keep-scroll="log" data-follow tabindex="0" aria-label="The game's log">${[...this.log.values()]
         .sort((a, b) => a.version - b.version)
         .map(
-          (e) => html`<li class="${e.seat === null ? "table" : ""}" data-type="${e.type}" data-seat="${e.seat ?? ""}" data-via="${e.via}">
+          (e) => html`<li class="${e.seat === null ? "table" : ""} ${this.sinceMine(me).has(e.version) ? "since" : ""}" data-type="${e.type}" data-seat="${e.seat ?? ""}" data-via="${e.via}">
             <span class="v">${e.version}</span> ${e.text}</li>`
         )}</ol>`
     );
     this.tick();
-    // another tab's title says whose turn it is
+    // another tab's title says whose turn it is; a screen reader hears it when it comes
     const mine = v.status === "active" && v.to_act.includes(me) && !botPlaying(v);
+    if (this.wasMyTurn !== null && mine && !this.wasMyTurn) this.announce("Your turn.");
+    if (v.status === "finished" && this.wasMyTurn !== null && this.wasFinished === false) {
+      this.announce("The game is over.");
+    }
+    this.wasMyTurn = mine;
+    this.wasFinished = v.status === "finished";
     document.title = `${mine ? "● Your turn · " : ""}${title} · Turnpost`;
   }
 
@@ -453,8 +596,9 @@ export class GameScreen {
     return seats
       .filter((c) => c.deadline && this.view.status === "active")
       .map(
-        (c) => html`<span class="clock ${c.overdue ? "overdue" : ""}">⏱ ${names[c.seat]}
-          <b data-deadline="${c.deadline}">${clockText(c.deadline)}</b></span>`
+        (c) => html`<span class="clock ${c.overdue ? "overdue" : ""} ${lowOnTime(c.deadline) ? "low" : ""}">${CLOCK_ICON}
+          <span class="sr-only">clock of</span> ${c.seat === this.view.your_seat ? "you" : names[c.seat]}
+          <b data-deadline="${c.deadline}" data-mine="${c.seat === this.view.your_seat ? 1 : 0}">${clockText(c.deadline)}</b></span>`
       );
   }
 
@@ -509,15 +653,61 @@ export class GameScreen {
       : o.winners.includes(me)
         ? o.winners.length > 1 ? "You share the win" : "You won"
         : `${o.winners.map((s) => names[s]).join(" and ")} won`;
+    const { columns, why } = breakdown(this.view.game, o);
+    const forfeited = new Set(o.detail?.forfeited || []);
+    const standing = new Map((this.view.standings || []).map((s) => [s.seat, s.standing]));
     return html`<div class="outcome">
       <h2>${headline}</h2>
-      <table><thead><tr><th>Rank</th><th>Player</th><th>Score</th></tr></thead><tbody>${order.map(
+      ${why ? html`<p class="why">${why}</p>` : ""}
+      <table><thead><tr><th>Rank</th><th>Player</th>${columns.map((c) => html`<th>${c.name}</th>`)}<th>Score</th></tr></thead><tbody>${order.map(
         (seat) => html`<tr class="${o.winners.includes(seat) ? "winner" : ""}">
-          <td>${o.ranks[seat]}</td><td>${names[seat]}${seat === me ? " (you)" : ""}</td><td>${o.scores[seat]}</td></tr>`
+          <td>${o.ranks[seat]}</td><td>${names[seat]}${seat === me ? " (you)" : ""}${forfeited.has(seat)
+            ? html` <span class="tag">${standing.get(seat) === "timed_out" ? "timed out" : "resigned"}: ranked last</span>`
+            : ""}</td>${columns.map((c) => html`<td>${c.value(seat)}</td>`)}<td>${o.scores[seat]}</td></tr>`
       )}</tbody></table>
-      ${o.tie_break ? html`<p class="quiet">Tie-break: ${o.tie_break}</p>` : ""}
+      ${o.tie_break ? html`<p class="quiet">Tie-break: ${words(o.tie_break)}</p>` : ""}
+      ${forfeited.size ? html`<p class="quiet">A seat whose player resigned or ran out of time is ranked below every other, whatever the bot that finished it scored.</p>` : ""}
       ${me !== null ? html`<p><button id="rematch" class="primary">Play again</button>
         <span class="quiet">the same game, settings and bots, the same people</span></p>` : ""}
     </div>`;
   }
+}
+
+// How each game's outcome adds up, from its `detail` (the engines' own words on the end).
+const REASONS = {
+  centre: "A traveller reached the centre: the first to get there wins.",
+  postcards: "A traveller holds four postcards: that wins at once.",
+  turn_limit: "A draw: the game's turn limit passed.",
+  no_cards: "A draw: no cards are left to draw.",
+  eight_collectors: "A player completed their eighth collector card; everyone else had one more turn.",
+  stalemate: "Nobody could do anything more (every seat passed in a row).",
+};
+const FOOTPRINT_PARTS = {
+  cairn: "Cairn",
+  engravings: "Engravings",
+  skills: "Skills",
+  footprints: "Footprints",
+  cave: "Cave painting",
+  resources: "Resources",
+  fire_cards: "Fire cards",
+};
+function breakdown(game, o) {
+  const d = o.detail || {};
+  if (game === "itty-bitty" && Array.isArray(d.penalties)) {
+    return {
+      columns: [
+        { name: "Coins", value: (seat) => o.scores[seat] + d.penalties[seat] },
+        { name: "Unfinished collectors", value: (seat) => (d.penalties[seat] ? `−${d.penalties[seat]}` : "0") },
+      ],
+      why: `${REASONS[d.reason] || ""} Each collector card left unfinished in a hand costs a coin.`.trim(),
+    };
+  }
+  if (game === "footprints" && Array.isArray(d.parts) && d.parts.length === o.scores.length) {
+    const keys = [...new Set(d.parts.flatMap((p) => Object.keys(p)))].filter((k) => d.parts.some((p) => p[k]));
+    return {
+      columns: keys.map((k) => ({ name: FOOTPRINT_PARTS[k] || words(k), value: (seat) => d.parts[seat][k] ?? 0 })),
+      why: d.solo ? `Solo: ${d.solo.points} points${d.solo.achievement ? `, ${words(d.solo.achievement).toLowerCase()}` : ""}.` : "",
+    };
+  }
+  return { columns: [], why: REASONS[d.reason] || (d.reason ? words(d.reason) : "") };
 }

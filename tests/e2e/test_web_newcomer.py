@@ -1,0 +1,262 @@
+"""The web client for a newcomer (issue 35), in Chromium against the whole stack: a phone, a
+laptop and a large screen without horizontal overflow, the moves before the table on a phone,
+touch targets of 44 px; axe-core on every screen (0 critical, 0 serious); every clock in the
+room form; resigning from the page, and an outcome that explains itself; what changed since
+the person's last turn, said to a screen reader too; the rules at hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page
+from playwright.sync_api import Error as PlaywrightError
+
+from tests.e2e.conftest import Stack, bearer
+from tests.e2e.test_web_client import Tab, browser, tab  # noqa: F401
+
+PHONE = {"width": 390, "height": 844}
+SCREENS = [PHONE, {"width": 1280, "height": 800}, {"width": 2560, "height": 1440}]
+TOUCH = 44  # px: the smallest target a finger is given
+
+# every visible control a finger may need, but the checkboxes and radios (their label is the
+# target) and the links inside running text
+CONTROLS = (
+    "main button, main select, main input:not([type=checkbox]):not([type=radio]), "
+    "main .button, main summary, main [data-target]"
+)
+
+
+def open_tab(browser: Browser, stack: Stack, viewport: dict[str, int]) -> Iterator[Tab]:  # noqa: F811
+    phone = viewport["width"] < 600
+    context = browser.new_context(viewport=viewport, has_touch=phone, is_mobile=phone)
+    opened = Tab(context, stack)
+    yield opened
+    context.close()
+    assert opened.errors == [], "\n".join(opened.errors)
+
+
+@pytest.fixture
+def phone(browser: Browser, stack: Stack) -> Iterator[Tab]:  # noqa: F811
+    yield from open_tab(browser, stack, PHONE)
+
+
+def overflow(page: Page) -> int:
+    """How far the page is wider than its window (0: no horizontal scrolling)."""
+    return int(
+        page.evaluate(
+            "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+            " - window.innerWidth"
+        )
+    )
+
+
+def small_targets(page: Page) -> list[str]:
+    """The visible controls smaller than a finger, as `tag.class "text" WxH`."""
+    found: list[str] = page.evaluate(
+        """([selector, least]) => [...document.querySelectorAll(selector)]
+          .filter((el) => el.offsetParent !== null || el.tagName === 'circle')
+          .map((el) => [el, el.getBoundingClientRect()])
+          .filter(([, r]) => r.width > 0 && (r.width < least || r.height < least))
+          .map(([el, r]) => `${el.tagName.toLowerCase()}.${el.className?.baseVal ?? el.className}`
+            + ` "${(el.textContent || '').trim().slice(0, 30)}" ${Math.round(r.width)}x${Math.round(r.height)}`)""",
+        [CONTROLS + ", svg.map circle.reach", TOUCH],
+    )
+    return found
+
+
+def axe_problems(page: Page, screen: str) -> list[str]:
+    """axe-core's critical and serious violations on the page as it stands."""
+    results = Axe().run(page)
+    return [
+        f"{screen}: {v['id']} ({v['impact']}): {v['help']}: "
+        + "; ".join(n["target"][0] if n["target"] else "?" for n in v["nodes"][:4])
+        for v in results.response["violations"]
+        if v["impact"] in ("critical", "serious")
+    ]
+
+
+def new_game(tab: Tab, game: str, seats: int, levels: dict[int, str], **options: Any) -> str:
+    tab.create_room(game, seats, levels, **options)
+    tab.start()
+    tab.page.wait_for_selector(".game .board section")
+    return tab.game_id()
+
+
+def test_a_phone_plays_with_the_moves_first_and_nothing_too_wide_or_too_small(phone: Tab) -> None:
+    page = phone.page
+    page.goto(f"{phone.stack.lobby}/play/")
+    page.wait_for_selector("#register")
+    assert overflow(page) <= 0
+    phone.register("Ada")
+    page.wait_for_selector(".game-entry form")
+    assert overflow(page) <= 0, "the lobby is wider than a phone"
+    assert small_targets(page) == []
+    new_game(phone, "itty-bitty", 2, {1: "greedy"})
+    page.wait_for_selector(".moves button.action")
+    assert overflow(page) <= 0, "the table is wider than a phone"
+    moves = page.locator(".moves").bounding_box()
+    board = page.locator(".game .board").bounding_box()
+    assert moves and board and moves["y"] < board["y"], "the moves come after the table"
+    assert moves["y"] < PHONE["height"], "the moves are below the first screen"
+    assert small_targets(page) == []
+    phone.no_errors()
+    # Footprints' map: each space a move reaches is a finger's width (the map scrolls in its
+    # own box, the page does not)
+    page.goto(f"{phone.stack.lobby}/play/#/")
+    page.wait_for_selector(".game-entry form")
+    new_game(phone, "footprints", 2, {1: "greedy"})
+    page.wait_for_selector("svg.map circle.reach")
+    assert overflow(page) <= 0, "the map makes the page wider than a phone"
+    assert small_targets(page) == []
+    phone.shot("phone-footprints")
+    phone.no_errors()
+
+
+@pytest.mark.parametrize("viewport", SCREENS[1:], ids=lambda v: f"{v['width']}x{v['height']}")
+def test_larger_screens_have_no_horizontal_overflow(
+    browser: Browser,  # noqa: F811
+    stack: Stack,
+    viewport: dict[str, int],
+) -> None:
+    for tab in open_tab(browser, stack, viewport):
+        tab.register("Ada")
+        assert overflow(tab.page) <= 0
+        new_game(tab, "footprints", 3, {1: "greedy", 2: "random"})
+        tab.page.wait_for_selector("svg.map")
+        assert overflow(tab.page) <= 0
+        moves = tab.page.locator(".moves").bounding_box()
+        assert moves and moves["y"] < viewport["height"], "the moves are below the first screen"
+        tab.no_errors()
+
+
+def test_axe_finds_nothing_critical_or_serious_on_any_screen(tab: Tab) -> None:
+    page = tab.page
+    found: list[str] = []
+    page.goto(f"{tab.stack.lobby}/play/")
+    page.wait_for_selector("#register")
+    found += axe_problems(page, "register")
+    tab.register("Ada")
+    page.wait_for_selector(".game-entry form")
+    found += axe_problems(page, "lobby")
+    tab.create_room("itchy-feet", 3, {1: "greedy", 2: "random"})
+    found += axe_problems(page, "room")
+    tab.start()
+    page.wait_for_selector(".game .board section")
+    page.wait_for_selector(".moves")
+    found += axe_problems(page, "itchy-feet")
+    for game in ("footprints", "itty-bitty"):
+        page.goto(f"{tab.stack.lobby}/play/#/")
+        page.wait_for_selector(".game-entry form")
+        new_game(tab, game, 2, {1: "greedy"})
+        page.wait_for_selector(".moves")
+        page.click("details.rules summary")  # the rules, opened
+        found += axe_problems(page, game)
+    # the end: resigned, the bot plays the seat out (the outcome's screen)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#resign")
+    page.wait_for_selector(".outcome", timeout=120_000)
+    found += axe_problems(page, "outcome")
+    assert found == [], "\n".join(found)
+    tab.no_errors()
+
+
+def test_the_room_form_offers_every_clock(tab: Tab) -> None:
+    tab.register("Ada")
+    page = tab.page
+    form = page.locator('.game-entry[data-key="itty-bitty"] form')
+    assert form.locator("select[name=on_timeout]").is_hidden()  # no clock: nothing to choose
+    form.locator("select[name=clock]").select_option(value="bank:259200:86400:604800")
+    form.locator("select[name=on_timeout]").select_option(value="wait")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector(".room")
+    assert page.locator(".room .timing").inner_text() == (
+        "3 d in all, 1 d added a turn (7 d at most), then the others may claim the seat"
+    )
+    room_id = page.url.split("#/room/")[1]
+    auth = bearer(tab.player()["token"])
+    room = httpx.get(f"{tab.stack.lobby}/v1/rooms/{room_id}", headers=auth).json()
+    assert {k: v for k, v in room["timing"].items() if v is not None} == {
+        "bank_s": 259200,
+        "increment_s": 86400,
+        "cap_s": 604800,
+        "on_timeout": "wait",
+    }
+    # a clock of the person's own: 1.5 minutes a move, a bot takes over
+    page.goto(f"{tab.stack.lobby}/play/#/")
+    form = page.locator('.game-entry[data-key="itty-bitty"] form')
+    assert form.locator(".custom-clock").is_hidden()
+    form.locator("select[name=clock]").select_option(value="custom")
+    form.locator("input[name=per_move_min]").fill("1.5")
+    form.locator("select[name=on_timeout]").select_option(value="bot_takeover")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector(".room")
+    assert page.locator(".room .timing").inner_text() == ("90 s a move, then a bot takes the seat")
+    tab.no_errors()
+
+
+def test_resigning_from_the_page_and_an_outcome_that_adds_up(tab: Tab) -> None:
+    page = tab.page
+    tab.register("Ada")
+    new_game(tab, "itty-bitty", 2, {1: "greedy"})
+    page.wait_for_selector(".moves button.action")
+    dismissed: list[str] = []
+
+    def say_no(dialog: Any) -> None:
+        dismissed.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", say_no)
+    page.click("#resign")
+    page.wait_for_timeout(300)
+    assert dismissed and "ranked last" in dismissed[0]
+    assert page.locator(".moves button.action").count()  # not resigned: she said no
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#resign")
+    page.wait_for_selector(".outcome", timeout=120_000)
+    rows = page.locator(".outcome tbody tr")
+    assert rows.count() == 2
+    last = rows.nth(1).locator("td")
+    assert last.nth(1).inner_text().startswith("Ada (you)")
+    assert "resigned: ranked last" in last.nth(1).inner_text()
+    heads = page.locator(".outcome thead th").all_inner_texts()
+    assert heads == ["Rank", "Player", "Coins", "Unfinished collectors", "Score"]
+    game = httpx.get(
+        f"{tab.stack.game}/v1/games/{tab.game_id()}", headers=bearer(tab.player()["token"])
+    ).json()
+    outcome = game["outcome"]
+    for i in range(2):
+        cells = rows.nth(i).locator("td").all_inner_texts()
+        seat = 0 if cells[1].startswith("Ada") else 1
+        penalty = outcome["detail"]["penalties"][seat]
+        # coins less a coin for each unfinished collector is the score the log says
+        assert int(cells[2]) - penalty == int(cells[4]) == outcome["scores"][seat]
+        assert cells[3] == (f"\u2212{penalty}" if penalty else "0")  # a minus sign
+        assert int(cells[0]) == outcome["ranks"][seat]
+    assert page.locator("#resign").count() == 0
+    tab.no_errors()
+
+
+def test_what_changed_since_the_last_turn_is_marked_and_said(tab: Tab) -> None:
+    page = tab.page
+    tab.register("Ada")
+    new_game(tab, "itty-bitty", 2, {1: "greedy"})
+    for _ in range(8):  # her moves (a draw, then a keep, ...) until the bot has moved
+        tab.post()
+        try:
+            page.wait_for_selector(".since li", timeout=5_000)
+            break
+        except PlaywrightError:
+            continue
+    said = page.locator(".since li").all_inner_texts()
+    assert said and all(text.startswith("greedy bot") for text in said), said
+    assert page.locator(".log li.since").count() == len(said)
+    # a screen reader heard the bot's moves and her turn
+    page.wait_for_function("document.querySelector('#announce').textContent.length > 0")
+    # the keyboard stayed with the moves after her move
+    assert page.evaluate("document.activeElement?.closest('.moves') !== null")
+    tab.no_errors()
