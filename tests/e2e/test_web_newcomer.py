@@ -12,15 +12,19 @@ from typing import Any
 
 import httpx
 import pytest
-from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, Page
+from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-untyped]
+from playwright.sync_api import Browser, Page, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 
 from tests.e2e.conftest import Stack, bearer
-from tests.e2e.test_web_client import Tab, browser, tab  # noqa: F401
+from tests.e2e.test_web_client import Tab, browser  # noqa: F401
 
-PHONE = {"width": 390, "height": 844}
-SCREENS = [PHONE, {"width": 1280, "height": 800}, {"width": 2560, "height": 1440}]
+PHONE: ViewportSize = {"width": 390, "height": 844}
+SCREENS: list[ViewportSize] = [
+    PHONE,
+    {"width": 1280, "height": 800},
+    {"width": 2560, "height": 1440},
+]
 TOUCH = 44  # px: the smallest target a finger is given
 
 # every visible control a finger may need, but the checkboxes and radios (their label is the
@@ -31,7 +35,7 @@ CONTROLS = (
 )
 
 
-def open_tab(browser: Browser, stack: Stack, viewport: dict[str, int]) -> Iterator[Tab]:  # noqa: F811
+def open_tab(browser: Browser, stack: Stack, viewport: ViewportSize) -> Iterator[Tab]:  # noqa: F811
     phone = viewport["width"] < 600
     context = browser.new_context(viewport=viewport, has_touch=phone, is_mobile=phone)
     opened = Tab(context, stack)
@@ -43,6 +47,11 @@ def open_tab(browser: Browser, stack: Stack, viewport: dict[str, int]) -> Iterat
 @pytest.fixture
 def phone(browser: Browser, stack: Stack) -> Iterator[Tab]:  # noqa: F811
     yield from open_tab(browser, stack, PHONE)
+
+
+@pytest.fixture
+def laptop(browser: Browser, stack: Stack) -> Iterator[Tab]:  # noqa: F811
+    yield from open_tab(browser, stack, {"width": 1400, "height": 1000})
 
 
 def overflow(page: Page) -> int:
@@ -80,11 +89,11 @@ def axe_problems(page: Page, screen: str) -> list[str]:
     ]
 
 
-def new_game(tab: Tab, game: str, seats: int, levels: dict[int, str], **options: Any) -> str:
-    tab.create_room(game, seats, levels, **options)
-    tab.start()
-    tab.page.wait_for_selector(".game .board section")
-    return tab.game_id()
+def new_game(person: Tab, game: str, seats: int, levels: dict[int, str], **options: Any) -> str:
+    person.create_room(game, seats, levels, **options)
+    person.start()
+    person.page.wait_for_selector(".game .board section")
+    return person.game_id()
 
 
 def test_a_phone_plays_with_the_moves_first_and_nothing_too_wide_or_too_small(phone: Tab) -> None:
@@ -121,38 +130,38 @@ def test_a_phone_plays_with_the_moves_first_and_nothing_too_wide_or_too_small(ph
 def test_larger_screens_have_no_horizontal_overflow(
     browser: Browser,  # noqa: F811
     stack: Stack,
-    viewport: dict[str, int],
+    viewport: ViewportSize,
 ) -> None:
-    for tab in open_tab(browser, stack, viewport):
-        tab.register("Ada")
-        assert overflow(tab.page) <= 0
-        new_game(tab, "footprints", 3, {1: "greedy", 2: "random"})
-        tab.page.wait_for_selector("svg.map")
-        assert overflow(tab.page) <= 0
-        moves = tab.page.locator(".moves").bounding_box()
+    for screen in open_tab(browser, stack, viewport):
+        screen.register("Ada")
+        assert overflow(screen.page) <= 0
+        new_game(screen, "footprints", 3, {1: "greedy", 2: "random"})
+        screen.page.wait_for_selector("svg.map")
+        assert overflow(screen.page) <= 0
+        moves = screen.page.locator(".moves").bounding_box()
         assert moves and moves["y"] < viewport["height"], "the moves are below the first screen"
-        tab.no_errors()
+        screen.no_errors()
 
 
-def test_axe_finds_nothing_critical_or_serious_on_any_screen(tab: Tab) -> None:
-    page = tab.page
+def test_axe_finds_nothing_critical_or_serious_on_any_screen(laptop: Tab) -> None:
+    page = laptop.page
     found: list[str] = []
-    page.goto(f"{tab.stack.lobby}/play/")
+    page.goto(f"{laptop.stack.lobby}/play/")
     page.wait_for_selector("#register")
     found += axe_problems(page, "register")
-    tab.register("Ada")
+    laptop.register("Ada")
     page.wait_for_selector(".game-entry form")
     found += axe_problems(page, "lobby")
-    tab.create_room("itchy-feet", 3, {1: "greedy", 2: "random"})
+    laptop.create_room("itchy-feet", 3, {1: "greedy", 2: "random"})
     found += axe_problems(page, "room")
-    tab.start()
+    laptop.start()
     page.wait_for_selector(".game .board section")
     page.wait_for_selector(".moves")
     found += axe_problems(page, "itchy-feet")
     for game in ("footprints", "itty-bitty"):
-        page.goto(f"{tab.stack.lobby}/play/#/")
+        page.goto(f"{laptop.stack.lobby}/play/#/")
         page.wait_for_selector(".game-entry form")
-        new_game(tab, game, 2, {1: "greedy"})
+        new_game(laptop, game, 2, {1: "greedy"})
         page.wait_for_selector(".moves")
         page.click("details.rules summary")  # the rules, opened
         found += axe_problems(page, game)
@@ -162,12 +171,12 @@ def test_axe_finds_nothing_critical_or_serious_on_any_screen(tab: Tab) -> None:
     page.wait_for_selector(".outcome", timeout=120_000)
     found += axe_problems(page, "outcome")
     assert found == [], "\n".join(found)
-    tab.no_errors()
+    laptop.no_errors()
 
 
-def test_the_room_form_offers_every_clock(tab: Tab) -> None:
-    tab.register("Ada")
-    page = tab.page
+def test_the_room_form_offers_every_clock(laptop: Tab) -> None:
+    laptop.register("Ada")
+    page = laptop.page
     form = page.locator('.game-entry[data-key="itty-bitty"] form')
     assert form.locator("select[name=on_timeout]").is_hidden()  # no clock: nothing to choose
     form.locator("select[name=clock]").select_option(value="bank:259200:86400:604800")
@@ -178,8 +187,8 @@ def test_the_room_form_offers_every_clock(tab: Tab) -> None:
         "3 d in all, 1 d added a turn (7 d at most), then the others may claim the seat"
     )
     room_id = page.url.split("#/room/")[1]
-    auth = bearer(tab.player()["token"])
-    room = httpx.get(f"{tab.stack.lobby}/v1/rooms/{room_id}", headers=auth).json()
+    auth = bearer(laptop.player()["token"])
+    room = httpx.get(f"{laptop.stack.lobby}/v1/rooms/{room_id}", headers=auth).json()
     assert {k: v for k, v in room["timing"].items() if v is not None} == {
         "bank_s": 259200,
         "increment_s": 86400,
@@ -187,7 +196,7 @@ def test_the_room_form_offers_every_clock(tab: Tab) -> None:
         "on_timeout": "wait",
     }
     # a clock of the person's own: 1.5 minutes a move, a bot takes over
-    page.goto(f"{tab.stack.lobby}/play/#/")
+    page.goto(f"{laptop.stack.lobby}/play/#/")
     form = page.locator('.game-entry[data-key="itty-bitty"] form')
     assert form.locator(".custom-clock").is_hidden()
     form.locator("select[name=clock]").select_option(value="custom")
@@ -196,13 +205,13 @@ def test_the_room_form_offers_every_clock(tab: Tab) -> None:
     form.locator("button[type=submit]").click()
     page.wait_for_selector(".room")
     assert page.locator(".room .timing").inner_text() == ("90 s a move, then a bot takes the seat")
-    tab.no_errors()
+    laptop.no_errors()
 
 
-def test_resigning_from_the_page_and_an_outcome_that_adds_up(tab: Tab) -> None:
-    page = tab.page
-    tab.register("Ada")
-    new_game(tab, "itty-bitty", 2, {1: "greedy"})
+def test_resigning_from_the_page_and_an_outcome_that_adds_up(laptop: Tab) -> None:
+    page = laptop.page
+    laptop.register("Ada")
+    new_game(laptop, "itty-bitty", 2, {1: "greedy"})
     page.wait_for_selector(".moves button.action")
     dismissed: list[str] = []
 
@@ -226,7 +235,7 @@ def test_resigning_from_the_page_and_an_outcome_that_adds_up(tab: Tab) -> None:
     heads = page.locator(".outcome thead th").all_inner_texts()
     assert heads == ["Rank", "Player", "Coins", "Unfinished collectors", "Score"]
     game = httpx.get(
-        f"{tab.stack.game}/v1/games/{tab.game_id()}", headers=bearer(tab.player()["token"])
+        f"{laptop.stack.game}/v1/games/{laptop.game_id()}", headers=bearer(laptop.player()["token"])
     ).json()
     outcome = game["outcome"]
     for i in range(2):
@@ -238,15 +247,15 @@ def test_resigning_from_the_page_and_an_outcome_that_adds_up(tab: Tab) -> None:
         assert cells[3] == (f"\u2212{penalty}" if penalty else "0")  # a minus sign
         assert int(cells[0]) == outcome["ranks"][seat]
     assert page.locator("#resign").count() == 0
-    tab.no_errors()
+    laptop.no_errors()
 
 
-def test_what_changed_since_the_last_turn_is_marked_and_said(tab: Tab) -> None:
-    page = tab.page
-    tab.register("Ada")
-    new_game(tab, "itty-bitty", 2, {1: "greedy"})
+def test_what_changed_since_the_last_turn_is_marked_and_said(laptop: Tab) -> None:
+    page = laptop.page
+    laptop.register("Ada")
+    new_game(laptop, "itty-bitty", 2, {1: "greedy"})
     for _ in range(8):  # her moves (a draw, then a keep, ...) until the bot has moved
-        tab.post()
+        laptop.post()
         try:
             page.wait_for_selector(".since li", timeout=5_000)
             break
@@ -259,4 +268,4 @@ def test_what_changed_since_the_last_turn_is_marked_and_said(tab: Tab) -> None:
     page.wait_for_function("document.querySelector('#announce').textContent.length > 0")
     # the keyboard stayed with the moves after her move
     assert page.evaluate("document.activeElement?.closest('.moves') !== null")
-    tab.no_errors()
+    laptop.no_errors()
