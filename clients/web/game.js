@@ -9,6 +9,7 @@ import { BOARDS, GENERIC } from "./boards.js";
 import { explain, rulesOf } from "./rules.js";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const MAX_CHOICES = 12; // buttons at once in the moves (a few more are a page away)
 const contents = new Map(); // game key -> {byId, raw}: a game's cards never change
 let catalog = null;
 
@@ -78,6 +79,8 @@ export class GameScreen {
     this.wasMyTurn = null; // the turn last announced (null: nothing announced yet)
     this.warned = new Set(); // deadlines the person was warned of
     this.explained = null; // "kind:id" of the thing last tapped: its words beside the moves
+    this.choosing = null; // {label, picks: [[field, value as read]], page}: a kind being narrowed
+    this.flat = false; // every move at once ("all moves")
     this.begin();
   }
 
@@ -324,6 +327,28 @@ export class GameScreen {
       await this.refresh();
       return;
     }
+    if (target.dataset.open) {
+      this.choosing = { label: target.dataset.open, picks: [], page: 0 };
+      this.draw();
+      this.main.querySelector(".moves .group.open button")?.focus({ preventScroll: true });
+      return;
+    }
+    if (target.dataset.pick || target.dataset.back || target.dataset.more || target.id === "all-moves") {
+      if (target.id === "all-moves") this.flat = !this.flat;
+      else if (target.dataset.more) {
+        this.choosing.page = ((this.choosing.page || 0) + 1) % Number(target.dataset.more);
+      } else if (target.dataset.back) {
+        if (this.choosing.picks.length) this.choosing.picks.pop();
+        else this.choosing = null;
+        if (this.choosing) this.choosing.page = 0;
+      } else {
+        this.choosing.picks.push([target.dataset.pick, target.dataset.value]);
+        this.choosing.page = 0;
+      }
+      this.draw();
+      this.main.querySelector(".moves .group.open button, .moves button.action, .moves button.choose")?.focus({ preventScroll: true });
+      return;
+    }
     if (target.id === "rematch") {
       target.disabled = true;
       await this.rematch();
@@ -364,6 +389,7 @@ export class GameScreen {
     } finally {
       this.busy = false;
       this.focus = null;
+      this.choosing = null; // the next move is chosen afresh
       await this.refresh();
       // the keyboard stays with the moves (a redraw would drop it on the page's body)
       const next = this.main.querySelector(".moves button.action:not([disabled])") || this.main.querySelector(".moves h3");
@@ -496,7 +522,13 @@ export class GameScreen {
     const playing = v.status === "active" && me !== null && me !== undefined && !botPlaying(v);
     mount(part(".explain-box"), this.explanation());
     mount(part(".since-box"), playing ? this.since(me) : "");
+    // the keyboard's place in the moves survives their redraw (news, the next turn's list)
+    const hadFocus = part(".moves-box").contains(document.activeElement);
     mount(part(".moves-box"), playing ? this.moves() : "");
+    if (hadFocus && !part(".moves-box").contains(document.activeElement)) {
+      const next = part(".moves-box").querySelector("button:not([disabled])") || part(".moves-box h3");
+      next?.focus({ preventScroll: true });
+    }
     mount(part(".rules-box"), this.rulesHelp());
     mount(part(".seats-box"), this.seats(names));
     mount(part(".chat-box"), this.chatList());
@@ -616,6 +648,12 @@ export class GameScreen {
     })}</ul>`;
   }
 
+  /** The moves, a few at a time (never more than MAX_CHOICES buttons at once): the kinds of
+   * move first when there are many; a kind with many moves asks for one of its fields at a
+   * time (the card, then the target, then the payment...: the first field its remaining
+   * moves differ in), each value named as a person sees it; the moves left, once few, are
+   * buttons that play. Values that read alike are one choice (two copies of one card). "All
+   * moves" shows the whole list, grouped by kind. */
   moves() {
     const actions = this.legal?.actions || [];
     const shown = this.focus ? this.targetIndex().get(this.focus) || [] : actions.map((_, i) => i);
@@ -628,21 +666,80 @@ export class GameScreen {
       groups.get(label).types.add(actions[i].type);
       groups.get(label).list.push(i);
     }
+    const few = shown.length <= MAX_CHOICES || this.flat;
+    if (this.choosing && !groups.has(this.choosing.label)) this.choosing = null; // gone since
+    if (!few && !this.choosing && groups.size === 1) {
+      this.choosing = { label: [...groups.keys()][0], picks: [], page: 0 }; // one kind: open
+    }
+    const disabled = this.busy ? "disabled" : "";
+    const play = (i) => html`<button class="action" data-action="${i}" ${disabled}>${actions[i].text}</button>`;
+    const body = ([label, { types, list }]) => {
+      const open = this.choosing?.label === label;
+      let inner;
+      if (few || list.length === 1) inner = list.map(play);
+      else if (!open) {
+        inner = html`<button class="choose" data-open="${label}" ${disabled}>${label} <span class="quiet">(${list.length})</span></button>`;
+      } else inner = this.chooser(list, actions, play);
+      return html`<div class="group ${open ? "open" : ""}" data-types="${[...types].join(" ")}">
+        ${few || list.length === 1 || open ? html`<h4>${label} ${list.length > 1 ? html`<span class="quiet">(${list.length})</span>` : ""}</h4>` : ""}
+        ${inner}</div>`;
+    };
+    // while one kind is open, the others wait behind "back"
+    const visible = this.choosing && !few ? [...groups].filter(([label]) => label === this.choosing.label) : [...groups];
     const unavailable = this.legal?.unavailable || [];
     return html`<div class="moves ${this.busy ? "busy" : ""}">
-      <h3>Your moves ${this.focus ? html`<button id="show-all" class="link">show all</button>` : ""}</h3>
+      <h3 tabindex="-1">Your moves ${this.focus ? html`<button id="show-all" class="link">show all</button>` : ""}
+        ${shown.length > MAX_CHOICES ? html`<button id="all-moves" class="link" aria-pressed="${this.flat ? "true" : "false"}">${this.flat ? "fewer at a time" : `all ${shown.length} moves`}</button>` : ""}</h3>
       ${actions.length === 0 ? html`<p class="quiet">Nothing to do now.</p>` : ""}
-      <div class="move-list">${[...groups].map(
-        ([label, { types, list }]) => html`<div class="group" data-types="${[...types].join(" ")}">
-          <h4>${label} ${list.length > 1 ? html`<span class="quiet">(${list.length})</span>` : ""}</h4>
-          ${list.map(
-            (i) => html`<button class="action" data-action="${i}" ${this.busy ? "disabled" : ""}>${actions[i].text}</button>`
-          )}</div>`
-      )}</div>
+      <div class="move-list">${visible.map(body)}</div>
       ${unavailable.map(
         (u) => html`<p class="unavailable">Not now: ${words(u.type)}: ${u.message}</p>`
       )}
     </div>`;
+  }
+
+  /** One kind's moves narrowed by the choices made so far (this.choosing.picks). */
+  chooser(list, actions, play) {
+    const picks = this.choosing.picks;
+    const left = list.filter((i) => picks.every(([field, said]) => this.valueText(actions[i][field]) === said));
+    if (!left.length) {
+      this.choosing.picks = [];
+      return this.chooser(list, actions, play);
+    }
+    const crumbs = html`<p class="picks">${picks.map(([field, said]) => html`<span class="chip">${words(field)}: ${said}</span> `)}
+      <button class="link choose-back" data-back="1">back</button></p>`;
+    const seen = new Set();
+    const distinct = left.filter((i) => !seen.has(actions[i].text) && seen.add(actions[i].text));
+    if (distinct.length <= MAX_CHOICES) return html`${crumbs}${distinct.map(play)}`;
+    // the first field (in the moves' own order) whose values read differently
+    const fields = [...new Set(left.flatMap((i) => Object.keys(actions[i])))].filter(
+      (f) => f !== "type" && f !== "text" && !picks.some(([p]) => p === f)
+    );
+    for (const field of fields) {
+      const values = [...new Set(left.map((i) => this.valueText(actions[i][field])))];
+      if (values.length < 2) continue;
+      const page = this.choosing.page || 0;
+      const pages = Math.ceil(values.length / (MAX_CHOICES - 1));
+      const slice = values.slice(page * (MAX_CHOICES - 1), (page + 1) * (MAX_CHOICES - 1));
+      return html`${crumbs}<p class="quiet">Choose the ${words(field).toLowerCase()}:</p>
+        ${slice.map((said) => html`<button class="choose" data-pick="${field}" data-value="${said}" ${this.busy ? "disabled" : ""}>${said}</button>`)}
+        ${pages > 1 ? html`<button class="choose more" data-more="${pages}">more (${page + 1}/${pages})</button>` : ""}`;
+    }
+    return html`${crumbs}${distinct.slice(0, MAX_CHOICES).map(play)}`; // alike to a person
+  }
+
+  /** A value of a move's field as a person reads it: cards by name, places, words. */
+  valueText(value) {
+    const byId = this.content.byId;
+    if (value === null || value === undefined) return "none";
+    if (typeof value === "string") return byId.get(value)?.name || words(value);
+    if (typeof value === "number" || typeof value === "boolean") return String(value);
+    if (Array.isArray(value)) {
+      if (value.length === 2 && value.every((x) => typeof x === "number")) return `row ${value[0]}, column ${value[1]}`;
+      return value.length ? value.map((v) => this.valueText(v)).join(", ") : "none";
+    }
+    const parts = Object.entries(value).filter(([k]) => k !== "type").map(([k, v]) => `${words(k).toLowerCase()} ${this.valueText(v)}`);
+    return [value.type ? words(value.type) : "", ...parts].filter(Boolean).join(": ") || "none";
   }
 
   outcome(names, me) {

@@ -101,9 +101,33 @@ class Tab:
     def version(self) -> int:
         return int(self.page.get_attribute(".game", "data-version") or 0)
 
+    def narrow(self, kind: str = "") -> bool:
+        """Choose on, as a person does, until a move of this kind (any: "") is a button that
+        plays: open the kind, then pick the first value of each field it asks for (the page
+        shows a dozen choices at once). False when the page offers no such move."""
+        where = f'.group[data-types~="{kind}"] ' if kind else ""
+        for _ in range(12):
+            if self.page.locator(f"{where}button.action:not([disabled])").count():
+                return True
+            step = self.page.locator(f"{where}button.choose:not([disabled])").first
+            if not step.count():
+                return False
+            try:
+                step.click(timeout=5_000)
+            except PlaywrightError:  # redrawn under the pointer by news: look again
+                continue
+        return False
+
+    def offered(self, kind: str) -> None:
+        """Wait until a move of this kind is on offer, and choose on until it is a button."""
+        self.page.wait_for_selector(f'.moves:not(.busy) .group[data-types~="{kind}"]')
+        assert self.narrow(kind), f"no {kind} move to narrow to"
+
     def play(self, prefer: tuple[str, ...] = ()) -> str | None:
         """Click one move when the seat has one (the preferred kinds first): its text."""
         for kind in (*prefer, ""):
+            if not self.narrow(kind):
+                continue
             where = f'.group[data-types~="{kind}"] ' if kind else ""
             button = self.page.locator(f"{where}button.action:not([disabled])").first
             if button.count():
@@ -119,7 +143,10 @@ class Tab:
         """Click a move once, and the page posts it: its text (news drawn meanwhile leaves
         the move buttons alone). It waits for the page to offer a move first: after an answer
         the buttons stay disabled until the page has read the game again."""
-        self.page.wait_for_selector(".moves:not(.busy) button.action:not([disabled])")
+        self.page.wait_for_selector(
+            ".moves:not(.busy) button.action:not([disabled]),"
+            " .moves:not(.busy) button.choose:not([disabled])"
+        )
         with self.page.expect_request("**/v1/games/*/actions", timeout=10_000):
             text = self.play(prefer=prefer)
         assert text, f"no move of {prefer} to click"
@@ -198,7 +225,8 @@ def test_a_whole_itty_bitty_game_by_clicking(tab: Tab) -> None:
     while not page.locator(".outcome").count():
         assert time.monotonic() < deadline, f"no outcome after {moves} moves"
         if moves >= 12 and not shot and page.locator(".turn.mine").count():
-            page.wait_for_selector("button.action:not([disabled])")
+            page.wait_for_selector(".moves:not(.busy) .group")
+            tab.narrow()
             tab.shot("itty-bitty")  # in play, the seat's moves listed
             shot = True
         # as a person might: complete what you can, and now and then draw collectors
@@ -300,7 +328,7 @@ def test_footprints_first_moves_on_the_map(tab: Tab) -> None:
     moved, shot = 0, False
     while moved < 2 or not shot:
         assert time.monotonic() < deadline, f"moved {moved} times on the map"
-        if page.locator('.group[data-types~="top"] button.action').count():
+        if page.locator('.group[data-types~="top"]').count():
             reach = page.locator("svg.map circle.reach").count()
             if not shot and (reach >= 3 or moved >= 1 or time.monotonic() > deadline - 120):
                 page.wait_for_timeout(300)
@@ -346,7 +374,7 @@ def test_two_people_in_two_tabs(browser: Browser, stack: Stack) -> None:
         assert bob.page.locator("#me").inner_text() == "Bob"
         # each keeps a collector: two seats answering at once
         for person in (ada, bob):
-            person.page.wait_for_selector(".group[data-types~=keep_collector] button.action")
+            person.offered("keep_collector")
             person.post(prefer=("keep_collector",))
         assert bob.page.locator("#live").inner_text() == "live (long-poll)"
         assert ada.page.locator("#live").inner_text() == "live (stream)"
@@ -369,9 +397,9 @@ def test_problems_are_shown_and_a_stale_move_reloads(tab: Tab) -> None:
     tab.create_room("itty-bitty", 2, {1: "greedy"})
     tab.start()
     page = tab.page
-    page.wait_for_selector(".group[data-types~=keep_collector] button.action")
+    tab.offered("keep_collector")
     tab.post(prefer=("keep_collector",))
-    page.wait_for_selector('.group[data-types~="take_ittybit"] button.action')
+    tab.offered("take_ittybit")
     tab.expected = (STATUS.format(409), STATUS.format(422))
 
     def rewrite(change: dict[str, Any]) -> None:
@@ -386,7 +414,7 @@ def test_problems_are_shown_and_a_stale_move_reloads(tab: Tab) -> None:
     notice = page.locator("#notice.warn")
     notice.wait_for()
     assert "moved on" in notice.inner_text() and "choose again" in notice.inner_text()
-    page.wait_for_selector('.group[data-types~="take_ittybit"] button.action:not([disabled])')
+    tab.offered("take_ittybit")
 
     rewrite({"action": {"type": "take_ittybit", "card": "ittybit-0000"}})  # no such card there
     text = tab.post(prefer=("take_ittybit",))
@@ -484,7 +512,7 @@ def test_a_seat_a_bot_plays_has_no_moves(tab: Tab) -> None:
     (each would be refused, seat_played_by_bot); the game goes on, waiting for Bob."""
     game, _ = with_bob(tab, "Ada")
     page = tab.page
-    page.wait_for_selector(".group[data-types~=keep_collector] button.action")
+    tab.offered("keep_collector")
     assert page.locator(".status-bar .turn.mine").inner_text() == "Your turn"
     ada = bearer(tab.player()["token"])
     resigned = httpx.post(f"{tab.stack.game}/v1/games/{game}/resign", headers=ada)
@@ -525,7 +553,7 @@ def test_a_move_whose_answer_is_lost_is_sent_again_with_its_key(tab: Tab) -> Non
             route.fulfill(response=answer)
 
     page.route("**/v1/games/*/actions", lose_the_first_answer)
-    page.wait_for_selector(".group[data-types~=keep_collector] button.action")
+    tab.offered("keep_collector")
     tab.post(prefer=("keep_collector",))
     page.wait_for_selector(".log li:has-text('Ada kept')")
     page.wait_for_function("() => !document.querySelector('.moves.busy')")
@@ -678,7 +706,7 @@ def test_leaving_a_game_stops_drawing_it(tab: Tab) -> None:
     tab.start()
     page = tab.page
     game = tab.game_id()
-    page.wait_for_selector(".group[data-types~=keep_collector] button.action")
+    tab.offered("keep_collector")
     # the game's view answers the page 1.5 s late: a person leaves meanwhile
     answer_late(page, r"/v1/games/[^/?]+(\?|$)", 1500)
     path = f"/v1/games/{game}"  # the view, whatever min_version it says it has seen

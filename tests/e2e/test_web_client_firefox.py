@@ -152,7 +152,10 @@ async def first_moves(port: int, lobby: str) -> dict[str, Any]:
         deadline = time.monotonic() + 150
         while moves < 6 and time.monotonic() < deadline:
             before = await js(mine)
-            if await click("button.action:not([disabled])"):
+            if not await click("button.action:not([disabled])"):
+                # many moves: the page asks for one choice at a time (the kind, a field...)
+                await click("button.choose:not([disabled])")
+            else:
                 for _ in range(100):
                     if await js(f"!document.querySelector('.moves.busy') && {mine} > {before}"):
                         moves += 1

@@ -7,6 +7,8 @@ the person's last turn, said to a screen reader too; the rules at hand.
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +19,7 @@ from playwright.sync_api import Browser, Page, ViewportSize
 from playwright.sync_api import Error as PlaywrightError
 
 from tests.e2e.conftest import Stack, bearer
-from tests.e2e.test_web_client import Tab, browser  # noqa: F401
+from tests.e2e.test_web_client import VERSION_ABOVE, Tab, browser  # noqa: F401
 
 PHONE: ViewportSize = {"width": 390, "height": 844}
 SCREENS: list[ViewportSize] = [
@@ -268,4 +270,63 @@ def test_what_changed_since_the_last_turn_is_marked_and_said(laptop: Tab) -> Non
     page.wait_for_function("document.querySelector('#announce').textContent.length > 0")
     # the keyboard stayed with the moves after her move
     assert page.evaluate("document.activeElement?.closest('.moves') !== null")
+    laptop.no_errors()
+
+
+RAW_ID = re.compile(r"\b(clan-\d+-\w+|fire-\d+|footprint-\d+|collector-\w+|ittybit-\d+)\b")
+CHOICES = ".moves button.action, .moves button.choose:not(.more)"
+
+
+def test_many_moves_are_chosen_a_few_at_a_time(laptop: Tab) -> None:
+    """An Itchy Feet turn offers up to some hundred moves (every trade to offer): the page
+    shows a dozen choices at most at each step (the kind, then each field the moves differ
+    in, named as a person reads them), and the whole list behind "all moves"."""
+    page = laptop.page
+    laptop.register("Ada")
+    new_game(laptop, "itchy-feet", 3, {1: "greedy", 2: "greedy"})
+    deadline = time.monotonic() + 240
+    # play on (placing the figure, the first choices) until a turn offers many moves
+    while True:
+        assert time.monotonic() < deadline, page.inner_text(".side")
+        try:
+            page.wait_for_selector(".moves:not(.busy) .group", timeout=3_000)
+        except PlaywrightError:
+            continue
+        page.wait_for_timeout(300)  # the list of this step, drawn
+        if page.locator("#all-moves").count():
+            break
+        laptop.play()
+    total = int(re.findall(r"\d+", page.locator("#all-moves").inner_text())[0])
+    assert total > 12
+    assert page.locator(CHOICES).count() <= 12  # the kinds of move, a small kind's moves
+    openers = page.locator(".moves button[data-open]")
+    sizes = [int(re.findall(r"\((\d+)\)", t)[-1]) for t in openers.all_inner_texts()]
+    assert sizes and sum(sizes) <= total
+    openers.nth(sizes.index(max(sizes))).click()  # the kind with the most moves
+    steps = 0
+    while not page.locator(".moves .group.open button.action").count():
+        choices = page.locator(CHOICES)
+        assert 2 <= choices.count() <= 12, choices.all_inner_texts()
+        for text in choices.all_inner_texts():
+            assert not RAW_ID.search(text), text  # names, not ids
+        page.locator(".moves .group.open button.choose:not(.more)").first.click()
+        steps += 1
+        assert steps < 10
+    assert steps >= (1 if max(sizes) > 12 else 0)
+    assert 1 <= page.locator(CHOICES).count() <= 12
+    assert page.locator(".picks .chip").count() == steps  # each field chosen, shown
+    for _ in range(steps + 1):  # back, step by step, to the kinds of move
+        page.click(".picks button[data-back]")
+    assert page.locator(".moves button[data-open]").count() == len(sizes)
+    # every move at once, and back
+    page.click("#all-moves")
+    assert page.locator(".moves button.action").count() == total
+    page.click("#all-moves")
+    assert page.locator(CHOICES).count() <= 12
+    # a move chosen step by step is played
+    before = laptop.version()
+    openers.nth(sizes.index(max(sizes))).click()
+    with page.expect_request("**/v1/games/*/actions"):
+        assert laptop.play()
+    page.wait_for_function(VERSION_ABOVE, arg=before)
     laptop.no_errors()
