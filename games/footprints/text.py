@@ -121,7 +121,7 @@ def effect(e: Effect) -> str:
 def goal(g: Goal) -> str:
     match g:
         case EngravingGoal(terrain=terrain):
-            return f"a {terrain} engraving"
+            return article(f"{terrain} engraving")
         case CavePaintingGoal():
             return "a cave painting"
         case ResourceGoal(resource=resource, count=count):
@@ -138,20 +138,31 @@ def _extras(f: Follower) -> list[str]:
     return extra + ([f"+1 {f.extra_advance} skill"] if f.extra_advance else [])
 
 
+def article(word: str) -> str:
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 @cache
 def labels() -> dict[str, str]:
-    """Every card's "id (what it is)": followers, leaders, fire and footprint cards."""
+    """Every card as a person sees it, by what is printed on it: "an ice follower (+1
+    mountain move)", "the Elder (leader)", "fire card 15 (...)", "footprint card 9 (...)".
+    A clan's followers alike in terrain and extras read alike, as the rules make them alike."""
     content = load()
     out: dict[str, str] = {}
     for clan in content.clans.values():
         for f in clan.followers:
-            out[f.id] = f"{f.id} ({', '.join([f'{f.terrain} follower', *_extras(f)])})"
+            extras = _extras(f)
+            out[f.id] = article(f"{f.terrain} follower") + (
+                f" ({', '.join(extras)})" if extras else ""
+            )
         for leader in clan.leaders:
-            out[leader.id] = f"{leader.id} ({leader.name}, leader)"
+            out[leader.id] = f"the {leader.name} (leader)"
     for fire in content.fire_cards.values():
-        out[fire.id] = f"{fire.id} ({', '.join(effect(e) for e in fire.effects)})"
+        out[fire.id] = (
+            f"fire card {int(fire.id[5:])} ({', '.join(effect(e) for e in fire.effects)})"
+        )
     for fp in content.footprint_cards.values():
-        out[fp.id] = f"{fp.id} ({', '.join(goal(g) for g in fp.goals)})"
+        out[fp.id] = f"footprint card {int(fp.id[10:])} ({', '.join(goal(g) for g in fp.goals)})"
     return out
 
 
@@ -181,7 +192,7 @@ def cards() -> list[CardInfo]:
                     id=leader.id,
                     kind="leader",
                     name=f"{leader.name} ({clan.name})",
-                    traits=(leader.ability,),
+                    traits=(leader.ability.replace("_", " "),),  # in words, not a key
                     text=leader.text,
                     glyph=symbol,
                 )
@@ -298,7 +309,7 @@ def describe(action: AnyAction, names: Sequence[str]) -> str:
         case Lead():
             return _lead(action)
         case BuildEngraving(terrain=terrain, at=pos, any_skill=any_skill):
-            return f"Build a {terrain} engraving at {at(pos)}{_skills(any_skill)}"
+            return f"Build {article(f'{terrain} engraving')} at {at(pos)}{_skills(any_skill)}"
         case BuildCavePainting(site=site, any_skill=any_skill):
             return f"Paint the cave {site}{_skills(any_skill)}"
         case UsePower(terrain=terrain, pay=pay, any_skill=any_skill):
@@ -383,7 +394,7 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
         case BonusLost(seat=seat):
             return f"{who(names, seat)}'s footprint bonus is lost: no card is left"
         case EngravingBuilt(seat=seat, terrain=terrain, at=pos):
-            return f"{who(names, seat)} built a {terrain} engraving at {at(pos)}"
+            return f"{who(names, seat)} built {article(f'{terrain} engraving')} at {at(pos)}"
         case CavePaintingBuilt(seat=seat, site=site):
             return f"{who(names, seat)} painted the cave {site}"
         case PowerUsed(seat=seat, terrain=terrain, paid=paid):

@@ -90,15 +90,17 @@ DISCARD_REASONS = {
 
 
 def card(card_id: CardId) -> str:
-    """ "item-umbrella-1 (Umbrella)": its id and its name; a copy another seat played, which
-    the table knows by its kind only ("umbrella"): "an Umbrella"."""
+    """A card as a person sees it, by its name: "an Umbrella" (item-umbrella-1, or the kind
+    "umbrella" a copy another seat played is known by). Copies of one kind read alike, as
+    the rules make them alike."""
     content = load()
     if found := content.cards.get(card_id):
-        return f"{card_id} ({found.name})"
-    if card_id in content.copies:
+        name = found.name
+    elif card_id in content.copies:
         name = content.kind_name(card_id)
-        return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
-    return card_id
+    else:
+        return card_id
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def named(ids: Iterable[CardId]) -> str:

@@ -32,9 +32,15 @@ from games.text import CardInfo, listing, plural, who
 
 
 def ittybit(card: CardId) -> str:
-    """ "ittybit-4229 (Alien, Earring)": its id, its type and its traits."""
+    """ "Ittybit #4229 (Alien, Earring)": its number as printed, its type and its traits."""
     bit = load().ittybits.get(card)
-    return f"{card} ({', '.join((bit.type, *bit.traits))})" if bit else card
+    return f"Ittybit #{bit.number} ({', '.join((bit.type, *bit.traits))})" if bit else card
+
+
+def number(card: CardId) -> str:
+    """ "Ittybit #4229": an ittybit by the number printed on it, in a list of payments."""
+    bit = load().ittybits.get(card)
+    return f"Ittybit #{bit.number}" if bit else card
 
 
 def grails(collector: Collector) -> str:
@@ -42,9 +48,9 @@ def grails(collector: Collector) -> str:
 
 
 def collector(card: CardId) -> str:
-    """ "collector-C05 (3 Earring: 3 coins)": its id and its trait grails."""
+    """ "Collector C05 (3 Earring: 3 coins)": its name and its trait grails."""
     found = load().collectors.get(card)
-    return f"{card} ({grails(found)})" if found else card
+    return f"Collector {card.removeprefix('collector-')} ({grails(found)})" if found else card
 
 
 def cards() -> list[CardInfo]:
@@ -88,8 +94,8 @@ def describe(action: AnyAction, names: Sequence[str]) -> str:
         case CompleteCollector(collector=card, payments=payments):
             paid = sorted(c for p in payments for c in p.ittybits)
             return (
-                f"Complete {card} for {plural(_coins(card, payments), 'coin')},"
-                f" paying {listing(paid)}"
+                f"Complete Collector {card.removeprefix('collector-')} for"
+                f" {plural(_coins(card, payments), 'coin')}, paying {listing(map(number, paid))}"
             )
         case PassTurn():
             return "Pass"
@@ -125,12 +131,12 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
         case CollectorCompleted(seat=seat, collector=None, ittybits=paid, coins=coins):
             return (
                 f"{who(names, seat)} completed a collector for {plural(coins, 'coin')},"
-                f" paying {listing(paid)}"
+                f" paying {listing(map(number, paid))}"
             )
         case CollectorCompleted(seat=seat, collector=card, ittybits=paid, coins=coins):
             return (
                 f"{who(names, seat)} completed {collector(card or '?')} for"
-                f" {plural(coins, 'coin')}, paying {listing(paid)}"
+                f" {plural(coins, 'coin')}, paying {listing(map(number, paid))}"
             )
         case TurnPassed(seat=seat):
             return f"{who(names, seat)} passed"

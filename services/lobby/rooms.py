@@ -15,6 +15,7 @@ from contracts.lobby import NewRoom, Room, RoomPage
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted
 from games.registry import get as get_rules
+from services.lobby.botnames import bot_name
 from services.lobby.records import (
     RESERVED_OF,
     ROOM_COLUMNS,
@@ -392,19 +393,8 @@ class Lobby:
                 await self.seat_bot(conn, room.id, seat.seat, level)
 
     async def seat_bot(self, conn: asyncpg.Connection, room_id: str, seat: int, level: str) -> None:
-        """A new bot of `level` in the seat, named apart from the room's other bots of its
-        level ("greedy bot", "greedy bot 2", ...), so the log and the outcome tell them apart.
-        The room is locked by the caller (its seats change one at a time)."""
         bot_id = f"bot-{uuid.uuid4()}"
-        taken = {
-            r["name"]
-            for r in await conn.fetch(
-                """SELECT p.name FROM room_seats s JOIN players p ON p.id = s.player_id
-                   WHERE s.room_id = $1 AND p.bot IS NOT NULL""",
-                room_id,
-            )
-        }
-        name = bot_name(level, taken)
+        name = await bot_name(conn, room_id, level)  # apart from the room's other bots
         await conn.execute(
             "INSERT INTO players (id, name, bot) VALUES ($1, $2, $3)", bot_id, name, level
         )
@@ -503,12 +493,3 @@ def new_invite_code() -> str:
 def _levels(game: str) -> Sequence[str]:
     rules = get_rules(game)
     return rules.bot_levels if rules else ()
-
-
-def bot_name(level: str, taken: set[str]) -> str:
-    """The first of "<level> bot", "<level> bot 2", "<level> bot 3"... not in `taken`."""
-    name, n = f"{level} bot", 1
-    while name in taken:
-        n += 1
-        name = f"{level} bot {n}"
-    return name

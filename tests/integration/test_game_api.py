@@ -124,7 +124,11 @@ async def test_actions_and_events_come_with_words_made_from_the_caller_s_copy(
 ) -> None:
     legal = (await table.get(0, "/legal-actions")).json()
     kept = legal["actions"][0]["card"]
-    assert all(a["text"].startswith(f"Keep {a['card']} (") for a in legal["actions"])
+
+    def named(card: str) -> str:  # as a person sees it: its name, not its id
+        return f"Collector {card.removeprefix('collector-')}"
+
+    assert all(a["text"].startswith(f"Keep {named(a['card'])} (") for a in legal["actions"])
     listed = {"action": legal["actions"][0], "expected_version": 11}
     r = await table.post(0, listed, **{"Idempotency-Key": "keep"})
     assert r.status_code == 200, r.text  # posted as listed, its text and all
@@ -132,14 +136,14 @@ async def test_actions_and_events_come_with_words_made_from_the_caller_s_copy(
     again = await table.post(0, {**listed, "action": bare}, **{"Idempotency-Key": "keep"})
     assert again.json()["replayed"] is True  # the same move, with its words or without
     mine = r.json()["events"][0]["text"]
-    assert mine.startswith(f"p0 kept {kept} (")
+    assert mine.startswith(f"p0 kept {named(kept)} (")
     for seat in (1, 2):
         theirs = (await table.get(seat, "/events", after=11)).json()["events"][0]["text"]
-        assert theirs.startswith("p0 kept a collector") and kept not in theirs
+        assert theirs.startswith("p0 kept a collector") and named(kept) not in theirs
     opening = (await table.get(1, "/events", after=0)).json()["events"]
     assert all(e["text"] for e in opening)
     dealt = [e["text"] for e in opening if e["type"] == "ittybits_dealt"]
-    assert dealt[0] == "p0 was dealt 3 ittybits" and dealt[1].startswith("p1 was dealt ittybit-")
+    assert dealt[0] == "p0 was dealt 3 ittybits" and dealt[1].startswith("p1 was dealt Ittybit #")
 
 
 async def test_errors_are_problem_details(table: Table, client: httpx.AsyncClient) -> None:

@@ -270,7 +270,8 @@ async def test_feed_texts_are_made_from_each_caller_s_copy() -> None:
     assert all(f.text for f in [*mine.values(), *theirs.values()])
     dealt = next(f for f in mine.values() if f.type == "ittybits_dealt" and f.data["seat"] == 0)
     hand = loaded.state.hands[0].ittybits
-    assert dealt.text.startswith("Ada was dealt ") and all(c in dealt.text for c in hand)
+    assert dealt.text.startswith("Ada was dealt ")
+    assert all(f"Ittybit #{int(c.removeprefix('ittybit-'))} (" in dealt.text for c in hand)
     assert theirs[dealt.version].text == "Ada was dealt 3 ittybits"
 
 

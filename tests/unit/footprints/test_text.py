@@ -36,7 +36,7 @@ def test_texts_say_no_more_than_the_copy_they_are_made_from(seed: int, options: 
 def test_actions_in_words() -> None:
     assert (
         text.describe(Play(card="clan-1-f01", fire="fire-01"), NAMES)
-        == "Play clan-1-f01 (ice follower, +1 mountain move) with fire-01 (move 3 mountain)"
+        == "Play an ice follower (+1 mountain move) with fire card 1 (move 3 mountain)"
     )
     assert (
         text.describe(Top(path=((2, 0), (2, 1)), fire_at=1, fire_path=((3, 1),)), NAMES)
@@ -54,18 +54,18 @@ def test_actions_in_words() -> None:
 def test_secret_cards_stay_secret() -> None:
     chosen = LeaderChosen(seat=1, leader="clan-1-leader-b")
     assert text.narrate(RULES.redact(chosen, 1), NAMES) == (
-        "Bob chose clan-1-leader-b (Scout, leader) as their leader"
+        "Bob chose the Scout (leader) as their leader"
     )
     assert text.narrate(RULES.redact(chosen, 0), NAMES) == "Bob chose a secret leader"
     drawn = FireDrawn(seat=0, card="fire-02")
-    assert text.narrate(RULES.redact(drawn, 0), NAMES) == "Ada drew fire-02 (move 3 ice)"
+    assert text.narrate(RULES.redact(drawn, 0), NAMES) == "Ada drew fire card 2 (move 3 ice)"
     assert text.narrate(RULES.redact(drawn, None), NAMES) == "Ada drew a fire card"
     dealt = StartingFootprints(seat=2, cards=("footprint-01", "footprint-02", "footprint-03"))
     assert text.narrate(RULES.redact(dealt, 1), NAMES) == (
         "Cy was dealt footprint cards to keep one"
     )
     played = CardPlayed(seat=0, card="clan-1-leader-b", fire=None)
-    assert text.narrate(played, NAMES) == "Ada played clan-1-leader-b (Scout, leader)"
+    assert text.narrate(played, NAMES) == "Ada played the Scout (leader)"
 
 
 def test_the_end() -> None:

@@ -48,12 +48,12 @@ def test_actions_in_words() -> None:
         text.describe(
             Recycle(discard=("passport-1", "item-camera-2"), take="item-umbrella-1"), NAMES
         )
-        == "Recycle passport-1 (Passport) and item-camera-2 (Camera) to take"
-        " item-umbrella-1 (Umbrella) from the discard"
+        == "Recycle a Passport and a Camera to take"
+        " an Umbrella from the discard"
     )
     assert (
         text.describe(OfferTrade(to=2, give=("item-camera-2",), want=("umbrella",)), NAMES)
-        == "Offer Cy item-camera-2 (Camera) for Umbrella"
+        == "Offer Cy a Camera for Umbrella"
     )
     assert text.describe(Steal(victim=1), NAMES) == "Steal a random card from Bob"
 
@@ -61,22 +61,18 @@ def test_actions_in_words() -> None:
 def test_what_only_two_players_see_is_said_to_them_alone() -> None:
     stolen = CardStolen(thief=0, victim=1, card="item-umbrella-1")
     for seat in (0, 1):
-        assert (
-            text.narrate(RULES.redact(stolen, seat), NAMES)
-            == "Ada stole item-umbrella-1 (Umbrella) from Bob"
-        )
+        assert text.narrate(RULES.redact(stolen, seat), NAMES) == "Ada stole an Umbrella from Bob"
     for seat in (2, None):
         assert text.narrate(RULES.redact(stolen, seat), NAMES) == "Ada stole a card from Bob"
     drawn = CardDrawn(seat=2, reason="bonus", card="passport-1")
-    assert text.narrate(RULES.redact(drawn, 2), NAMES) == "Cy drew passport-1 (Passport) as a bonus"
+    assert text.narrate(RULES.redact(drawn, 2), NAMES) == "Cy drew a Passport as a bonus"
     assert text.narrate(RULES.redact(drawn, 0), NAMES) == "Cy drew a card as a bonus"
     kept = CardKept(seat=1, kept="item-camera-2", discarded="passport-1")
     assert (
         text.narrate(RULES.redact(kept, 0), NAMES) == "Bob kept one card and discarded a Passport"
     )
     assert (
-        text.narrate(RULES.redact(kept, 1), NAMES)
-        == "Bob kept item-camera-2 (Camera) and discarded passport-1 (Passport)"
+        text.narrate(RULES.redact(kept, 1), NAMES) == "Bob kept a Camera and discarded a Passport"
     )
 
 
@@ -85,9 +81,8 @@ def test_a_copy_another_seat_played_is_said_by_its_kind() -> None:
     trip = Travelled(
         seat=1, destination="home", country="france", paid=("item-camera-3", "item-guidebook-1")
     )
-    said = "Bob travelled home to France, paying item-camera-3 (Camera) and item-guidebook-1"
-    assert text.narrate(RULES.redact(trip, 1), NAMES) == f"{said} (Guidebook)"
-    for seat in (0, None):
+    # its owner reads the same: copies of a kind are alike, and the text names cards alone
+    for seat in (1, 0, None):
         assert text.narrate(RULES.redact(trip, seat), NAMES) == (
             "Bob travelled home to France, paying a Camera and a Guidebook"
         )
@@ -99,7 +94,7 @@ def test_a_copy_another_seat_played_is_said_by_its_kind() -> None:
     )
     recycle = Recycle(discard=("item-umbrella-2",), take="passport")
     assert text.describe(recycle, NAMES) == (
-        "Recycle item-umbrella-2 (Umbrella) to take a Passport from the discard"
+        "Recycle an Umbrella to take a Passport from the discard"
     )
 
 
@@ -107,14 +102,9 @@ def test_public_moves() -> None:
     offer = TradeOffered(
         asker=0, responder=3, give=("item-camera-2",), want=("umbrella", "passport")
     )
-    assert (
-        text.narrate(offer, NAMES)
-        == "Ada offers Di item-camera-2 (Camera) for Umbrella and Passport"
-    )
+    assert text.narrate(offer, NAMES) == "Ada offers Di a Camera for Umbrella and Passport"
     trip = Travelled(seat=1, destination="home", country="germany", paid=("passport-1",))
-    assert (
-        text.narrate(trip, NAMES) == "Bob travelled home to Germany, paying passport-1 (Passport)"
-    )
+    assert text.narrate(trip, NAMES) == "Bob travelled home to Germany, paying a Passport"
     # what ended the game, not who won: the table's game_over says that (forfeits ranked last)
     won = GameWon(seat=2, reason="centre")
     assert text.narrate(won, NAMES) == "Game over: Cy reached the centre"

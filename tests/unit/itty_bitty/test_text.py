@@ -35,16 +35,16 @@ def test_texts_say_no_more_than_the_copy_they_are_made_from(seed: int) -> None:
 def test_actions_in_words() -> None:
     assert (
         text.describe(TakeIttybit(card="ittybit-0287"), NAMES)
-        == "Take ittybit-0287 (Female, Mohawk, Purple Eye Shadow, Cigarette) from the market"
+        == "Take Ittybit #287 (Female, Mohawk, Purple Eye Shadow, Cigarette) from the market"
     )
     assert text.describe(TakeIttybit(), NAMES) == "Take the top ittybit of the deck"
     pay = CompleteCollector(
         collector="collector-C01",
-        payments=(Payment(grail=0, ittybits=("ittybit-0003", "ittybit-0002", "ittybit-0001")),),
+        payments=(Payment(grail=0, ittybits=("ittybit-0455", "ittybit-0387", "ittybit-0287")),),
     )
     assert (
         text.describe(pay, NAMES)
-        == "Complete collector-C01 for 3 coins, paying ittybit-0001, ittybit-0002 and ittybit-0003"
+        == "Complete Collector C01 for 3 coins, paying Ittybit #287, Ittybit #387 and Ittybit #455"
     )
 
 
@@ -52,14 +52,14 @@ def test_a_completed_collector_as_its_owner_and_as_the_others_see_it() -> None:
     done = CollectorCompleted(
         seat=0,
         collector="collector-C01",
-        payments=(Payment(grail=0, ittybits=("ittybit-0001", "ittybit-0002", "ittybit-0003")),),
-        ittybits=("ittybit-0001", "ittybit-0002", "ittybit-0003"),
+        payments=(Payment(grail=0, ittybits=("ittybit-0287", "ittybit-0387", "ittybit-0455")),),
+        ittybits=("ittybit-0287", "ittybit-0387", "ittybit-0455"),
         coins=3,
     )
-    paid = "paying ittybit-0001, ittybit-0002 and ittybit-0003"
+    paid = "paying Ittybit #287, Ittybit #387 and Ittybit #455"  # by the numbers printed
     assert (
         text.narrate(RULES.redact(done, 0), NAMES)
-        == f"Ada completed collector-C01 (3 Earring: 3 coins) for 3 coins, {paid}"
+        == f"Ada completed Collector C01 (3 Earring: 3 coins) for 3 coins, {paid}"
     )
     for seat in (1, None):
         assert (
@@ -71,7 +71,7 @@ def test_a_completed_collector_as_its_owner_and_as_the_others_see_it() -> None:
 def test_hidden_draws_stay_hidden() -> None:
     drawn = IttybitTaken(seat=1, from_market=False, card="ittybit-0287")
     assert text.narrate(RULES.redact(drawn, 0), NAMES) == "Bob took an ittybit from the deck"
-    assert text.narrate(RULES.redact(drawn, 1), NAMES).startswith("Bob took ittybit-0287 (")
+    assert text.narrate(RULES.redact(drawn, 1), NAMES).startswith("Bob took Ittybit #287 (")
     kept = CollectorKept(seat=2, kept="collector-C05", discarded=None)
     assert text.narrate(RULES.redact(kept, 0), NAMES) == "Cy kept a collector"
 
