@@ -96,6 +96,10 @@ def test_the_backpacker_recycles_the_newest_discard_for_one_card() -> None:
     three = replace(state, rules=3)
     assert REAL.decide(three, 0, Recycle(discard=(CAM,), take="umbrella"), Picks())[1].taken == UMB2
     assert refused(three, 0, Recycle(discard=(CAM,), take="guidebook")) == "wrong_cost"
+    events = REAL.decide(
+        replace(two, rules=3), 0, Recycle(discard=(CAM,), take="sunscreen"), Picks()
+    )
+    assert events[1].taken == SUN2  # of two copies, the newest there too
 
 
 def test_the_backpacker_of_rules_2_recycles_any_card_for_one() -> None:
