@@ -370,6 +370,13 @@ async def test_a_footprints_board_is_drawn_as_svg(
     assert "content-encoding" not in refused.headers
     other = await svg({"if-none-match": 'W/"something-else"'})
     assert other.status_code == 200 and other.content == r.content
+    # as it stood at an earlier version (a replay): the first version's drawing is a map
+    version = (await fp.get(0)).json()["version"]
+    first = await fp.get(0, "/board.svg", at=1)
+    assert first.status_code == 200 and len(ET.fromstring(first.text)) > 162
+    assert (await fp.get(0, "/board.svg", at=version)).text == r.text
+    problem(await fp.get(0, "/board.svg", at=version + 1), 400, "at_beyond_version")
+    problem(await fp.get(0, "/board.svg", at=0), 400, "malformed_request")
 
 
 async def test_a_game_without_a_map_has_no_board(table: Table) -> None:

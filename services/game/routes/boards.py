@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get
 from litestar.datastructures import CacheControlHeader
-from litestar.params import FromPath
+from litestar.params import FromPath, QueryParameter
 
 from contracts.problems import ProblemError
 from infra.http.openapi import SECURITY, problems
 from services.game.maps import GameMap
-from services.game.routes.common import UNKNOWN_GAME, caller, service_of
+from services.game.repository import stream_id
+from services.game.routes.common import MAX_VERSION, UNKNOWN_GAME, caller, service_of
 
 
 @get(
@@ -24,17 +25,42 @@ from services.game.routes.common import UNKNOWN_GAME, caller, service_of
     media_type="image/svg+xml",
     security=SECURITY,
     responses=problems(
-        400, 401, 404, 503, codes={**UNKNOWN_GAME, 404: ["unknown_game", "no_board"]}
+        400,
+        401,
+        404,
+        503,
+        codes={**UNKNOWN_GAME, 400: ["at_beyond_version"], 404: ["unknown_game", "no_board"]},
     ),
 )
-async def board_svg(game_id: FromPath[str], request: Request[Any, Any, Any]) -> Response[bytes]:
+async def board_svg(
+    game_id: FromPath[str],
+    request: Request[Any, Any, Any],
+    at: Annotated[
+        int | None,
+        QueryParameter(
+            ge=1,
+            le=MAX_VERSION,
+            description="The board as it stood at this version (a replay). 400 "
+            "`at_beyond_version` past the game's version.",
+        ),
+    ] = None,
+) -> Response[bytes]:
     who = await caller(request)
-    loaded = await service_of(request).load(game_id)
+    svc = service_of(request)
+    loaded = await svc.load(game_id)
     draw = getattr(loaded.rules, "board_svg", None)
     if draw is None:
         raise ProblemError(404, "no_board", f"{loaded.record.game} has no board to draw")
+    state = loaded.state
+    if at is not None:  # as GET /v1/games/{id}?at= folds it
+        if at > loaded.version:
+            raise ProblemError(
+                400, "at_beyond_version", f"the game is at version {loaded.version}, not {at}"
+            )
+        stored = await svc.store.read(stream_id(loaded.record.id), limit=at)
+        state, _ = svc._fold(loaded.rules, stored, None, svc.initial_table(loaded.record))
     seat = loaded.record.seat_of(who.player_id)
-    return svg_response(draw(loaded.state, seat).encode(), request.headers)
+    return svg_response(draw(state, seat).encode(), request.headers)
 
 
 def accepts_gzip(accept_encoding: str) -> bool:
