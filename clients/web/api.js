@@ -106,6 +106,26 @@ export class Api {
     return this.roomPost(roomId, "invitations/decline");
   }
 
+  // -- a player's record ---------------------------------------------------------------------
+  profile(id) {
+    return this.request(this.lobby, "GET", `/v1/players/${encodeURIComponent(id)}`);
+  }
+  history(id, cursor) {
+    const q = `limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    return this.request(this.lobby, "GET", `/v1/players/${encodeURIComponent(id)}/games?${q}`);
+  }
+  leaderboard(game, provisional, cursor) {
+    const q = `limit=50&provisional=${provisional ? "true" : "false"}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    return this.request(this.lobby, "GET", `/v1/leaderboards/${encodeURIComponent(game)}?${q}`);
+  }
+  viewAt(id, at) {
+    return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}?at=${at}`);
+  }
+  async boardSvgAt(id, at) {
+    const path = `/v1/games/${encodeURIComponent(id)}/board.svg?at=${at}`;
+    return (await this.request(this.game, "GET", path, { raw: true })).text();
+  }
+
   // -- game ----------------------------------------------------------------------------------
   myGames() {
     return this.request(this.game, "GET", "/v1/me/games?limit=20");

@@ -5,6 +5,7 @@
 import { Api, ApiError } from "./api.js";
 import { html, mount, problemText, tell, words } from "./dom.js";
 import { GameScreen } from "./game.js";
+import { ReplayScreen, leaderboardScreen, profileScreen } from "./record.js";
 
 const SESSION_KEY = "turnpost.player";
 // A room's clock (docs/api.md, "Clocks"): a limit per move (its seconds), or a time bank
@@ -73,7 +74,10 @@ function showWho() {
   const me = player();
   mount(
     document.getElementById("who"),
-    me ? html`Playing as <b id="me">${me.name}</b> <button id="sign-out" class="link">sign out</button>` : ""
+    me
+      ? html`Playing as <a class="me" href="#/player/${encodeURIComponent(me.id)}"><b id="me">${me.name}</b></a>
+        <button id="sign-out" class="link">sign out</button>`
+      : ""
   );
 }
 
@@ -183,7 +187,8 @@ function lobbyScreen() {
           <div class="catalog">${catalog.games.map(
             (game) => html`<article class="panel game-entry" data-key="${game.key}">
               <h2>${game.name}</h2>
-              <p class="quiet">${game.min_seats}–${game.max_seats} seats · bots: ${game.bot_levels.join(", ")}</p>
+              <p class="quiet">${game.min_seats}–${game.max_seats} seats · bots: ${game.bot_levels.join(", ")}
+                · <a href="#/leaderboard/${encodeURIComponent(game.key)}">leaderboard</a></p>
               <p><button class="primary" data-quick="${game.key}">Quick match</button>
                 <span class="quiet">a table with whoever comes; bots after 30 s</span></p>
               ${newRoomForm(game)}
@@ -218,7 +223,7 @@ function lobbyScreen() {
         <ul class="rows" id="my-games">${mine.items.map(
           (g) => html`<li><a href="#/game/${g.id}">${names[g.game] || g.game}</a>
             <span class="quiet">version ${g.version}</span>
-            ${g.status === "finished" ? html`<span class="tag">finished</span>` : ""}
+            ${g.status === "finished" ? html`<span class="tag">finished</span> <a href="#/replay/${encodeURIComponent(g.id)}">replay</a>` : ""}
             ${g.your_turn ? html`<span class="tag hot">your turn</span>` : ""}</li>`
         )}</ul>
         <h2>Open rooms</h2>
@@ -436,6 +441,9 @@ function route() {
   const [, kind, id] = location.hash.split("/");
   if (kind === "room" && id) screen = roomScreen(decodeURIComponent(id));
   else if (kind === "game" && id) screen = new GameScreen(api, main, decodeURIComponent(id), me, failed);
+  else if (kind === "replay" && id) screen = new ReplayScreen(api, main, decodeURIComponent(id), failed);
+  else if (kind === "player" && id) screen = profileScreen(api, main, decodeURIComponent(id), failed);
+  else if (kind === "leaderboard" && id) screen = leaderboardScreen(api, main, decodeURIComponent(id), failed);
   else screen = lobbyScreen();
 }
 
@@ -488,6 +496,7 @@ document.addEventListener("click", (event) => {
 // a card or a player a move names is a button for the keyboard too, and so is anything a
 // person may ask about (its words)
 document.addEventListener("keydown", (event) => {
+  if (screen?.key) guarded(() => screen.key(event)); // a screen's own keys (the replay's arrows)
   const target = event.target.closest?.("[data-target], [data-explain]");
   if (!target || (event.key !== "Enter" && event.key !== " ")) return;
   event.preventDefault();

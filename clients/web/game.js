@@ -13,7 +13,16 @@ const MAX_CHOICES = 12; // buttons at once in the moves (a few more are a page a
 const contents = new Map(); // game key -> {byId, raw}: a game's cards never change
 let catalog = null;
 
-async function contentOf(api, key) {
+/** The catalog, read once (the games' names and forms). */
+export async function catalogOf(api) {
+  catalog = catalog || (await api.catalog());
+  return catalog;
+}
+
+/** Each game's name by its key, from the catalog once read ({} before). */
+export const gameNames = () => Object.fromEntries((catalog?.games || []).map((g) => [g.key, g.name]));
+
+export async function contentOf(api, key) {
   if (!contents.has(key)) {
     const raw = await api.content(key);
     contents.set(key, { raw, byId: new Map(raw.all_cards.map((c) => [c.id, c])) });
@@ -766,6 +775,8 @@ export class GameScreen {
       ${forfeited.size ? html`<p class="quiet">A seat whose player resigned or ran out of time is ranked below every other, whatever the bot that finished it scored.</p>` : ""}
       ${me !== null ? html`<p><button id="rematch" class="primary">Play again</button>
         <span class="quiet">the same game, settings and bots, the same people</span></p>` : ""}
+      <p><a class="button" id="replay" href="#/replay/${encodeURIComponent(this.id)}">Replay this game</a>
+        <a class="button" href="#/leaderboard/${encodeURIComponent(this.view.game)}">Leaderboard</a></p>
     </div>`;
   }
 }
