@@ -393,3 +393,35 @@ def test_a_finished_game_is_replayed_and_kept_in_the_record(laptop: Tab) -> None
         page.wait_for_timeout(500)
     assert axe_problems(page, "leaderboard") == []
     laptop.no_errors()
+
+
+def test_a_whole_footprints_game_by_clicking_moves_under_a_megabyte(laptop: Tab) -> None:
+    """A whole game of Footprints played by the page's controls (a person's choices one at a
+    time, a greedy bot at the other seat), and everything the page fetched for it: under a
+    megabyte (the map's drawing asked again only when something on it moved, gzipped)."""
+    page = laptop.page
+    fetched: list[tuple[str, int]] = []
+
+    def count(response: Any) -> None:
+        try:
+            sizes = response.request.sizes()
+        except PlaywrightError:  # a stream cut when the page moved on
+            return
+        fetched.append((response.url, sizes["responseBodySize"] + sizes["responseHeadersSize"]))
+
+    laptop.register("Ada")
+    page.on("requestfinished", lambda request: count(request.response()))
+    new_game(laptop, "footprints", 2, {1: "greedy"})
+    deadline = time.monotonic() + 420
+    moves = 0
+    while not page.locator(".outcome").count():
+        assert time.monotonic() < deadline, f"no outcome after {moves} moves"
+        if laptop.play():
+            moves += 1
+        else:
+            page.wait_for_timeout(150)
+    laptop.no_errors()
+    total = sum(n for _, n in fetched)
+    drawings = [n for url, n in fetched if "/board.svg" in url]
+    assert moves > 20 and len(drawings) < moves
+    assert total < 1_000_000, (total, len(fetched), sum(drawings), len(drawings))
