@@ -425,3 +425,23 @@ def test_a_whole_footprints_game_by_clicking_moves_under_a_megabyte(laptop: Tab)
     drawings = [n for url, n in fetched if "/board.svg" in url]
     assert moves > 20 and len(drawings) < moves
     assert total < 1_000_000, (total, len(fetched), sum(drawings), len(drawings))
+
+
+def test_a_whole_itchy_feet_game_by_clicking(laptop: Tab) -> None:
+    """A whole game of Itchy Feet played by the page's controls against a greedy bot, to an
+    outcome that says why it ended."""
+    page = laptop.page
+    laptop.register("Ada")
+    new_game(laptop, "itchy-feet", 2, {1: "greedy"})
+    deadline = time.monotonic() + 480
+    moves = 0
+    while not page.locator(".outcome").count():
+        assert time.monotonic() < deadline, f"no outcome after {moves} moves"
+        # as a person might: travel when she can, else anything
+        if laptop.play(prefer=("travel",)):
+            moves += 1
+        else:
+            page.wait_for_timeout(150)
+    assert page.locator(".outcome .why").inner_text()
+    assert moves > 5
+    laptop.no_errors()
