@@ -403,6 +403,8 @@ def test_under_rules_2_a_card_named_stands_for_its_kind_the_longest_held_moves()
     for named in (UMB, UMB3):
         trip = of(Travelled, play(state, 0, Travel(pay=(named, *GERMANY[1:])))[0])[0]
         assert trip.paid == (UMB3, *GERMANY[1:])
+        two = of(Travelled, play(replace(state, rules=2), 0, Travel(pay=(named, *GERMANY[1:])))[0])
+        assert two[0].paid == (UMB3, *GERMANY[1:])  # from rules 2 on
         old = of(Travelled, play(replace(state, rules=1), 0, Travel(pay=(named, *GERMANY[1:])))[0])
         assert old[0].paid == (named, *GERMANY[1:])
         # a move naming one card (not a list of them) likewise: a steal's payment
