@@ -35,7 +35,7 @@ export class Api {
     this.token = token;
   }
 
-  async request(base, method, path, { body, headers = {}, signal, raw = false } = {}) {
+  async request(base, method, path, { body, headers = {}, signal, raw = false, cache = "no-store" } = {}) {
     const timed = !signal; // a request that nobody else can stop: it stops itself
     signal = signal || AbortSignal.timeout(TIMEOUT_MS);
     const sent = { ...headers };
@@ -48,7 +48,7 @@ export class Api {
         headers: sent,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
-        cache: "no-store",
+        cache, // "no-cache" for the map's drawing: kept, and asked again with its ETag
       });
     } catch (err) {
       if (err.name === "AbortError" && !timed) throw err;
@@ -123,7 +123,7 @@ export class Api {
   }
   async boardSvgAt(id, at) {
     const path = `/v1/games/${encodeURIComponent(id)}/board.svg?at=${at}`;
-    return (await this.request(this.game, "GET", path, { raw: true })).text();
+    return (await this.request(this.game, "GET", path, { raw: true, cache: "no-cache" })).text();
   }
 
   // -- game ----------------------------------------------------------------------------------
@@ -158,6 +158,7 @@ export class Api {
   async boardSvg(id) {
     const resp = await this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}/board.svg`, {
       raw: true,
+      cache: "no-cache",
     });
     return resp.text();
   }

@@ -43,6 +43,13 @@ function timingOf(data) {
   }
   if (timing.cap_s === null) delete timing.cap_s;
   timing.on_timeout = data.get("on_timeout") || "bot_move";
+  // what the service would refuse, said in the form's words
+  if (timing.bank_s && timing.cap_s && timing.cap_s < timing.bank_s) {
+    throw new Error("The most a bank may hold is at least what it starts with.");
+  }
+  if (timing.bank_s && timing.on_timeout === "bot_move" && !timing.increment_s) {
+    throw new Error("A bank needs time added each turn when a bot moves once at a timeout (the bank is empty after it).");
+  }
   return timing;
 }
 
@@ -149,11 +156,11 @@ function newRoomForm(game) {
       (n) => html`<option ${n === seats ? "selected" : ""}>${n}</option>`
     )}</select></label>
     <label>Clock <select name="clock">${CLOCKS.map(([v, t]) => html`<option value="${v}">${t}</option>`)}</select></label>
-    <fieldset class="custom-clock" hidden><legend>Your clock</legend>
+    <fieldset class="custom-clock" hidden disabled><legend>Your clock</legend>
       <label><input type="radio" name="clock_kind" value="move" checked /> a limit per move:</label>
-      <label>minutes <input type="number" name="per_move_min" min="0.1" max="129600" step="any" value="60" /></label>
+      <label>minutes <input type="number" name="per_move_min" min="0.1" max="129600" step="any" value="60" required /></label>
       <label><input type="radio" name="clock_kind" value="bank" /> a time bank:</label>
-      <label>minutes to start <input type="number" name="bank_min" min="0.1" max="129600" step="any" value="1440" /></label>
+      <label>minutes to start <input type="number" name="bank_min" min="0.1" max="129600" step="any" value="1440" required /></label>
       <label>added a turn <input type="number" name="increment_min" min="0" max="129600" step="any" value="60" /></label>
       <label>at most <input type="number" name="cap_min" min="0" max="129600" step="any" value="" placeholder="no cap" /></label>
     </fieldset>
@@ -267,7 +274,8 @@ function lobbyScreen() {
     change(target) {
       if (target.name === "clock") {
         const form = target.form;
-        form.querySelector(".custom-clock").hidden = target.value !== "custom";
+        const custom = form.querySelector(".custom-clock");
+        custom.hidden = custom.disabled = target.value !== "custom"; // a hidden field blocks nothing
         form.querySelector(".on-timeout").hidden = !target.value;
         return;
       }

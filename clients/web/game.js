@@ -10,6 +10,8 @@ import { explain, rulesOf } from "./rules.js";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const MAX_CHOICES = 12; // buttons at once in the moves (a few more are a page away)
+const QUIET = new Set(["chat_said", "turn_began", "turn_started", "time_used", "seat_returned"]); // news, not moves
+const SEAT_FIELDS = new Set(["to", "victim", "seat", "target", "partner", "responder"]); // a seat's number
 const contents = new Map(); // game key -> {byId, raw}: a game's cards never change
 let catalog = null;
 
@@ -280,7 +282,7 @@ export class GameScreen {
         }[item.data.on_timeout] || "Your time ran out.";
         tell(said, "warn");
         this.announce(said);
-      } else if (item.seat !== me && item.text && item.type !== "chat_said") {
+      } else if (item.seat !== me && item.seat !== null && item.seat !== undefined && item.text && !QUIET.has(item.type)) {
         this.announce(item.text); // another's move, a bot's among them
       }
     }
@@ -322,10 +324,11 @@ export class GameScreen {
     if (target.dataset.explain || target.id === "explain-close") {
       // a tap (or a click, or Enter) on a card, a character, a symbol: what it is, in words
       this.explained = target.id === "explain-close" ? null : target.dataset.explain;
-      if (!target.dataset.target) {
-        this.draw();
-        return;
-      }
+      // a card tapped to learn what it is is never played by that tap: its moves, listed
+      if (target.dataset.target) this.focus = target.dataset.target;
+      this.draw();
+      if (this.explained) this.main.querySelector(".explain")?.scrollIntoView?.({ block: "nearest" });
+      return;
     }
     if (target.id === "resign") {
       const sure = window.confirm("Resign this game? A bot plays your seat to the end, and you are ranked last.");
@@ -337,7 +340,7 @@ export class GameScreen {
       return;
     }
     if (target.dataset.open) {
-      this.choosing = { label: target.dataset.open, picks: [], page: 0 };
+      this.choosing = { label: target.dataset.open, picks: [], page: 0, version: this.legal?.version };
       this.draw();
       this.main.querySelector(".moves .group.open button")?.focus({ preventScroll: true });
       return;
@@ -418,12 +421,11 @@ export class GameScreen {
     const items = [...this.log.values()].sort((a, b) => a.version - b.version);
     let last = -1;
     items.forEach((e, i) => {
-      if (e.seat === me) last = i;
+      if (e.seat === me && e.type !== "chat_said") last = i;
     });
     if (last < 0) return new Set();
     // the others' moves (news of whose turn it is, and the table's, is in the log alone)
-    const quiet = new Set(["chat_said", "turn_began", "turn_started"]);
-    const others = (e) => e.seat !== me && e.seat !== null && e.seat !== undefined && !quiet.has(e.type);
+    const others = (e) => e.seat !== me && e.seat !== null && e.seat !== undefined && !QUIET.has(e.type);
     return new Set(items.slice(last + 1).filter(others).map((e) => e.version));
   }
 
@@ -542,12 +544,13 @@ export class GameScreen {
     mount(part(".seats-box"), this.seats(names));
     mount(part(".chat-box"), this.chatList());
     mount(part(".chat-form-box"), this.chatForm());
+    const since = this.sinceMine(me); // once a draw, not once a line
     mount(
       part(".log-box"),
       html`<ol class="log" data-keep-scroll="log" data-follow tabindex="0" aria-label="The game's log">${[...this.log.values()]
         .sort((a, b) => a.version - b.version)
         .map(
-          (e) => html`<li class="${e.seat === null ? "table" : ""} ${this.sinceMine(me).has(e.version) ? "since" : ""}" data-type="${e.type}" data-seat="${e.seat ?? ""}" data-via="${e.via}">
+          (e) => html`<li class="${e.seat === null ? "table" : ""} ${since.has(e.version) ? "since" : ""}" data-type="${e.type}" data-seat="${e.seat ?? ""}" data-via="${e.via}">
             <span class="v">${e.version}</span> ${e.text}</li>`
         )}</ol>`
     );
@@ -676,9 +679,12 @@ export class GameScreen {
       groups.get(label).list.push(i);
     }
     const few = shown.length <= MAX_CHOICES || this.flat;
+    // choices made on another version's list (a bot moved for the seat meanwhile): forgotten
+    if (this.choosing && this.choosing.version !== this.legal?.version) this.choosing = null;
     if (this.choosing && !groups.has(this.choosing.label)) this.choosing = null; // gone since
     if (!few && !this.choosing && groups.size === 1) {
-      this.choosing = { label: [...groups.keys()][0], picks: [], page: 0 }; // one kind: open
+      const label = [...groups.keys()][0]; // one kind: open
+      this.choosing = { label, picks: [], page: 0, version: this.legal?.version };
     }
     const disabled = this.busy ? "disabled" : "";
     const play = (i) => html`<button class="action" data-action="${i}" ${disabled}>${actions[i].text}</button>`;
@@ -710,7 +716,7 @@ export class GameScreen {
   /** One kind's moves narrowed by the choices made so far (this.choosing.picks). */
   chooser(list, actions, play) {
     const picks = this.choosing.picks;
-    const left = list.filter((i) => picks.every(([field, said]) => this.valueText(actions[i][field]) === said));
+    const left = list.filter((i) => picks.every(([field, said]) => this.valueText(actions[i][field], field) === said));
     if (!left.length) {
       this.choosing.picks = [];
       return this.chooser(list, actions, play);
@@ -725,10 +731,11 @@ export class GameScreen {
       (f) => f !== "type" && f !== "text" && !picks.some(([p]) => p === f)
     );
     for (const field of fields) {
-      const values = [...new Set(left.map((i) => this.valueText(actions[i][field])))];
+      const values = [...new Set(left.map((i) => this.valueText(actions[i][field], field)))];
       if (values.length < 2) continue;
-      const page = this.choosing.page || 0;
       const pages = Math.ceil(values.length / (MAX_CHOICES - 1));
+      const page = Math.min(this.choosing.page || 0, pages - 1);
+      this.choosing.page = page;
       const slice = values.slice(page * (MAX_CHOICES - 1), (page + 1) * (MAX_CHOICES - 1));
       return html`${crumbs}<p class="quiet">Choose the ${words(field).toLowerCase()}:</p>
         ${slice.map((said) => html`<button class="choose" data-pick="${field}" data-value="${said}" ${this.busy ? "disabled" : ""}>${said}</button>`)}
@@ -737,9 +744,15 @@ export class GameScreen {
     return html`${crumbs}${distinct.slice(0, MAX_CHOICES).map(play)}`; // alike to a person
   }
 
-  /** A value of a move's field as a person reads it: cards by name, places, words. */
-  valueText(value) {
+  /** A value of a move's field as a person reads it: cards by name, places, words; a field
+   * naming a seat, by the player's name (and the seat, where two share a name). */
+  valueText(value, field = "") {
     const byId = this.content.byId;
+    if (SEAT_FIELDS.has(field) && Number.isInteger(value)) {
+      const names = this.view.seats.map((s) => s.name || `seat ${s.seat + 1}`);
+      const name = names[value] ?? `seat ${value + 1}`;
+      return names.filter((n) => n === name).length > 1 ? `${name} (seat ${value + 1})` : name;
+    }
     if (value === null || value === undefined) return "none";
     if (typeof value === "string") return byId.get(value)?.name || words(value);
     if (typeof value === "number" || typeof value === "boolean") return String(value);
@@ -754,7 +767,10 @@ export class GameScreen {
   outcome(names, me) {
     const o = this.view.outcome;
     const order = names.map((_, seat) => seat).sort((a, b) => o.ranks[a] - o.ranks[b]);
-    const headline = o.winners.length === 0
+    const solo = o.detail?.solo;
+    const headline = solo
+      ? solo.won ? "You won the solo game" : "The solo game is lost"
+      : o.winners.length === 0
       ? "A draw"
       : o.winners.includes(me)
         ? o.winners.length > 1 ? "You share the win" : "You won"
@@ -765,12 +781,12 @@ export class GameScreen {
     return html`<div class="outcome">
       <h2>${headline}</h2>
       ${why ? html`<p class="why">${why}</p>` : ""}
-      <table><thead><tr><th>Rank</th><th>Player</th>${columns.map((c) => html`<th>${c.name}</th>`)}<th>Score</th></tr></thead><tbody>${order.map(
+      <div class="scroll-x"><table><thead><tr><th>Rank</th><th>Player</th>${columns.map((c) => html`<th>${c.name}</th>`)}<th>Score</th></tr></thead><tbody>${order.map(
         (seat) => html`<tr class="${o.winners.includes(seat) ? "winner" : ""}">
           <td>${o.ranks[seat]}</td><td>${names[seat]}${seat === me ? " (you)" : ""}${forfeited.has(seat)
             ? html` <span class="tag">${standing.get(seat) === "timed_out" ? "timed out" : "resigned"}: ranked last</span>`
             : ""}</td>${columns.map((c) => html`<td>${c.value(seat)}</td>`)}<td>${o.scores[seat]}</td></tr>`
-      )}</tbody></table>
+      )}</tbody></table></div>
       ${o.tie_break ? html`<p class="quiet">Tie-break: ${words(o.tie_break)}</p>` : ""}
       ${forfeited.size ? html`<p class="quiet">A seat whose player resigned or ran out of time is ranked below every other, whatever the bot that finished it scored.</p>` : ""}
       ${me !== null ? html`<p><button id="rematch" class="primary">Play again</button>

@@ -26,8 +26,11 @@ export function profileScreen(api, main, id, fail) {
   let next = null;
   let profile = null;
 
+  let loading = false;
   async function more() {
-    const page = await api.history(id, next);
+    if (loading) return;
+    loading = true;
+    const page = await api.history(id, next).finally(() => (loading = false));
     if (stopped) return;
     pages.push(...page.items);
     next = page.next;
@@ -89,9 +92,11 @@ export function leaderboardScreen(api, main, game, fail) {
   let items = [];
   let next = null;
 
+  let asked = 0; // the last request's ticket: an older answer is dropped
   async function load(reset) {
+    const ticket = ++asked;
     const page = await api.leaderboard(game, provisional, reset ? null : next);
-    if (stopped) return;
+    if (stopped || ticket !== asked) return;
     items = reset ? page.items : [...items, ...page.items];
     next = page.next;
     const title = gameNames()[game] || game;
@@ -140,13 +145,15 @@ export class ReplayScreen {
     this.svgs = new Map(); // version -> the board drawn then (a game with a map)
     this.log = []; // every item of the feed, in order
     this.at = 1;
+    this.target = 1; // the version asked for last: what is drawn once its answers come
+    this.ready = false;
     this.playing = null;
     this.begin().catch((err) => !this.stopped && this.fail(err));
   }
 
   stop() {
     this.stopped = true;
-    clearInterval(this.playing);
+    clearTimeout(this.playing);
   }
 
   async begin() {
@@ -168,6 +175,7 @@ export class ReplayScreen {
     }
     if (this.stopped) return;
     if (BOARDS[this.final.game]?.load) this.map = (await this.api.map(this.id)).map;
+    this.ready = true;
     await this.show(1);
   }
 
@@ -175,11 +183,15 @@ export class ReplayScreen {
     return this.final.version;
   }
 
+  /** Show version `at`: the answers of an earlier request that come later are kept, never
+   * drawn (the last version asked for is the one shown). */
   async show(at) {
+    if (!this.ready) return;
     at = Math.max(1, Math.min(this.last, at));
+    this.target = at;
     if (!this.views.has(at)) this.views.set(at, await this.api.viewAt(this.id, at));
     if (this.map && !this.svgs.has(at)) this.svgs.set(at, await this.api.boardSvgAt(this.id, at));
-    if (this.stopped) return;
+    if (this.stopped || this.target !== at) return;
     this.at = at;
     this.draw();
   }
@@ -216,6 +228,9 @@ export class ReplayScreen {
       section = this.main.querySelector(":scope > section.replay");
     }
     section.dataset.version = this.at;
+    // the control in use keeps the keyboard through the redraw of the bar
+    const active = document.activeElement;
+    const focused = active?.dataset?.step ? `[data-step="${active.dataset.step}"]` : active?.id === "scrub" ? "#scrub" : null;
     const disabled = (cond) => (cond ? "disabled" : "");
     mount(
       section.querySelector(".replay-bar"),
@@ -233,6 +248,7 @@ export class ReplayScreen {
         <a class="button" href="#/">Leave</a>`
     );
     mount(section.querySelector(".board"), board.render(ctx));
+    if (focused) section.querySelector(focused)?.focus({ preventScroll: true });
     mount(
       section.querySelector(".log-box"),
       html`<ol class="log" tabindex="0" aria-label="The game's log">${this.log
@@ -249,24 +265,28 @@ export class ReplayScreen {
     if (!step) return;
     if (step === "play") {
       if (this.playing) {
-        clearInterval(this.playing);
+        clearTimeout(this.playing);
         this.playing = null;
         this.draw();
       } else {
-        this.playing = setInterval(() => {
-          if (this.at >= this.last || this.stopped) {
-            clearInterval(this.playing);
+        // one step after another, each once the one before is drawn (never two in flight)
+        const step = async () => {
+          if (!this.playing || this.stopped) return;
+          if (this.target >= this.last) {
             this.playing = null;
-            if (!this.stopped) this.draw();
+            this.draw();
             return;
           }
-          this.show(this.at + 1).catch((err) => tell(problemText(err), "error"));
-        }, 700);
+          await this.show(this.target + 1);
+          if (this.playing) this.playing = setTimeout(() => step().catch((err) => tell(problemText(err), "error")), 700);
+        };
+        this.playing = setTimeout(() => step().catch((err) => tell(problemText(err), "error")), 0);
         this.draw();
       }
       return;
     }
-    const to = { first: 1, prev: this.at - 1, next: this.at + 1, last: this.last }[step];
+    // from the version last asked for: three quick taps are three steps
+    const to = { first: 1, prev: this.target - 1, next: this.target + 1, last: this.last }[step];
     await this.show(to);
   }
 
@@ -277,7 +297,7 @@ export class ReplayScreen {
   /** ← and → step through the game. */
   async key(event) {
     if (event.target.closest?.("input, select, textarea")) return;
-    if (event.key === "ArrowLeft") await this.show(this.at - 1);
-    else if (event.key === "ArrowRight") await this.show(this.at + 1);
+    if (event.key === "ArrowLeft") await this.show(this.target - 1);
+    else if (event.key === "ArrowRight") await this.show(this.target + 1);
   }
 }

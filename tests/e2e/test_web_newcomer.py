@@ -445,3 +445,26 @@ def test_a_whole_itchy_feet_game_by_clicking(laptop: Tab) -> None:
     assert page.locator(".outcome .why").inner_text()
     assert moves > 5
     laptop.no_errors()
+
+
+def test_a_card_tapped_is_explained_and_never_played_by_that_tap(phone: Tab) -> None:
+    """On a phone there is no hover: a tap on a card says what it is (above the moves, in
+    view) and narrows the moves to that card's, but plays nothing; a move button plays."""
+    page = phone.page
+    phone.register("Ada")
+    new_game(phone, "itty-bitty", 2, {1: "greedy"})
+    card = page.locator(".card[data-target][data-explain]").first
+    card.wait_for()
+    posted: list[str] = []
+    page.on("request", lambda r: posted.append(r.url) if "/actions" in r.url else None)
+    before = phone.version()
+    card.tap()
+    page.wait_for_selector(".explain")
+    assert page.locator(".explain").inner_text().strip()
+    assert page.locator("#show-all").count() == 1  # the moves: that card's
+    page.wait_for_timeout(500)
+    assert posted == [] and phone.version() == before
+    assert page.locator(".explain").bounding_box()["y"] < PHONE["height"]  # type: ignore[index]
+    page.click("#explain-close")
+    assert page.locator(".explain").count() == 0
+    phone.no_errors()

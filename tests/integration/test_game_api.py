@@ -368,6 +368,18 @@ async def test_a_footprints_board_is_drawn_as_svg(
     assert plain.headers["etag"] != tag  # another representation, another tag
     refused = await svg({"accept-encoding": "gzip;q=0, identity"})
     assert "content-encoding" not in refused.headers
+    for taken, gz in [
+        ("*;q=0.5, gzip;q=0", False),
+        ("deflate, *;q=0, gzip", True),
+        ("gzip; level=1; q=0.000", False),
+        ("br, *", True),
+        ("br", False),
+    ]:
+        answer = await svg({"accept-encoding": taken})
+        assert ("content-encoding" in answer.headers) is gz, taken
+    strong = tag.removeprefix("W/")
+    for asked in (strong, "*", f'W/"other", {tag}'):
+        assert (await svg({"if-none-match": asked})).status_code == 304, asked
     other = await svg({"if-none-match": 'W/"something-else"'})
     assert other.status_code == 200 and other.content == r.content
     # as it stood at an earlier version (a replay): the first version's drawing is a map

@@ -64,13 +64,20 @@ async def board_svg(
 
 
 def accepts_gzip(accept_encoding: str) -> bool:
-    """Whether an Accept-Encoding takes gzip (named, or `*`, and not at q=0)."""
+    """Whether an Accept-Encoding takes gzip: named with a q above 0, or else `*` so."""
+    q_of: dict[str, float] = {}
     for part in accept_encoding.lower().split(","):
-        name, _, params = part.strip().partition(";")
-        if name.strip() in ("gzip", "*"):
-            q = params.strip().removeprefix("q=").strip()
-            return not params.strip().startswith("q=") or q not in ("0", "0.0", "0.00", "0.000")
-    return False
+        name, *params = (x.strip() for x in part.split(";"))
+        q = 1.0
+        for param in params:
+            if param.startswith("q="):
+                try:
+                    q = float(param[2:])
+                except ValueError:
+                    q = 0.0
+        if name:
+            q_of[name] = q
+    return q_of["gzip"] > 0 if "gzip" in q_of else q_of.get("*", 0.0) > 0
 
 
 def svg_response(body: bytes, headers: Any) -> Response[bytes]:
@@ -80,7 +87,9 @@ def svg_response(body: bytes, headers: Any) -> Response[bytes]:
     gzipped = accepts_gzip(headers.get("accept-encoding", ""))
     tag = f'W/"{hashlib.blake2b(body, digest_size=12).hexdigest()}{"-gz" if gzipped else ""}"'
     out = {"ETag": tag, "Cache-Control": "private, no-cache", "Vary": "Accept-Encoding"}
-    if tag in {t.strip() for t in headers.get("if-none-match", "").split(",")}:
+    # compared weakly, as RFC 9110 has If-None-Match compare (W/ or not; * is any)
+    asked = {t.strip().removeprefix("W/") for t in headers.get("if-none-match", "").split(",")}
+    if tag.removeprefix("W/") in asked or "*" in asked:
         return Response(b"", status_code=304, headers=out, media_type="image/svg+xml")
     if gzipped:
         body = gzip.compress(body, compresslevel=6)
