@@ -772,39 +772,20 @@ function explainClan(content, id) {
   );
 }
 
-function explainFootprintsCard(content, id) {
-  const kind = cardInfo(content, id)?.kind;
-  switch (kind) {
-    case "follower":
-      return explainFollower(content, id);
-    case "leader":
-      return explainLeader(content, id);
-    case "fire":
-      return explainFire(content, id);
-    case "footprint":
-      return explainFootprint(content, id);
-    case "cave_token":
-      return explainCave(content, id);
-    default:
-      return "";
-  }
-}
+// each kind of Footprints card (as the content's `all_cards` says) and its words
+const FOOTPRINTS_CARDS = {
+  follower: explainFollower,
+  leader: explainLeader,
+  fire: explainFire,
+  footprint: explainFootprint,
+  cave_token: explainCave,
+  cave: explainCave,
+};
 
 function explainFootprints(kind, id, content) {
+  if (kind === "card") kind = cardInfo(content, id)?.kind;
+  if (FOOTPRINTS_CARDS[kind]) return FOOTPRINTS_CARDS[kind](content, id);
   switch (kind) {
-    case "card":
-      return explainFootprintsCard(content, id);
-    case "follower":
-      return explainFollower(content, id);
-    case "leader":
-      return explainLeader(content, id);
-    case "fire":
-      return explainFire(content, id);
-    case "footprint":
-      return explainFootprint(content, id);
-    case "cave":
-    case "cave_token":
-      return explainCave(content, id);
     case "symbol":
       return explainSymbol(content, id);
     case "bonus":
