@@ -41,6 +41,7 @@ MEANING_400 = {
     # min_version past the game's version: min_version_beyond_version
     "getGame": "the game's version moves (min_version, at)",
     "getLegalActions": "the game's version moves",
+    "getBoardSvg": "the game's version moves (at)",  # at past it: at_beyond_version
     # after past the game's version: after_beyond_version
     "getEvents": "the game's version moves",
     "streamGameEvents": "the game's version moves; Last-Event-ID not a version",

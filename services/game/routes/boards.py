@@ -29,7 +29,11 @@ from services.game.routes.common import MAX_VERSION, UNKNOWN_GAME, caller, servi
         401,
         404,
         503,
-        codes={**UNKNOWN_GAME, 400: ["at_beyond_version"], 404: ["unknown_game", "no_board"]},
+        codes={
+            **UNKNOWN_GAME,
+            400: ["malformed_request", "at_beyond_version"],
+            404: ["unknown_game", "no_board"],
+        },
     ),
 )
 async def board_svg(
