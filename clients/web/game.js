@@ -88,6 +88,7 @@ export class GameScreen {
     this.streamed = 0; // feed items read from the stream
     this.chat = { muted: [], hide_spectators: false }; // what this player reads of chats
     this.wasMyTurn = null; // the turn last announced (null: nothing announced yet)
+    this.wasFinished = null; // the game's end, likewise
     this.warned = new Set(); // deadlines the person was warned of
     this.explained = null; // "kind:id" of the thing last tapped: its words beside the moves
     this.choosing = null; // {label, picks: [[field, value as read]], page}: a kind being narrowed
@@ -430,8 +431,7 @@ export class GameScreen {
   }
 
   /** "Since your last turn": what the others did, in a few lines above the moves. */
-  since(me) {
-    const versions = this.sinceMine(me);
+  since(me, versions) {
     if (!versions.size || !this.view.to_act.includes(me)) return "";
     const lines = [...versions].sort((a, b) => a - b).map((v) => this.log.get(v)).filter((e) => e.text);
     const shown = lines.slice(-8);
@@ -532,7 +532,8 @@ export class GameScreen {
     mount(part(".board"), this.board.render(ctx));
     const playing = v.status === "active" && me !== null && me !== undefined && !botPlaying(v);
     mount(part(".explain-box"), this.explanation());
-    mount(part(".since-box"), playing ? this.since(me) : "");
+    const since = this.sinceMine(me); // once a draw: the box and the log's marks
+    mount(part(".since-box"), playing ? this.since(me, since) : "");
     // the keyboard's place in the moves survives their redraw (news, the next turn's list)
     const hadFocus = part(".moves-box").contains(document.activeElement);
     mount(part(".moves-box"), playing ? this.moves() : "");
@@ -544,7 +545,6 @@ export class GameScreen {
     mount(part(".seats-box"), this.seats(names));
     mount(part(".chat-box"), this.chatList());
     mount(part(".chat-form-box"), this.chatForm());
-    const since = this.sinceMine(me); // once a draw, not once a line
     mount(
       part(".log-box"),
       html`<ol class="log" data-keep-scroll="log" data-follow tabindex="0" aria-label="The game's log">${[...this.log.values()]

@@ -81,7 +81,7 @@ from games.footprints.model import (
     UsePower,
 )
 from games.footprints.svg import token_mark
-from games.text import CardInfo, listing, plural, who
+from games.text import CardInfo, a, listing, plural, who
 
 PHASES = {
     "setup": "setting up",
@@ -113,23 +113,23 @@ def effect(e: Effect) -> str:
             return f"-1 {terrain}"
         case Give(resource=resource):
             return f"give 1 {resource}"
-        case BothActions(terrains=(a, b)):
-            return f"both actions of a {a} or {b} follower"
+        case BothActions(terrains=(one, two)):
+            return f"both actions of {a(f'{one} or {two} follower')}"
     return type(e).__name__
 
 
 def goal(g: Goal) -> str:
     match g:
         case EngravingGoal(terrain=terrain):
-            return article(f"{terrain} engraving")
+            return a(f"{terrain} engraving")
         case CavePaintingGoal():
             return "a cave painting"
         case ResourceGoal(resource=resource, count=count):
             return f"{count} {resource}"
         case SkillGoal(terrain=terrain, level=level):
             return f"{terrain} {level}"
-        case SkillsTotalGoal(terrains=(a, b), total=total):
-            return f"{a} + {b} {total}"
+        case SkillsTotalGoal(terrains=(one, two), total=total):
+            return f"{one} + {two} {total}"
     return type(g).__name__
 
 
@@ -138,8 +138,9 @@ def _extras(f: Follower) -> list[str]:
     return extra + ([f"+1 {f.extra_advance} skill"] if f.extra_advance else [])
 
 
-def article(word: str) -> str:
-    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+def number(card_id: str) -> int:
+    """The number printed on a fire or footprint card ("fire-07" -> 7)."""
+    return int(card_id.rsplit("-", 1)[1])
 
 
 @cache
@@ -152,17 +153,13 @@ def labels() -> dict[str, str]:
     for clan in content.clans.values():
         for f in clan.followers:
             extras = _extras(f)
-            out[f.id] = article(f"{f.terrain} follower") + (
-                f" ({', '.join(extras)})" if extras else ""
-            )
+            out[f.id] = a(f"{f.terrain} follower") + (f" ({', '.join(extras)})" if extras else "")
         for leader in clan.leaders:
             out[leader.id] = f"the {leader.name} (leader)"
     for fire in content.fire_cards.values():
-        out[fire.id] = (
-            f"fire card {int(fire.id[5:])} ({', '.join(effect(e) for e in fire.effects)})"
-        )
+        out[fire.id] = f"fire card {number(fire.id)} ({', '.join(effect(e) for e in fire.effects)})"
     for fp in content.footprint_cards.values():
-        out[fp.id] = f"footprint card {int(fp.id[10:])} ({', '.join(goal(g) for g in fp.goals)})"
+        out[fp.id] = f"footprint card {number(fp.id)} ({', '.join(goal(g) for g in fp.goals)})"
     return out
 
 
@@ -200,11 +197,11 @@ def cards() -> list[CardInfo]:
     for fire in content.fire_cards.values():
         traits = tuple(effect(e) for e in fire.effects)
         out.append(
-            CardInfo(id=fire.id, kind="fire", name=f"Fire card {fire.id[5:]}", traits=traits)
+            CardInfo(id=fire.id, kind="fire", name=f"Fire card {number(fire.id)}", traits=traits)
         )
     for fp in content.footprint_cards.values():
         traits = tuple(goal(g) for g in fp.goals)
-        name = f"Footprint card {fp.id[10:]}"
+        name = f"Footprint card {number(fp.id)}"
         out.append(CardInfo(id=fp.id, kind="footprint", name=name, traits=traits))
     for token in content.cave_tokens.values():
         what = SCORING.get(token.scoring, token.scoring)
@@ -309,7 +306,7 @@ def describe(action: AnyAction, names: Sequence[str]) -> str:
         case Lead():
             return _lead(action)
         case BuildEngraving(terrain=terrain, at=pos, any_skill=any_skill):
-            return f"Build {article(f'{terrain} engraving')} at {at(pos)}{_skills(any_skill)}"
+            return f"Build {a(f'{terrain} engraving')} at {at(pos)}{_skills(any_skill)}"
         case BuildCavePainting(site=site, any_skill=any_skill):
             return f"Paint the cave {site}{_skills(any_skill)}"
         case UsePower(terrain=terrain, pay=pay, any_skill=any_skill):
@@ -394,7 +391,7 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
         case BonusLost(seat=seat):
             return f"{who(names, seat)}'s footprint bonus is lost: no card is left"
         case EngravingBuilt(seat=seat, terrain=terrain, at=pos):
-            return f"{who(names, seat)} built {article(f'{terrain} engraving')} at {at(pos)}"
+            return f"{who(names, seat)} built {a(f'{terrain} engraving')} at {at(pos)}"
         case CavePaintingBuilt(seat=seat, site=site):
             return f"{who(names, seat)} painted the cave {site}"
         case PowerUsed(seat=seat, terrain=terrain, paid=paid):

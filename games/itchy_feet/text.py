@@ -67,7 +67,7 @@ from games.itchy_feet.model import (
     Steal,
     Travel,
 )
-from games.text import CardInfo, listing, plural, who
+from games.text import CardInfo, a, listing, plural, who
 
 REASONS = {
     "draw": "",
@@ -100,7 +100,7 @@ def card(card_id: CardId) -> str:
         name = content.kind_name(card_id)
     else:
         return card_id
-    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    return a(name)
 
 
 def named(ids: Iterable[CardId]) -> str:

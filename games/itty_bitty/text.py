@@ -31,16 +31,21 @@ from games.itty_bitty.model import (
 from games.text import CardInfo, listing, plural, who
 
 
+def number(card: CardId) -> str:
+    """ "Ittybit #4229": an ittybit by the number printed on it (its card's name)."""
+    bit = load().ittybits.get(card)
+    return f"Ittybit #{bit.number}" if bit else card
+
+
 def ittybit(card: CardId) -> str:
     """ "Ittybit #4229 (Alien, Earring)": its number as printed, its type and its traits."""
     bit = load().ittybits.get(card)
-    return f"Ittybit #{bit.number} ({', '.join((bit.type, *bit.traits))})" if bit else card
+    return f"{number(card)} ({', '.join((bit.type, *bit.traits))})" if bit else card
 
 
-def number(card: CardId) -> str:
-    """ "Ittybit #4229": an ittybit by the number printed on it, in a list of payments."""
-    bit = load().ittybits.get(card)
-    return f"Ittybit #{bit.number}" if bit else card
+def collector_name(card: CardId) -> str:
+    """ "Collector C05": a collector card's name."""
+    return f"Collector {card.removeprefix('collector-')}"
 
 
 def grails(collector: Collector) -> str:
@@ -50,23 +55,21 @@ def grails(collector: Collector) -> str:
 def collector(card: CardId) -> str:
     """ "Collector C05 (3 Earring: 3 coins)": its name and its trait grails."""
     found = load().collectors.get(card)
-    return f"Collector {card.removeprefix('collector-')} ({grails(found)})" if found else card
+    return f"{collector_name(card)} ({grails(found)})" if found else card
 
 
 def cards() -> list[CardInfo]:
     content = load()
     return [
         *(
-            CardInfo(
-                id=b.id, kind="ittybit", name=f"Ittybit #{b.number}", traits=(b.type, *b.traits)
-            )
+            CardInfo(id=b.id, kind="ittybit", name=number(b.id), traits=(b.type, *b.traits))
             for b in content.ittybits.values()
         ),
         *(
             CardInfo(
                 id=c.id,
                 kind="collector",
-                name=f"Collector {c.id.removeprefix('collector-')}",
+                name=collector_name(c.id),
                 traits=tuple(f"{g.qty} {g.trait}: {plural(g.coins, 'coin')}" for g in c.grails),
             )
             for c in content.collectors.values()
@@ -94,7 +97,7 @@ def describe(action: AnyAction, names: Sequence[str]) -> str:
         case CompleteCollector(collector=card, payments=payments):
             paid = sorted(c for p in payments for c in p.ittybits)
             return (
-                f"Complete Collector {card.removeprefix('collector-')} for"
+                f"Complete {collector_name(card)} for"
                 f" {plural(_coins(card, payments), 'coin')}, paying {listing(map(number, paid))}"
             )
         case PassTurn():

@@ -135,6 +135,18 @@ class Loading(Memory):
             )
         return loaded
 
+    async def as_of(self, loaded: Loaded, at: int) -> Loaded:
+        """The game as it stood at version `at` (a replay's step: GET /v1/games/{id}?at=,
+        board.svg?at=), folded from its first event; 400 `at_beyond_version` past `loaded`."""
+        if at > loaded.version:
+            raise ProblemError(
+                400, "at_beyond_version", f"the game is at version {loaded.version}, not {at}"
+            )
+        record = loaded.record
+        stored = await self.store.read(stream_id(record.id), limit=at)
+        state, table = self._fold(loaded.rules, stored, None, self.initial_table(record))
+        return Loaded(record=record, rules=loaded.rules, state=state, table=table, version=at)
+
     async def _from_snapshot(
         self, record: GameRecord, rules: Any
     ) -> tuple[int, Any, TableState | None]:

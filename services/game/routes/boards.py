@@ -14,7 +14,6 @@ from litestar.params import FromPath, QueryParameter
 from contracts.problems import ProblemError
 from infra.http.openapi import SECURITY, problems
 from services.game.maps import GameMap
-from services.game.repository import stream_id
 from services.game.routes.common import MAX_VERSION, UNKNOWN_GAME, caller, service_of
 
 
@@ -55,16 +54,10 @@ async def board_svg(
     draw = getattr(loaded.rules, "board_svg", None)
     if draw is None:
         raise ProblemError(404, "no_board", f"{loaded.record.game} has no board to draw")
-    state = loaded.state
-    if at is not None:  # as GET /v1/games/{id}?at= folds it
-        if at > loaded.version:
-            raise ProblemError(
-                400, "at_beyond_version", f"the game is at version {loaded.version}, not {at}"
-            )
-        stored = await svc.store.read(stream_id(loaded.record.id), limit=at)
-        state, _ = svc._fold(loaded.rules, stored, None, svc.initial_table(loaded.record))
+    if at is not None:  # as GET /v1/games/{id}?at= has it
+        loaded = await svc.as_of(loaded, at)
     seat = loaded.record.seat_of(who.player_id)
-    return svg_response(draw(state, seat).encode(), request.headers)
+    return svg_response(draw(loaded.state, seat).encode(), request.headers)
 
 
 def accepts_gzip(accept_encoding: str) -> bool:

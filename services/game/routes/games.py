@@ -26,7 +26,6 @@ from contracts.game import (
     Unavailable,
     timestamp,
 )
-from contracts.problems import ProblemError
 from games import table as tables
 from games.api import rules_version_of
 from games.registry import narrator
@@ -48,7 +47,6 @@ from infra.http.openapi import SECURITY, problems
 from services.game import seats
 from services.game.commands import Accepted, bot_plays
 from services.game.loading import Loaded, status_of
-from services.game.repository import stream_id
 from services.game.routes.common import (
     MAX_IDEMPOTENCY_KEY,
     MAX_VERSION,
@@ -75,16 +73,10 @@ async def game_view(
     loaded = await svc.load_seen(record, min_version)
     whole = None
     if at is not None:  # the game as it stood at version `at`
-        if at > loaded.version:
-            raise ProblemError(
-                400, "at_beyond_version", f"the game is at version {loaded.version}, not {at}"
-            )
         finished = outcome_of(loaded) is not None
-        stored = await svc.store.read(stream_id(record.id), limit=at)
-        state, table = svc._fold(loaded.rules, stored, None, svc.initial_table(record))
-        loaded = Loaded(record=record, rules=loaded.rules, state=state, table=table, version=at)
+        loaded = await svc.as_of(loaded, at)
         if finished:  # nothing is secret any more: the whole state, every hand
-            whole = msgspec.to_builtins(state)
+            whole = msgspec.to_builtins(loaded.state)
     rules, state = loaded.rules, loaded.state
     seat = record.seat_of(who.player_id)
     ratings = None
