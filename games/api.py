@@ -125,7 +125,8 @@ class Rules(Protocol[S, A, E, O]):
       that none is lost, doubled or shown to a seat that may not see it); `copy_class`: the
       class of identical copies a card belongs to (none: every card is unique);
     - `describe()`: the game's own content for the catalog (`/v1/catalog/{game}/content`);
-    - `board_svg(state, seat)` and `board_map(state)`/`map_type`: a picture and a map.
+    - `board_svg(state, seat, pieces=True)` and `board_map(state)`/`map_type`: a picture (without
+      `pieces`, the map as set up, fixed for the game) and a map.
     The words of a game (games/text.py, `Narrator`) and its bot policies live beside it, named
     by its registry entry.
     """

@@ -121,10 +121,6 @@ export class Api {
   viewAt(id, at) {
     return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}?at=${at}`);
   }
-  async boardSvgAt(id, at) {
-    const path = `/v1/games/${encodeURIComponent(id)}/board.svg?at=${at}`;
-    return (await this.request(this.game, "GET", path, { raw: true, cache: "no-cache" })).text();
-  }
 
   // -- game ----------------------------------------------------------------------------------
   myGames() {
@@ -155,12 +151,11 @@ export class Api {
   map(id) {
     return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}/map`);
   }
+  /** The map as set up, without the pieces (the page draws them): fixed for the game, and
+   * kept by the browser (immutable). */
   async boardSvg(id) {
-    const resp = await this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}/board.svg`, {
-      raw: true,
-      cache: "no-cache",
-    });
-    return resp.text();
+    const path = `/v1/games/${encodeURIComponent(id)}/board.svg?pieces=false`;
+    return (await this.request(this.game, "GET", path, { raw: true })).text();
   }
   events(id, after, wait, signal) {
     const q = `after=${after}&wait=${wait}&limit=500`;

@@ -240,6 +240,7 @@ function drawMap(ctx) {
     }
   }
   const shapeAt = (key) => spaces.get(key) || houses.get(key);
+  drawPieces(svg, ctx.view.public, ctx.names, shapeAt, centreOf);
   const overlay = doc.createElementNS(NS, "g");
   overlay.setAttribute("class", "overlay");
   svg.appendChild(overlay);
@@ -277,6 +278,59 @@ function drawMap(ctx) {
   return raw(new XMLSerializer().serializeToString(svg));
 }
 
+/** Black or white, whichever reads better on a seat's colour (as the service's drawing has it). */
+function ink(fill) {
+  const lin = (v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  const [r, g, b] = [1, 3, 5].map((i) => lin(parseInt(fill.slice(i, i + 2), 16) / 255));
+  const light = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return (light + 0.05) / 0.05 >= 1.05 / (light + 0.05) ? "#000" : "#fff";
+}
+
+/** The pieces, drawn from the view over the map as set up (board.svg?pieces=false, fetched
+ * once a game): each engraving in its builder's colour, each figure, each cave painted in its
+ * painter's, each arrival on the cairn track. */
+function drawPieces(svg, pub, who, shapeAt, centreOf) {
+  const NS = "http://www.w3.org/2000/svg";
+  const add = (name, attrs, title) => {
+    const el = svg.ownerDocument.createElementNS(NS, name);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    if (title) {
+      const t = svg.ownerDocument.createElementNS(NS, "title");
+      t.textContent = title;
+      el.appendChild(t);
+    }
+    svg.appendChild(el);
+  };
+  const names = (seat) => who?.[seat] || `seat ${seat + 1}`;
+  for (const e of pub.engraved || []) {
+    const shape = shapeAt(place(e.at));
+    if (!shape) continue;
+    const [x, y] = centreOf(shape);
+    add("rect", { class: "engraving", x: (x - 7).toFixed(1), y: (y - 13).toFixed(1), width: 14, height: 9, fill: colour(e.seat), stroke: "#000" },
+      `${names(e.seat)}'s ${e.terrain} engraving`);
+  }
+  pub.players.forEach((p, seat) => {
+    const cave = p.cave_site && svg.querySelector(`circle.cave[data-site="${CSS.escape(p.cave_site)}"]`);
+    if (cave) cave.setAttribute("fill", colour(seat));
+    const label = cave?.nextElementSibling;
+    if (label?.getAttribute("class") === "cave-label") label.setAttribute("fill", ink(colour(seat)));
+  });
+  pub.players.forEach((p, seat) => {
+    const shape = p.position && shapeAt(place(p.position));
+    if (!shape) return;
+    const [x, y] = centreOf(shape);
+    add("circle", { class: "figure", cx: x.toFixed(1), cy: (y + 8).toFixed(1), r: 7, fill: colour(seat), stroke: "#000", "stroke-width": 2 },
+      `${names(seat)}'s figure`);
+  });
+  (pub.cairn_track || []).forEach((seat, i) => {
+    const slot = svg.querySelector(`rect.track[data-slot="${i}"]`);
+    if (!slot) return;
+    slot.setAttribute("fill", colour(seat));
+    const points = slot.nextElementSibling;
+    if (points) points.setAttribute("fill", ink(colour(seat)));
+  });
+}
+
 const footprints = {
   labels: {
     choose_leader: "Choose your leader",
@@ -295,20 +349,15 @@ const footprints = {
     decide_footprint: "The footprint card drawn",
   },
   colour,
-  async load(api, id, extra, view) {
-    // the map never changes: fetched once; the drawing only when what it draws changed (the
-    // figures, the engravings, the caves and who painted them, the cairn track): not at
-    // every move, so a whole game moves well under a megabyte
-    const pub = view?.view?.public;
-    const drawn = pub
-      ? JSON.stringify([pub.map, pub.engraved, pub.cairn_track, pub.players.map((p) => [p.position, p.cave_site])])
-      : null;
-    const same = drawn !== null && extra?.drawn === drawn && extra?.svg;
+  async load(api, id, extra) {
+    // the map and its drawing never change in a game: both fetched once (the drawing without
+    // the pieces, which the page draws from the view), so a whole game moves well under a
+    // megabyte
     const [map, svg] = await Promise.all([
       extra?.map || api.map(id).then((m) => m.map),
-      same ? extra.svg : api.boardSvg(id),
+      extra?.svg || api.boardSvg(id),
     ]);
-    return { map, svg, drawn };
+    return { map, svg };
   },
   targets(action, content) {
     const keys = cardsNamed(action, content);

@@ -142,7 +142,6 @@ export class ReplayScreen {
     Object.assign(this, { api, main, id, fail });
     this.stopped = false;
     this.views = new Map(); // version -> the view then
-    this.svgs = new Map(); // version -> the board drawn then (a game with a map)
     this.log = []; // every item of the feed, in order
     this.at = 1;
     this.target = 1; // the version asked for last: what is drawn once its answers come
@@ -174,7 +173,8 @@ export class ReplayScreen {
       if (!page.has_more || this.stopped) break;
     }
     if (this.stopped) return;
-    if (BOARDS[this.final.game]?.load) this.map = (await this.api.map(this.id)).map;
+    // a game with a map: the map and its drawing once, the pieces drawn from each version's view
+    if (BOARDS[this.final.game]?.load) this.map = await BOARDS[this.final.game].load(this.api, this.id, null);
     this.ready = true;
     await this.show(1);
   }
@@ -190,7 +190,6 @@ export class ReplayScreen {
     at = Math.max(1, Math.min(this.last, at));
     this.target = at;
     if (!this.views.has(at)) this.views.set(at, await this.api.viewAt(this.id, at));
-    if (this.map && !this.svgs.has(at)) this.svgs.set(at, await this.api.boardSvgAt(this.id, at));
     if (this.stopped || this.target !== at) return;
     this.at = at;
     this.draw();
@@ -207,7 +206,7 @@ export class ReplayScreen {
       game: v,
       cards: this.content.byId,
       content: this.content.raw,
-      extra: this.map ? { map: this.map, svg: this.svgs.get(this.at) } : null,
+      extra: this.map,
       index: new Map(), // nothing to play: a replay
       focus: null,
     };

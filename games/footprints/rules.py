@@ -389,13 +389,16 @@ class Footprints:
         board = board_of(self.content, state)
         return assembled_map(self.content, board, dict(state.caves), state.options.snake)
 
-    def board_svg(self, state: State, seat: int | None) -> str:
-        """The map as one seat sees it (all of it is public): figures, creations, tokens."""
+    def board_svg(self, state: State, seat: int | None, pieces: bool = True) -> str:
+        """The map as one seat sees it (all of it is public): figures, creations, tokens.
+        Without `pieces`, the map as set up, fixed for the whole game: no figure, engraving,
+        painting or arrival on the cairn track (a client draws those from the view)."""
         colours = ("#e53935", "#1e88e5", "#fdd835", "#8e24aa", "#fb8c00", "#00897b")
         board = board_of(self.content, state)
-        figures = {p.position: colours[s] for s, p in enumerate(state.players) if p.position}
-        engravings = {at: colours[s] for at, s, _ in state.engraved}
-        painted = {p.cave_site: colours[s] for s, p in enumerate(state.players) if p.cave_site}
+        shown = state.players if pieces else ()
+        figures = {p.position: colours[s] for s, p in enumerate(shown) if p.position}
+        engravings = {at: colours[s] for at, s, _ in state.engraved} if pieces else {}
+        painted = {p.cave_site: colours[s] for s, p in enumerate(shown) if p.cave_site}
         caves = {
             site: CaveMark(token_mark(self.content.cave_tokens[token]), painted.get(site))
             for site, token in state.caves
@@ -411,7 +414,7 @@ class Footprints:
             engravings=engravings,
             caves=caves,
             houses=houses,
-            cairn_track=[colours[s] for s in state.cairn_track],
+            cairn_track=[colours[s] for s in state.cairn_track] if pieces else [],
             track_points=self.content.cairn_tile.track,
             title=title,
         )

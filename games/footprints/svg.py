@@ -126,9 +126,12 @@ def render(
     track_points: Sequence[int] = (15, 14, 13, 12, 11, 10),
     title: str = "Footprints",
 ) -> str:
+    """The map with what is on it. Every cave circle carries its `data-site` and every slot of
+    the cairn track its `data-slot`, so that a client may draw the pieces itself over the map
+    drawn without them (fixed for the whole game, fetched once)."""
+    caves = caves or {}
     figures = figures or {}
     engravings = engravings or {}
-    caves = caves or {}
     houses = houses or {}
     rows = max(r for r, _ in board.places) + 1
     width = max(math.sqrt(3) * SIZE * (board.columns + 3), 620.0)
@@ -160,14 +163,16 @@ def render(
         found = caves.get(site)
         if found is None:
             out.append(
-                f'<circle class="cave out" cx="{x:.1f}" cy="{y:.1f}" r="7" fill="none" '
+                f'<circle class="cave out" data-site="{escape(site)}" cx="{x:.1f}" cy="{y:.1f}" '
+                f'r="7" fill="none" '
                 f'stroke="#8d8d8d" stroke-dasharray="2,2"><title>{escape(site)}: out of play'
                 "</title></circle>"
             )
             continue
         fill = escape(found.painter) if found.painter else "#5d4037"
         out.append(
-            f'<circle class="cave" cx="{x:.1f}" cy="{y:.1f}" r="13" fill="{fill}" '
+            f'<circle class="cave" data-site="{escape(site)}" cx="{x:.1f}" cy="{y:.1f}" r="13" '
+            f'fill="{fill}" '
             f'stroke="#000"><title>{escape(site)}: {escape(found.label)}</title></circle>'
         )
         out.append(_text(x, y + 3, found.label, "cave-label", "#fff", 8))
@@ -212,7 +217,7 @@ def _track(top: float, arrivals: Sequence[str], points: Sequence[int]) -> list[s
         x = 80 + 34 * i
         fill = arrivals[i] if i < len(arrivals) else "#eeeeee"
         out.append(
-            f'<rect class="track" x="{x:.1f}" y="{top:.1f}" width="30" height="20" '
+            f'<rect class="track" data-slot="{i}" x="{x:.1f}" y="{top:.1f}" width="30" height="20" '
             f'fill="{escape(fill)}" stroke="#000"><title>{value} points</title></rect>'
         )
         out.append(_text(x + 15, top + 14, str(value), "track-points", ink(_hex(fill)), 10))

@@ -389,6 +389,13 @@ async def test_a_footprints_board_is_drawn_as_svg(
     assert (await fp.get(0, "/board.svg", at=version)).text == r.text
     problem(await fp.get(0, "/board.svg", at=version + 1), 400, "at_beyond_version")
     problem(await fp.get(0, "/board.svg", at=0), 400, "malformed_request")
+    # the map as set up, without the pieces: fixed for the game, so kept by the browser
+    bare = await fp.get(0, "/board.svg", pieces="false")
+    assert bare.headers["cache-control"] == "private, max-age=86400, immutable"
+    assert r.headers["cache-control"] == "private, no-cache"
+    drawn = ET.fromstring(bare.text)
+    assert not [e for e in drawn if e.get("class") in ("figure", "engraving")]
+    assert (await fp.get(0, "/board.svg", pieces="false", at=1)).text == bare.text
 
 
 async def test_a_game_without_a_map_has_no_board(table: Table) -> None:

@@ -47,6 +47,15 @@ async def board_svg(
             "`at_beyond_version` past the game's version.",
         ),
     ] = None,
+    pieces: Annotated[
+        bool,
+        QueryParameter(
+            description="false: the map as set up, without figures, engravings, paintings or "
+            "arrivals on the cairn track: fixed for the whole game, so cached for a day "
+            "(`immutable`); a client draws the pieces over it from the view, by each cave's "
+            "`data-site`, each track slot's `data-slot` and each space's `data-pos`.",
+        ),
+    ] = True,
 ) -> Response[bytes]:
     who = await caller(request)
     svc = service_of(request)
@@ -57,7 +66,10 @@ async def board_svg(
     if at is not None:  # as GET /v1/games/{id}?at= has it
         loaded = await svc.as_of(loaded, at)
     seat = loaded.record.seat_of(who.player_id)
-    return svg_response(draw(loaded.state, seat).encode(), request.headers)
+    if pieces:
+        return svg_response(draw(loaded.state, seat).encode(), request.headers)
+    fixed = "private, max-age=86400, immutable"
+    return svg_response(draw(loaded.state, seat, pieces=False).encode(), request.headers, fixed)
 
 
 def accepts_gzip(accept_encoding: str) -> bool:
@@ -77,13 +89,15 @@ def accepts_gzip(accept_encoding: str) -> bool:
     return q_of["gzip"] > 0 if "gzip" in q_of else q_of.get("*", 0.0) > 0
 
 
-def svg_response(body: bytes, headers: Any) -> Response[bytes]:
+def svg_response(
+    body: bytes, headers: Any, cache: str = "private, no-cache"
+) -> Response[bytes]:
     """The drawing, named by a hash of it (ETag: the browser asks again with If-None-Match and
     gets a bodiless 304 while nothing on the map moved), gzipped for a client that takes it
     (a drawing is ~40 KB of repetitive text, ~6 KB gzipped)."""
     gzipped = accepts_gzip(headers.get("accept-encoding", ""))
     tag = f'W/"{hashlib.blake2b(body, digest_size=12).hexdigest()}{"-gz" if gzipped else ""}"'
-    out = {"ETag": tag, "Cache-Control": "private, no-cache", "Vary": "Accept-Encoding"}
+    out = {"ETag": tag, "Cache-Control": cache, "Vary": "Accept-Encoding"}
     # compared weakly, as RFC 9110 has If-None-Match compare (W/ or not; * is any)
     asked = {t.strip().removeprefix("W/") for t in headers.get("if-none-match", "").split(",")}
     if tag.removeprefix("W/") in asked or "*" in asked:

@@ -112,3 +112,33 @@ def test_a_games_board_draws_each_seats_figure_and_engravings_in_its_own_colour(
     assert points == [str(p) for p in REAL.content.cairn_tile.track]
     shown = ET.fromstring(REAL.board_svg(state, None)).find(f"{NS}title")
     assert shown is not None and shown.text == "Footprints"
+
+
+def test_the_map_without_its_pieces_is_the_map_as_set_up() -> None:
+    """`pieces=False` draws the map as set up, whatever stands on it (a client fetches it once
+    a game and draws the pieces itself): no figure, engraving, painting or arrival, every cave
+    token still marked, and each cave and track slot named for the client's pieces."""
+    moved = table(
+        3,
+        players=[{"position": (2, 3), "cave_site": "tile-5-cave-a"}, {"position": (4, 5)}, {}],
+        engraved=(((4, 9), 1, "ice"),),
+        cairn_track=(2, 0),
+    )
+    bare = REAL.board_svg(moved, 0, pieces=False)
+    assert bare == REAL.board_svg(table(3), 0, pieces=False)  # the same at any point of a game
+    by = classes(ET.fromstring(bare))
+    assert "figure" not in by and "engraving" not in by
+    in_play = [e for e in by["cave"] if e.get("class") == "cave"]
+    assert {e.get("fill") for e in in_play} == {"#5d4037"}  # nobody's colour
+    assert {e.get("fill") for e in by["track"]} == {"#eeeeee"}
+    assert sorted(e.text or "" for e in by["cave-label"]) == sorted(
+        token_mark(CONTENT.cave_tokens[t]) for _, t in moved.caves
+    )
+    assert [e.get("data-slot") for e in by["track"]] == [str(i) for i in range(len(by["track"]))]
+    sites = {e.get("data-site") for e in by["cave"]}
+    assert sites == {site.id for t in CONTENT.map_tiles.values() for site in t.caves}
+    # with the pieces, the same map and what stands on it
+    full = classes(ET.fromstring(REAL.board_svg(moved, 0)))
+    assert len(full["figure"]) == sum(1 for p in moved.players if p.position) >= 2
+    assert len(full["engraving"]) == 1
+    assert [e.get("fill") for e in full["track"]][:2] == ["#fdd835", "#e53935"]
