@@ -89,9 +89,7 @@ def accepts_gzip(accept_encoding: str) -> bool:
     return q_of["gzip"] > 0 if "gzip" in q_of else q_of.get("*", 0.0) > 0
 
 
-def svg_response(
-    body: bytes, headers: Any, cache: str = "private, no-cache"
-) -> Response[bytes]:
+def svg_response(body: bytes, headers: Any, cache: str = "private, no-cache") -> Response[bytes]:
     """The drawing, named by a hash of it (ETag: the browser asks again with If-None-Match and
     gets a bodiless 304 while nothing on the map moved), gzipped for a client that takes it
     (a drawing is ~40 KB of repetitive text, ~6 KB gzipped)."""
