@@ -252,7 +252,7 @@ function drawMap(ctx) {
     // a space a move reaches: a button for the pointer, a finger and the keyboard alike
     Object.entries({
       cx: x.toFixed(1), cy: y.toFixed(1), r: "22", class: `reach ${ctx.focus === key ? "focused" : ""}`,
-      "data-target": key, tabindex: "0", role: "button", "aria-label": `Move here (row ${key.slice(4).replace(",", ", column ")})`,
+      "data-target": key, tabindex: "0", role: "button", "aria-label": `Move to ${placeText(key.slice(4).split(",").map(Number), ctx) || key.slice(4)}`,
     }).forEach(([k, v]) => mark.setAttribute(k, v));
     const title = doc.createElementNS(NS, "title");
     title.textContent = `Move here (${key.slice(4)})`;
@@ -331,7 +331,47 @@ function drawPieces(svg, pub, who, shapeAt, centreOf) {
   });
 }
 
+/** A bonus as a short noun ("a wood token", "+1 forest skill"). */
+function bonusNoun(b) {
+  return {
+    resource: () => `a ${b.resource} token`,
+    skill: () => `+1 ${b.terrain} skill`,
+    skill_any: () => "+1 any skill",
+    fire: () => "a fire card",
+    footprint: () => "a footprint card",
+  }[b?.kind]?.() || "";
+}
+
+/** A place as a person finds it on the map: what it looks like (its terrain and bonus, a
+ * cairn, a house) and where it lies from the seat's own figure ("2 up, 3 right of you"; rows
+ * and columns counted from 1 before the figure is placed). */
+function placeText(pos, ctx) {
+  const map = ctx.extra?.map;
+  if (!map || !Array.isArray(pos)) return null;
+  const [row, column] = pos;
+  if (column === -1) {
+    const house = map.houses.find((h) => h.at[0] === row);
+    const gives = (house?.bonuses || []).map(bonusNoun).filter(Boolean);
+    return `the house of row ${row + 1}${gives.length ? ` (${gives.join(", ")})` : ""}`;
+  }
+  const space = map.spaces.find((s) => s.at[0] === row && s.at[1] === column);
+  if (!space) return `row ${row + 1}, column ${column + 1}`;
+  const bonus = bonusNoun(space.bonus);
+  const what = space.cairn
+    ? `the cairn (${space.terrains.join(" and ")})`
+    : `the ${space.terrains.join(" and ")} space${bonus ? ` with ${bonus}` : ""}`;
+  const from = ctx.view?.public?.players?.[ctx.me]?.position;
+  if (!from) return `${what} in row ${row + 1}, column ${column + 1}`;
+  const [dr, dc] = [row - from[0], column - from[1]];
+  const ways = [
+    dr ? `${Math.abs(dr)} ${dr < 0 ? "up" : "down"}` : "",
+    dc ? `${Math.abs(dc)} ${dc < 0 ? "left" : "right"}` : "",
+  ].filter(Boolean);
+  return ways.length ? `${what} ${ways.join(", ")} of you` : `${what} where you stand`;
+}
+
 const footprints = {
+  placeText,
   labels: {
     choose_leader: "Choose your leader",
     keep_starting_footprint: "Keep a starting footprint card",

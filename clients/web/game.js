@@ -9,6 +9,7 @@ import { BOARDS, GENERIC } from "./boards.js";
 import { explain, rulesOf } from "./rules.js";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const isPlace = (v) => Array.isArray(v) && v.length === 2 && v.every(Number.isInteger);
 const MAX_CHOICES = 12; // buttons at once in the moves (a few more are a page away)
 const QUIET = new Set(["chat_said", "turn_began", "turn_started", "time_used", "seat_returned"]); // news, not moves
 const SEAT_FIELDS = new Set(["to", "victim", "seat", "target", "partner", "responder"]); // a seat's number
@@ -687,7 +688,7 @@ export class GameScreen {
       this.choosing = { label, picks: [], page: 0, version: this.legal?.version };
     }
     const disabled = this.busy ? "disabled" : "";
-    const play = (i) => html`<button class="action" data-action="${i}" ${disabled}>${actions[i].text}</button>`;
+    const play = (i) => html`<button class="action" data-action="${i}" ${disabled}>${this.actionText(actions[i])}</button>`;
     const body = ([label, { types, list }]) => {
       const open = this.choosing?.label === label;
       let inner;
@@ -757,11 +758,24 @@ export class GameScreen {
     if (typeof value === "string") return byId.get(value)?.name || words(value);
     if (typeof value === "number" || typeof value === "boolean") return String(value);
     if (Array.isArray(value)) {
-      if (value.length === 2 && value.every((x) => typeof x === "number")) return `row ${value[0]}, column ${value[1]}`;
+      if (isPlace(value)) return this.placeText(value);
+      if (this.board.placeText && value.length && value.every(isPlace)) return `to ${this.placeText(value[value.length - 1])}`; // a path
       return value.length ? value.map((v) => this.valueText(v)).join(", ") : "none";
     }
     const parts = Object.entries(value).filter(([k]) => k !== "type").map(([k, v]) => `${words(k).toLowerCase()} ${this.valueText(v)}`);
     return [value.type ? words(value.type) : "", ...parts].filter(Boolean).join(": ") || "none";
+  }
+
+  /** A place on the board in words (the board's own, where it has them). */
+  placeText(pos) {
+    const ctx = { view: this.view.view, me: this.view.your_seat, extra: this.extra };
+    return this.board.placeText?.(pos, ctx) || `row ${pos[0]}, column ${pos[1]}`;
+  }
+
+  /** A move's text with its places in words (the service names them "[row, column]"). */
+  actionText(action) {
+    if (!this.board.placeText) return action.text;
+    return action.text.replace(/\[(-?\d+), (-?\d+)\]/g, (_, r, c) => this.placeText([Number(r), Number(c)]));
   }
 
   outcome(names, me) {

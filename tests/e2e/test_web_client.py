@@ -325,17 +325,23 @@ def test_footprints_first_moves_on_the_map(tab: Tab) -> None:
     # turns: a card from the panel, then a destination clicked on the map (the screenshot
     # when a turn offers a few, or else the last chance)
     deadline = time.monotonic() + 240
-    moved, shot = 0, False
-    while moved < 2 or not shot:
+    moved, shot, worded = 0, False, 0
+    while moved < 2 or not shot or not worded:
         assert time.monotonic() < deadline, f"moved {moved} times on the map"
         if page.locator('.group[data-types~="top"]').count():
             reach = page.locator("svg.map circle.reach").count()
+            # places in words, as a person finds them: by their look and from the figure
+            said = page.locator('.group[data-types~="top"] button.action').all_inner_texts()
+            assert not [t for t in said if "[" in t], said
+            worded += bool([t for t in said if re.search(r"to the \w+ space.* of you", t)])
+            worded += page.locator('svg.map circle.reach[aria-label*=" of you"]').count() > 0
             if not shot and (reach >= 3 or moved >= 1 or time.monotonic() > deadline - 120):
                 page.wait_for_timeout(300)
                 tab.shot("footprints")
                 shot = True
             before = tab.version()
-            tab.click_first("svg.map circle.reach")
+            if not tab.click_first("svg.map circle.reach"):  # nowhere to go: stay
+                tab.play(prefer=("top",))
             page.wait_for_timeout(300)
             if page.locator(".moves h3 #show-all").count():  # several moves reach it
                 tab.play()
@@ -354,6 +360,7 @@ def test_footprints_first_moves_on_the_map(tab: Tab) -> None:
         tab.no_errors()
     assert page.locator(".footprints .hand .card").count() >= 1  # the panel
     assert page.locator(".footprints .holdings tbody tr").count() == 2
+    assert worded
     tab.no_errors()
 
 
