@@ -40,13 +40,19 @@ const CLOCK_ICON = raw(
   '<svg class="icon" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><circle cx="8" cy="8" r="6.5" fill="none" stroke="currentColor" stroke-width="1.6"/><path d="M8 4v4.2l2.8 1.8" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round"/></svg>'
 );
 
-/** Low on time: 20 s or less, or a tenth or less of what was left when the page first saw
- * this deadline (a day's clock warns in its last hours, not its last seconds). */
+/** Low on time: 20 s or less, or a tenth or less of a turn's whole time (`full`: the room's
+ * time per move, or its bank's cap or start; a day's clock warns in its last hours, not its
+ * last seconds), or else of what was left when the page first saw this deadline. */
 const firstSeen = new Map(); // deadline -> seconds left then
-function lowOnTime(deadline) {
+function lowOnTime(deadline, full) {
   const left = secondsLeft(deadline);
   if (!firstSeen.has(deadline)) firstSeen.set(deadline, left);
-  return left <= Math.max(20, firstSeen.get(deadline) / 10);
+  return left <= Math.max(20, (Number(full) || firstSeen.get(deadline)) / 10);
+}
+
+/** A turn's whole time under the room's timing (null: unknown). */
+function fullTime(timing) {
+  return timing?.per_move_s ?? timing?.cap_s ?? timing?.bank_s ?? null;
 }
 
 function clockText(deadline) {
@@ -254,7 +260,7 @@ export class GameScreen {
     for (const el of this.main.querySelectorAll("[data-deadline]")) {
       const deadline = el.dataset.deadline;
       el.textContent = clockText(deadline);
-      const low = lowOnTime(deadline);
+      const low = lowOnTime(deadline, el.dataset.full);
       el.closest(".clock")?.classList.toggle("low", low);
       if (low && el.dataset.mine === "1" && !this.warned.has(deadline) && secondsLeft(deadline) > 0) {
         this.warned.add(deadline);
@@ -638,12 +644,13 @@ export class GameScreen {
 
   clocks(names) {
     const seats = this.view.clock?.seats || [];
+    const full = fullTime(this.view.clock?.timing);
     return seats
       .filter((c) => c.deadline && this.view.status === "active")
       .map(
-        (c) => html`<span class="clock ${c.overdue ? "overdue" : ""} ${lowOnTime(c.deadline) ? "low" : ""}">${CLOCK_ICON}
+        (c) => html`<span class="clock ${c.overdue ? "overdue" : ""} ${lowOnTime(c.deadline, full) ? "low" : ""}">${CLOCK_ICON}
           <span class="sr-only">clock of</span> ${c.seat === this.view.your_seat ? "you" : names[c.seat]}
-          <b data-deadline="${c.deadline}" data-mine="${c.seat === this.view.your_seat ? 1 : 0}">${clockText(c.deadline)}</b></span>`
+          <b data-deadline="${c.deadline}" data-full="${full ?? ""}" data-mine="${c.seat === this.view.your_seat ? 1 : 0}">${clockText(c.deadline)}</b></span>`
       );
   }
 

@@ -214,6 +214,30 @@ def test_the_room_form_offers_every_clock(laptop: Tab) -> None:
     laptop.no_errors()
 
 
+def test_a_running_clock_warns_and_a_bot_moving_for_you_is_said(laptop: Tab) -> None:
+    """A 30-second clock, the person idle: the clock is calm at first, turns low with a
+    warning (shown and announced) at 20 s left, and the bot's move for the person at the
+    timeout is said, on the page and in the live region."""
+    page = laptop.page
+    laptop.register("Ada")
+    laptop.create_room("itty-bitty", 2, {1: "greedy"}, clock="30")
+    laptop.start()
+    page.wait_for_selector(".turn.mine")
+    mine = page.locator('.clock:has(b[data-mine="1"])')
+    assert mine.count() == 1 and "low" not in (mine.get_attribute("class") or "")
+    assert mine.locator("b").get_attribute("data-full") == "30"
+    page.wait_for_selector("#notice:has-text('Your time is running out')", timeout=25_000)
+    assert "low" in (mine.get_attribute("class") or "")
+    assert "then a bot moves for you" in page.inner_text("#notice")
+    said = "#notice:has-text('Your time ran out: a greedy bot made that move for you')"
+    page.wait_for_selector(said, timeout=30_000)
+    page.wait_for_function(
+        "document.querySelector('#announce').textContent.startsWith('Your time ran out')"
+    )
+    assert page.locator(".log li:has-text('ran out of time')").count() >= 1
+    laptop.no_errors()
+
+
 def test_resigning_from_the_page_and_an_outcome_that_adds_up(laptop: Tab) -> None:
     page = laptop.page
     laptop.register("Ada")
