@@ -46,7 +46,11 @@ export function mount(element, content) {
     const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - 4;
     kept[el.dataset.keepScroll] = { top: el.scrollTop, atEnd };
   }
+  // a reader on the log (or another kept list) stays on it across the redraw
+  const active = element.contains(document.activeElement) ? document.activeElement : null;
+  const focused = active?.closest("[data-keep-scroll]")?.dataset.keepScroll;
   element.innerHTML = text;
+  if (focused) element.querySelector(`[data-keep-scroll="${focused}"]`)?.focus({ preventScroll: true });
   for (const el of element.querySelectorAll("[data-keep-scroll]")) {
     const was = kept[el.dataset.keepScroll];
     // a log ([data-follow]) follows the news unless its reader scrolled up to read

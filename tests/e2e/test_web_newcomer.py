@@ -217,7 +217,7 @@ def test_the_room_form_offers_every_clock(laptop: Tab) -> None:
 def test_a_running_clock_warns_and_a_bot_moving_for_you_is_said(laptop: Tab) -> None:
     """A 30-second clock, the person idle: the clock is calm at first, turns low with a
     warning (shown and announced) at 20 s left, and the bot's move for the person at the
-    timeout is said, on the page and in the live region."""
+    timeout is said, on the page and in the live region; the reader on the log stays there."""
     page = laptop.page
     laptop.register("Ada")
     laptop.create_room("itty-bitty", 2, {1: "greedy"}, clock="30")
@@ -226,6 +226,7 @@ def test_a_running_clock_warns_and_a_bot_moving_for_you_is_said(laptop: Tab) -> 
     mine = page.locator('.clock:has(b[data-mine="1"])')
     assert mine.count() == 1 and "low" not in (mine.get_attribute("class") or "")
     assert mine.locator("b").get_attribute("data-full") == "30"
+    page.focus(".log")  # a keyboard reader on the log stays there while news comes
     page.wait_for_selector("#notice:has-text('Your time is running out')", timeout=25_000)
     assert "low" in (mine.get_attribute("class") or "")
     assert "then a bot moves for you" in page.inner_text("#notice")
@@ -235,6 +236,7 @@ def test_a_running_clock_warns_and_a_bot_moving_for_you_is_said(laptop: Tab) -> 
         "document.querySelector('#announce').textContent.startsWith('Your time ran out')"
     )
     assert page.locator(".log li:has-text('ran out of time')").count() >= 1
+    assert page.evaluate("document.activeElement.classList.contains('log')")
     laptop.no_errors()
 
 
