@@ -308,6 +308,21 @@ class ContentCard(msgspec.Struct, frozen=True, kw_only=True):
 _GAME_OWN = "(that game's own shape: see its RULES.md and the engine's content)"
 
 
+class RulesSection(msgspec.Struct, frozen=True, kw_only=True):
+    id: Annotated[str, msgspec.Meta(description="goal, table, turn, end, scoring, rulings...")]
+    heading: str
+    items: list[str]
+
+
+class HowToPlay(msgspec.Struct, frozen=True, kw_only=True):
+    """A game's rules for players, from its package's HOW_TO_PLAY.md (games/how_to_play.py):
+    the goal, the table, a turn, the end, the scoring and the house rulings, as a page shows
+    them."""
+
+    title: str
+    sections: list[RulesSection]
+
+
 class GameContent(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """A game's cards: `all_cards` in one shape for every game, and the game's content as its
     engine holds it: itty bitty's `ittybits` and `collectors`; Itchy Feet's `cards` and
@@ -317,6 +332,7 @@ class GameContent(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
 
     game: str
     all_cards: list[ContentCard]
+    how_to_play: HowToPlay | None = None
     ittybits: Annotated[list[dict[str, Any]] | None, msgspec.Meta(description=_GAME_OWN)] = None
     collectors: Annotated[list[dict[str, Any]] | None, msgspec.Meta(description=_GAME_OWN)] = None
     cards: Annotated[list[dict[str, Any]] | None, msgspec.Meta(description=_GAME_OWN)] = None

@@ -52,6 +52,12 @@ def entries() -> dict[str, GameEntry]:
 
 
 @cache
+def package_of() -> dict[str, str]:
+    """Game key -> its package (where its files lie: HOW_TO_PLAY.md, RULES.md...)."""
+    return {importlib.import_module(f"{p}.game").ENTRY.rules.key: p for p in packages()}
+
+
+@cache
 def registry() -> dict[str, Rules[Any, Any, Any, Any]]:
     """Game key -> Rules."""
     return {key: entry.rules for key, entry in entries().items()}

@@ -6,7 +6,7 @@
 import { ApiError } from "./api.js";
 import { html, mount, problemText, raw, tell, words } from "./dom.js";
 import { BOARDS, GENERIC } from "./boards.js";
-import { explain, rulesOf } from "./rules.js";
+import { explain } from "./rules.js";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const isPlace = (v) => Array.isArray(v) && v.length === 2 && v.every(Number.isInteger);
@@ -461,7 +461,7 @@ export class GameScreen {
 
   /** The game's rules in short, and its pieces explained (rules.js). */
   rulesHelp() {
-    const rules = rulesOf(this.view.game);
+    const rules = this.content.raw?.how_to_play; // the game's own, with its content
     if (!rules) return "";
     return html`<details class="rules"><summary>How to play ${rules.title}</summary>${rules.sections.map(
       (sec) => html`<h4>${sec.heading}</h4><ul>${sec.items.map((item) => html`<li>${item}</li>`)}</ul>`

@@ -11,8 +11,9 @@ from litestar.params import FromPath
 
 from contracts.lobby import Catalog, CatalogGame, GameContent, GameSchemas
 from contracts.problems import ProblemError
+from games.how_to_play import how_to_play
 from games.registry import get as get_rules
-from games.registry import narrator, registry
+from games.registry import narrator, package_of, registry
 from games.schemas import game_schemas
 from infra.http.openapi import problems
 
@@ -44,7 +45,8 @@ async def catalog() -> Catalog:
 @get(
     "/v1/catalog/{game:str}/content",
     operation_id="getGameContent",
-    summary="A game's cards: every card in one shape (`all_cards`), and the game's own content",
+    summary="A game's cards: every card in one shape (`all_cards`), its rules for players"
+    " (`how_to_play`), and the game's own content",
     responses=problems(400, 404, codes={404: ["unknown_game"]}),
 )
 async def game_content(game: FromPath[str]) -> GameContent:
@@ -57,7 +59,12 @@ def _content(key: str) -> GameContent:
     rules = _rules(key)
     own: dict[str, Any] = rules.describe()
     every = [msgspec.to_builtins(c) for c in narrator(key).cards()]
-    return msgspec.convert({**own, "game": key, "all_cards": every}, GameContent)
+    rules_for_players = how_to_play(package_of()[key])
+    return msgspec.convert(
+        {**own, "game": key, "all_cards": every, "how_to_play": rules_for_players},
+        GameContent,
+        from_attributes=True,
+    )
 
 
 @get(
