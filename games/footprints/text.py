@@ -1,6 +1,7 @@
 """Footprints in words: its legal actions and events (games/text.py).
 
-Positions are the API's own `[row, column]` (a house is column -1), as the map names them.
+Positions are the API's own `[row, column]` (a house is column -1), as the map names them; a
+house is named by its row counted from 1 at the top, as a person counts them.
 """
 
 from __future__ import annotations
@@ -294,7 +295,7 @@ def describe(action: AnyAction, names: Sequence[str]) -> str:
         case KeepStartingFootprint(card=kept):
             return f"Keep {card(kept)}"
         case PlaceFigure(row=row, any_skill=any_skill):
-            return f"Place your figure on the house of row {row}{_skills(any_skill)}"
+            return f"Place your figure on the house of row {row + 1}{_skills(any_skill)}"
         case Play(card=played, fire=None):
             return f"Play {card(played)}"
         case Play(card=played, fire=fire):
@@ -360,7 +361,7 @@ def narrate(event: AnyEvent, names: Sequence[str]) -> str:
         case PanelFilled(seat=seat, card=drawn):
             return f"{card(drawn)} joins {who(names, seat)}'s panel"
         case FigurePlaced(seat=seat, at=pos):
-            return f"{who(names, seat)} placed their figure on the house of row {pos[0]}"
+            return f"{who(names, seat)} placed their figure on the house of row {pos[0] + 1}"
         case TurnBegan(seat=seat):
             return f"{who(names, seat)}'s turn"
         case CardPlayed(seat=seat, card=played, fire=None):
