@@ -243,6 +243,14 @@ class Seat(msgspec.Struct, frozen=True, kw_only=True):
     bot: str | None  # the bot's level, None for a person
     # an empty seat held for an invited player (their id) until they answer or it expires
     reserved_for: str | None = None
+    rating: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="The seat's rating in this game (mu - 3 sigma, as leaderboards rank): a"
+            " person's from rated games; a bot level's from rated games, else as `make"
+            " tournament` measured it; null: none yet"
+        ),
+    ] = None
 
 
 class Room(msgspec.Struct, frozen=True, kw_only=True):
@@ -277,12 +285,54 @@ class RoomPage(msgspec.Struct, frozen=True, kw_only=True):
     next: str | None
 
 
+class Rating(msgspec.Struct, frozen=True, kw_only=True):
+    """openskill's Weng-Lin (Plackett-Luce) rating: `rating` is the conservative mu - 3 sigma
+    that leaderboards rank by; provisional until `games` reaches 10."""
+
+    rating: float
+    mu: float
+    sigma: float
+    games: int  # rated games (a bot level: seat-games)
+    wins: int
+    provisional: bool
+
+
+class MeasuredRating(msgspec.Struct, frozen=True, kw_only=True):
+    """A bot level's rating as `make tournament` measured it, on the players' scale (the same
+    gap means the same chance to finish ahead): `rating` is mu - 3 sigma, as leaderboards rank."""
+
+    rating: float
+    mu: float
+    sigma: float
+
+
+class BotLevel(msgspec.Struct, frozen=True, kw_only=True):
+    level: str
+    description: str
+    measured: Annotated[
+        MeasuredRating | None,
+        msgspec.Meta(
+            description="Its rating from bots' games (`make tournament`); null: unmeasured"
+        ),
+    ] = None
+    rating: Annotated[
+        Rating | None,
+        msgspec.Meta(
+            description="Its rating from rated games at this service, people's among them"
+            " (it starts from `measured`); null: none yet"
+        ),
+    ] = None
+
+
 class CatalogGame(msgspec.Struct, frozen=True, kw_only=True):
     key: str
     name: str
     min_seats: int
     max_seats: int
-    bot_levels: list[str]
+    bot_levels: list[str]  # weakest first (contracts/levels.py)
+    bots: Annotated[
+        list[BotLevel], msgspec.Meta(description="Each of `bot_levels`: its words and ratings")
+    ] = []
     options_schema: dict[str, Any]
     schemas: str  # where the JSON Schemas of its actions, events and views are (GameSchemas)
     content: str  # where its cards are (GameContent)

@@ -7,18 +7,7 @@ from typing import Any
 import msgspec
 
 from contracts.lobby import Name
-
-
-class Rating(msgspec.Struct, frozen=True, kw_only=True):
-    """openskill's Weng-Lin (Plackett-Luce) rating: `rating` is the conservative mu - 3 sigma
-    that leaderboards rank by; provisional until `games` reaches 10."""
-
-    rating: float
-    mu: float
-    sigma: float
-    games: int  # rated games (a bot level: seat-games)
-    wins: int
-    provisional: bool
+from contracts.lobby import Rating as Rating  # defined beside the catalog, which shows them
 
 
 class GameRecordOf(msgspec.Struct, frozen=True, kw_only=True):

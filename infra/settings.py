@@ -46,6 +46,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # The HTTP services show theirs on GET /metrics instead (infra/observability/metrics.py).
     metrics_port: int = 0
     bot_resend_after_s: float = 30.0  # a bot turn waiting this long is sent again (backing off)
+    # The search levels' seconds a move (services/bots/levels.py): `mcts` always; `expert` a
+    # twentieth of the room's time per move, within min and max (no clock: min). The CPU a
+    # move may cost a search worker's process is at most these.
+    bot_mcts_s: float = 2.0
+    bot_expert_min_s: float = 4.0
+    bot_expert_max_s: float = 20.0
     timeout_resend_after_s: float = 5.0  # a sent timeout that did not land is sent again
     # Webhooks (services/notifier, issue 11). Endpoints on loopback, private, link-local or
     # metadata addresses, and plain http, are refused unless allowed (development, tests).
@@ -188,6 +194,9 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         tracing=e.get("TRACING", defaults.tracing),
         metrics_port=int(e.get("METRICS_PORT", defaults.metrics_port)),
         bot_resend_after_s=float(e.get("BOT_RESEND_AFTER_S", defaults.bot_resend_after_s)),
+        bot_mcts_s=float(e.get("BOT_MCTS_S", defaults.bot_mcts_s)),
+        bot_expert_min_s=float(e.get("BOT_EXPERT_MIN_S", defaults.bot_expert_min_s)),
+        bot_expert_max_s=float(e.get("BOT_EXPERT_MAX_S", defaults.bot_expert_max_s)),
         timeout_resend_after_s=float(
             e.get("TIMEOUT_RESEND_AFTER_S", defaults.timeout_resend_after_s)
         ),

@@ -47,7 +47,12 @@ TASK_TIME_LIMIT = 60
 DEAD_TURN = "bot_turn"
 FAST_QUEUE = "bots"
 SEARCH_QUEUE = "bots-mcts"
-QUEUE_OF_LEVEL = {"random": FAST_QUEUE, "greedy": FAST_QUEUE, "mcts": SEARCH_QUEUE}
+QUEUE_OF_LEVEL = {
+    "random": FAST_QUEUE,
+    "greedy": FAST_QUEUE,
+    "mcts": SEARCH_QUEUE,
+    "expert": SEARCH_QUEUE,
+}
 # Webhook deliveries (services/notifier): a queue of their own, consumed by their own worker
 # (an endpoint that times out holds no bot turn back), and an app of their own, so a bots
 # worker started without -Q never takes a task it has not registered.

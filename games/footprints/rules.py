@@ -76,7 +76,7 @@ class Footprints:
     options_type = Options
     view_type = views.View
     map_type = views.AssembledMap  # what `board_map` gives: GET /v1/games/{id}/map
-    bot_levels: tuple[str, ...] = ("random", "greedy", "mcts")
+    bot_levels: tuple[str, ...] = ("random", "greedy", "mcts", "expert")
 
     def __init__(self, content: Content | None = None) -> None:
         self.content = content or load()

@@ -76,7 +76,7 @@ class IttyBitty:
     event_type = AnyEvent
     options_type = Options
     view_type = views.View
-    bot_levels: tuple[str, ...] = ("random", "greedy", "mcts")
+    bot_levels: tuple[str, ...] = ("random", "greedy", "mcts", "expert")
 
     def __init__(self, content: Content | None = None) -> None:
         self.content = content or load()

@@ -65,11 +65,18 @@ TURN_SENT: ContextVar[float | None] = ContextVar("turn_sent", default=None)
 TURN_SHARE: ContextVar[float] = ContextVar("turn_share", default=1.0)
 
 
+# The seconds this turn's search may take in all, if the worker set them (the level's setting,
+# or the expert's from the room's clock: services/bots/levels.py); else the budget's own.
+TURN_SECONDS: ContextVar[float | None] = ContextVar("turn_seconds", default=None)
+
+
 def seconds_left(budget: Budget) -> float:
     """The seconds of `budget` this search may spend: its share of what was not yet spent
     waiting since the turn was sent."""
     sent = TURN_SENT.get()
-    left = budget.seconds
+    seconds = TURN_SECONDS.get()
+    left = budget.seconds if seconds is None else seconds
+    budget = msgspec.structs.replace(budget, seconds=left)
     if sent is not None:
         left = min(budget.seconds, max(0.0, budget.seconds - (time.time() - sent)))
     return left * TURN_SHARE.get()

@@ -40,6 +40,7 @@ import redis
 from celery import signals
 from opentelemetry.trace import SpanKind
 
+from contracts.lobby import Timing
 from contracts.streams import SubmitAction
 from infra.observability import tracing
 from infra.observability.context import bind, bind_carried
@@ -61,10 +62,11 @@ from infra.tasks import (
     turn_key,
 )
 from services.bots.app import app, header, settings
+from services.bots.levels import room_clock, seconds_for
 from services.bots.observe import Observation, States, observe, observe_many
 from services.bots.outbox import Outbox
 from services.bots.policies import SEARCHING, policy_for
-from services.bots.search import TURN_SENT, TURN_SHARE
+from services.bots.search import TURN_SECONDS, TURN_SENT, TURN_SHARE
 from services.bots.turns import Turn, bot_command_id, time_limit
 from services.bots.turns import TurnTooLong as TurnTooLong  # raised in a turn: caught by this name
 
@@ -144,6 +146,7 @@ class Bot(Outbox):
         self.decided: OrderedDict[tuple[str, int, int], SubmitAction] = OrderedDict()
         self.searcher = f"{socket.gethostname()}:{self.pid}"  # this process, among the searchers
         self._looked: dict[tuple[str, int], Observation | None] = {}  # a batch's, read ahead
+        self.timings: OrderedDict[str, Timing] = OrderedDict()  # game id -> its room's clock
 
     async def _connection_pool(self) -> asyncpg.Pool:
         if self.pool is None:
@@ -194,12 +197,32 @@ class Bot(Outbox):
         key = (turn.game_id, obs.version, turn.seat)
         command = self.decided.get(key)
         if command is None:
-            command = command_for(obs, turn.game_id, turn.level)
+            with self.thinking(turn):
+                command = command_for(obs, turn.game_id, turn.level)
             self.decided[key] = command
             while len(self.decided) > self.DECISIONS:
                 self.decided.popitem(last=False)
         return command
 
+    @contextlib.contextmanager
+    def thinking(self, turn: Turn) -> Iterator[None]:
+        """A search level's seconds for this turn (services/bots/levels.py `seconds_for`);
+        the expert's from the room's clock, read once a game (kept for `TIMINGS` games)."""
+        timing = None
+        if turn.level == "expert":
+            timing = self.timings.pop(turn.game_id, None) or self.loop.run_until_complete(
+                room_clock(self._connection_pool, turn.game_id)
+            )
+            self.timings[turn.game_id] = timing
+            while len(self.timings) > self.TIMINGS:
+                self.timings.popitem(last=False)
+        token = TURN_SECONDS.set(seconds_for(turn.level, timing, self.settings))
+        try:
+            yield
+        finally:
+            TURN_SECONDS.reset(token)
+
+    TIMINGS = 4096  # games whose clock a process keeps
     SEARCHERS_SEEN_S = 60  # a search process counts as present this long after its last search
 
     def share(self) -> float:

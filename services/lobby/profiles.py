@@ -147,6 +147,20 @@ class Profiles:
             nxt = _cursor(last["finished_at"].isoformat(), last["game_id"])
         return History(items=items, next=nxt)
 
+    async def bot_ratings(
+        self, levels: dict[str, tuple[str, ...]]
+    ) -> dict[tuple[str, str], Rating]:
+        """The rated bot levels' ratings: (game, level) -> rating, for each game's `levels`
+        (one index lookup each)."""
+        wanted = [(game, f"{BOT}{level}") for game, ls in levels.items() for level in ls]
+        rows = await self.pool.fetch(
+            """SELECT game, subject, mu, sigma, ordinal, games, wins FROM ratings
+               WHERE (game, subject) IN (SELECT * FROM unnest($1::text[], $2::text[]))""",
+            [g for g, _ in wanted],
+            [s for _, s in wanted],
+        )
+        return {(r["game"], r["subject"].removeprefix(BOT)): _rating(r) for r in rows}
+
     async def leaderboard(
         self, game: str, provisional: bool, limit: int, cursor: str | None
     ) -> Leaderboard:

@@ -31,6 +31,8 @@ from typing import Any
 import asyncpg
 from openskill.models import PlackettLuce
 
+from contracts.levels import measured_rating
+
 MODEL = PlackettLuce()
 SETTLED_AFTER = 10  # rated games before a rating stops being provisional
 BOT = "bot:"
@@ -61,6 +63,18 @@ class Rating:
 def fresh() -> Rating:
     r = MODEL.rating()
     return Rating(r.mu, r.sigma)
+
+
+def first(game: str, subject: str) -> Rating:
+    """A subject's rating before its first rated game: a person's is openskill's new rating
+    (mu 25, sigma 25/3); a bot level's is what `make tournament` measured of it
+    (contracts/ladder.json), so its first games against people start from its known
+    strength rather than from a stranger's."""
+    if subject.startswith(BOT):
+        known = measured_rating(game, subject.removeprefix(BOT))
+        if known:
+            return Rating(float(known["mu"]), float(known["sigma"]))
+    return fresh()
 
 
 def rate(
@@ -212,7 +226,7 @@ class Ratings:
         conn: Any, games: Sequence[tuple[str, Sequence[Seat]]]
     ) -> dict[tuple[str, str], Rating]:
         """The current rating of every subject of these games, locked (in one order: two
-        batches never wait on each other); a subject without one starts fresh."""
+        batches never wait on each other); a subject without one starts at `first`."""
         wanted = sorted({(kind, s.subject) for kind, sat in games for s in sat})
         if not wanted:
             return {}
@@ -224,7 +238,7 @@ class Ratings:
             [s for _, s in wanted],
         )
         found = {(r["game"], r["subject"]): Rating(r["mu"], r["sigma"]) for r in rows}
-        return {key: found.get(key, fresh()) for key in wanted}
+        return {key: found.get(key) or first(*key) for key in wanted}
 
 
 def _shown(

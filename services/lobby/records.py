@@ -12,6 +12,7 @@ import msgspec
 from asyncpg.transaction import Transaction
 
 from contracts.game import timestamp
+from contracts.levels import measured_rating
 from contracts.lobby import Room, Seat, Timing
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted, StartedSeat
@@ -30,12 +31,26 @@ ROOM_COLUMNS = """id, game, status, host, seat_count, options::text AS options,
     visibility, invite_code,
     (SELECT r.id FROM rooms r WHERE r.rematch_of = rooms.id) AS rematch_id"""
 
-SEATS_OF = """SELECT rs.room_id, rs.seat, rs.player_id, p.name, p.bot FROM room_seats rs
-    JOIN players p ON p.id = rs.player_id WHERE rs.room_id = ANY($1::text[])"""
+# Each seat's rating in the room's game (a person's, a bot level's as one subject): an index
+# lookup per seat (ratings' key is (game, subject)).
+SEATS_OF = """SELECT rs.room_id, rs.seat, rs.player_id, p.name, p.bot, rt.ordinal AS rating
+    FROM room_seats rs JOIN players p ON p.id = rs.player_id JOIN rooms r ON r.id = rs.room_id
+    LEFT JOIN ratings rt ON rt.game = r.game
+        AND rt.subject = CASE WHEN p.bot IS NULL THEN p.id ELSE 'bot:' || p.bot END
+    WHERE rs.room_id = ANY($1::text[])"""
 
 # Seats held for invited players: a reservation counts until it is answered or expires.
 RESERVED_OF = """SELECT room_id, seat, player_id FROM room_invitations
     WHERE room_id = ANY($1::text[]) AND status = 'pending' AND expires_at > now()"""
+
+
+def _rating(game: str, seat: asyncpg.Record) -> float | None:
+    """A seat's rating (mu - 3 sigma): from rated games; a bot level without any, the
+    tournament's (contracts/levels.py); a person without any, none."""
+    if seat["rating"] is not None:
+        return round(float(seat["rating"]), 1)
+    known = measured_rating(game, seat["bot"]) if seat["bot"] else None
+    return known["ordinal"] if known else None
 
 
 def room_of(
@@ -48,7 +63,13 @@ def room_of(
     taken = {r["seat"]: r for r in taken_rows}
     reserved = {r["seat"]: r["player_id"] for r in reserved_rows if r["seat"] not in taken}
     seats = [
-        Seat(seat=i, player_id=taken[i]["player_id"], name=taken[i]["name"], bot=taken[i]["bot"])
+        Seat(
+            seat=i,
+            player_id=taken[i]["player_id"],
+            name=taken[i]["name"],
+            bot=taken[i]["bot"],
+            rating=_rating(row["game"], taken[i]),
+        )
         if i in taken
         else Seat(seat=i, player_id=None, name=None, bot=None, reserved_for=reserved.get(i))
         for i in range(row["seat_count"])

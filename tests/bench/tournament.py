@@ -1,19 +1,24 @@
 """Bot strength, measured: `make tournament` (python -m tests.bench.tournament --help).
 
-For each game, two match-ups (greedy against random, mcts against greedy), each over seeded
-tables of every seat count asked for. At a table the two levels take turns round the seats,
+For each game, each step of the ladder (greedy against random, mcts against greedy, expert
+against mcts), each over seeded tables of every seat count asked for. At a table the two levels take turns round the seats,
 and the pattern turns one seat further each game, so no level keeps the first seat; two
 tables running deal the same cards (duplicate play), so a lucky deal helps both levels. Each
 policy sees only what the worker hands it (services/bots/observe.py: `observation`).
 
 Per game and level it prints the win rate per seat (a seat's share of the wins: ties split),
 with its 95 % Wilson interval, and the mean score margin (the seat's score less the best other
-score). A level beats another when its interval lies wholly above the other's.
+score); per step, duplicate play's paired difference with its 95 % interval (a step holds when
+the interval lies above zero); and a rating per level, fitted over every table by the model
+the players' ratings use (services/lobby/ratings.py: openskill's Plackett-Luce, each level one
+subject), so a level's rating reads as a person's. `--out` writes the ratings for the catalog
+(contracts/ladder.json).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -21,17 +26,20 @@ import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from random import Random
 
 import msgspec
 
+from contracts.levels import LADDER
 from games.api import fold
 from games.registry import get as get_rules
 from games.registry import registry
 from services.bots.observe import observation
 from services.bots.policies import POLICIES, SEARCHED, SEARCHING, mcts_policy
+from services.lobby.ratings import MODEL, Rating
 
-MATCHUPS = (("greedy", "random"), ("mcts", "greedy"))
+MATCHUPS = tuple(zip(LADDER[1:], LADDER[:-1], strict=True))  # each step: (stronger, weaker)
 SEATS = {key: (2, 3, 4) for key in registry()}  # every game served
 MAX_MOVES = 5000
 
@@ -53,6 +61,7 @@ class Result:
     margins: list[float]
     moves: dict[str, list[float]] = field(default_factory=dict)  # level -> seconds per move
     seed: int = 0  # the deal: two tables share it, the levels' seats swapped
+    ranks: list[int] = field(default_factory=list)  # each seat's, as the outcome has them
 
 
 def play(table: Table) -> Result:
@@ -98,6 +107,7 @@ def play(table: Table) -> Result:
         margins=[float(m) for m in margins],
         moves=dict(timings),
         seed=table.seed,
+        ranks=list(outcome.ranks),
     )
 
 
@@ -116,13 +126,14 @@ def tables(
     simulations: int | None,
     width: int | None,
     first_deal: int = 0,
+    matchups: tuple[tuple[str, str], ...] = MATCHUPS,
 ) -> list[Table]:
     """Each match-up and seat count: `per_count` tables, two by two on the same deal with the
     levels' seats swapped (duplicate play: the luck of a deal falls to both levels); the
     deals counted from `first_deal` (other deals than the default's, to check a change on)."""
     out = []
     for game in games:
-        for strong, weak in MATCHUPS:
+        for strong, weak in matchups:
             for seats in SEATS[game]:
                 for n in range(per_count):
                     pattern = [(strong, weak)[(s + n) % 2] for s in range(seats)]
@@ -135,7 +146,13 @@ def _seed(game: str, strong: str, seats: int, n: int) -> int:
     return sum(ord(c) for c in f"{game}{strong}") * 100_000 + seats * 10_000 + n
 
 
-def report(results: list[Result], elapsed: float, workers: int, budget: str) -> str:
+def report(
+    results: list[Result],
+    elapsed: float,
+    workers: int,
+    budget: str,
+    matchups: tuple[tuple[str, str], ...] = MATCHUPS,
+) -> str:
     lines = [
         f"Bot tournament: {len(results)} tables in {elapsed:.0f} s on {workers} processes;"
         f" mcts budget {budget}",
@@ -146,7 +163,7 @@ def report(results: list[Result], elapsed: float, workers: int, budget: str) -> 
     ]
     verdicts = []
     for game in dict.fromkeys(r.game for r in results):
-        for strong, weak in MATCHUPS:
+        for strong, weak in matchups:
             rows = [r for r in results if r.game == game and set(r.levels) == {strong, weak}]
             if not rows:
                 continue
@@ -166,12 +183,87 @@ def report(results: list[Result], elapsed: float, workers: int, budget: str) -> 
                 )
             beats = ci[strong][0] > ci[weak][1]
             mean, half, deals = paired(rows, strong, weak)
+            holds = "holds" if mean - half > 0 else "does NOT hold"
             verdicts.append(
                 f"{game}: {strong} {'beats' if beats else 'does NOT beat'} {weak}"
                 f" (intervals); paired over {deals} deals: {strong} wins {mean:+.1%}"
-                f" ({mean - half:+.1%} to {mean + half:+.1%}) a seat more"
+                f" ({mean - half:+.1%} to {mean + half:+.1%}) a seat more: the step {holds}"
             )
-    return "\n".join([*lines, "", *verdicts])
+    fitted = ratings(results)
+    table = [
+        "",
+        "| game | level | rating (mu - 3 sigma) | mu | sigma | seat-games |",
+        "|---|---|---|---|---|---|",
+    ]
+    for game, levels in fitted.items():
+        for level, r in sorted(levels.items(), key=lambda kv: LADDER.index(kv[0])):
+            seats = sum(x.levels.count(level) for x in results if x.game == game)
+            table.append(
+                f"| {game} | {level} | {r.ordinal:.1f} | {r.mu:.1f} | {r.sigma:.2f} | {seats} |"
+            )
+    return "\n".join([*lines, "", *verdicts, *table])
+
+
+def ratings(results: list[Result], rounds: int = 2000) -> dict[str, dict[str, Rating]]:
+    """Per game, each level's rating on the players' scale (services/lobby/ratings.py:
+    openskill's Plackett-Luce, whose chance that one seat finishes ahead of another is
+    e^(mu/c) against e^(mu'/c), c = sqrt(2 beta^2 + sigma^2 + sigma'^2)): so a gap between two
+    levels means what the same gap between two people means.
+
+    Fitted at once over every table, not update by update (an online pass would leave each
+    level where its own step's tables put it, in the order they came: greedy never meets
+    expert): each pair of seats of two levels at a table is one result (the better rank wins,
+    a tie is half each), and the strengths are those most likely to give all of them
+    (Bradley-Terry by Hunter's MM iterations, with half a win each way added to every pair of
+    levels that met, so that a level that never won is still finite). mu = 25 + beta sqrt(2)
+    ln(strength), the levels' mean strength at 25 (a new player's mu); sigma from the fit's
+    information, on the same scale."""
+    scale = math.sqrt(2) * MODEL.beta
+    fitted: dict[str, dict[str, Rating]] = {}
+    for game in dict.fromkeys(r.game for r in results):
+        won: dict[str, float] = defaultdict(float)
+        met: dict[tuple[str, str], float] = defaultdict(float)
+        for r in (x for x in results if x.game == game):
+            for s, a in enumerate(r.levels):
+                for t in range(s + 1, len(r.levels)):
+                    b = r.levels[t]
+                    if a == b:
+                        continue
+                    met[min(a, b), max(a, b)] += 1
+                    first = r.ranks[s] - r.ranks[t]
+                    won[a] += 1.0 if first < 0 else 0.5 if first == 0 else 0.0
+                    won[b] += 1.0 if first > 0 else 0.5 if first == 0 else 0.0
+        for a, b in list(met):  # the prior: half a win each way
+            met[a, b] += 1
+            won[a] += 0.5
+            won[b] += 0.5
+        levels = sorted({x for pair in met for x in pair}, key=LADDER.index)
+        strength = dict.fromkeys(levels, 1.0)
+
+        against = {
+            x: [(b if a == x else a, n) for (a, b), n in met.items() if x in (a, b)] for x in levels
+        }
+
+        for _ in range(rounds):
+            new = {
+                x: won[x] / sum(n / (strength[x] + strength[y]) for y, n in against[x])
+                for x in levels
+            }
+            mean = math.exp(sum(math.log(v) for v in new.values()) / len(new))
+            new = {x: v / mean for x, v in new.items()}
+            done = max(abs(math.log(new[x] / strength[x])) for x in levels) < 1e-9
+            strength = new
+            if done:
+                break
+        out = {}
+        for x in levels:
+            info = sum(
+                n * strength[x] * strength[y] / (strength[x] + strength[y]) ** 2
+                for y, n in against[x]
+            )
+            out[x] = Rating(MODEL.mu + scale * math.log(strength[x]), scale / math.sqrt(info))
+        fitted[game] = out
+    return fitted
 
 
 def paired(rows: list[Result], strong: str, weak: str) -> tuple[float, float, int]:
@@ -218,8 +310,18 @@ def main() -> int:
         default=0,
         help="the first deal per match-up and seat count (--tables 8 plays deals 0-3)",
     )
+    parser.add_argument(
+        "--steps",
+        nargs="*",
+        default=[f"{a}:{b}" for a, b in MATCHUPS],
+        help="the ladder's steps to play, as stronger:weaker (default: every step)",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="write the fitted ratings here (contracts/ladder.json)"
+    )
     args = parser.parse_args()
-    todo = tables(args.games, args.tables, args.simulations, args.width, args.first_deal)
+    matchups = tuple((a, b) for a, b in (step.split(":", 1) for step in args.steps))
+    todo = tables(args.games, args.tables, args.simulations, args.width, args.first_deal, matchups)
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(args.workers) as pool:
@@ -231,8 +333,36 @@ def main() -> int:
         for game in args.games
         for b in [SEARCHED[game].budget]
     )
-    print(report(results, time.perf_counter() - started, args.workers, budget))
+    elapsed = time.perf_counter() - started
+    print(report(results, elapsed, args.workers, budget, matchups))
+    if args.out:
+        args.out.write_text(ladder_json(results, elapsed, args), encoding="utf-8")
     return 0
+
+
+def ladder_json(results: list[Result], elapsed: float, args: argparse.Namespace) -> str:
+    """The fitted ratings as the catalog reads them (contracts/levels.py `measured`)."""
+    body = {
+        "measured": {
+            "by": "make tournament",
+            "tables": len(results),
+            "seconds": round(elapsed),
+            "steps": args.steps,
+            "tables_per_step_and_seat_count": args.tables,
+        },
+        "games": {
+            game: {
+                level: {
+                    "mu": round(r.mu, 2),
+                    "sigma": round(r.sigma, 2),
+                    "ordinal": round(r.ordinal, 1),
+                }
+                for level, r in levels.items()
+            }
+            for game, levels in ratings(results).items()
+        },
+    }
+    return json.dumps(body, indent=2) + "\n"
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import msgspec
 import pytest
 import redis.asyncio as aioredis
 
+from contracts.levels import measured_rating
 from contracts.streams import LOBBY, RoomStarted
 from infra.auth.bearer import issue
 from infra.auth.keys import SigningKey
@@ -78,7 +79,17 @@ async def test_players_and_catalog(client: httpx.AsyncClient) -> None:
     catalog = (await client.get("/v1/catalog")).json()["games"]
     [itty] = [g for g in catalog if g["key"] == "itty-bitty"]
     assert (itty["min_seats"], itty["max_seats"]) == (2, 4)
-    assert itty["bot_levels"] == ["random", "greedy", "mcts"] and itty["options_schema"]
+    assert itty["bot_levels"] == ["random", "greedy", "mcts", "expert"] and itty["options_schema"]
+    # each level in words, with its measured rating where the tournament measured it
+    levels = [b["level"] for b in itty["bots"]]
+    assert levels == itty["bot_levels"] and all(b["description"] for b in itty["bots"])
+    for b in itty["bots"]:
+        known = measured_rating("itty-bitty", b["level"])
+        assert b.get("measured") == (
+            {"rating": known["ordinal"], "mu": known["mu"], "sigma": known["sigma"]}
+            if known
+            else None
+        )
     content = (await client.get("/v1/catalog/itty-bitty/content")).json()
     assert len(content["ittybits"]) == 72 and len(content["collectors"]) == 36
     [itchy] = [g for g in catalog if g["key"] == "itchy-feet"]

@@ -14,6 +14,7 @@ from typing import Any
 import asyncpg
 import httpx
 import msgspec
+import pytest
 
 from contracts.streams import FINISHED, LIFECYCLE, GameEvent
 from infra.auth.bearer import Principal
@@ -108,6 +109,23 @@ async def test_a_finished_game_is_rated_once_and_read_back(
     )
     assert again == [False, False, False]
     assert await ratings_of(pool, [ada["id"], bob["id"], "bot:random"]) == first
+    # the catalog shows the level's rating from rated games, beside the tournament's
+    catalog = (await client.get("/v1/catalog")).json()["games"]
+    [itty] = [g for g in catalog if g["key"] == "itty-bitty"]
+    bots = {b["level"]: b for b in itty["bots"]}
+    assert list(bots) == itty["bot_levels"] and all(b["description"] for b in bots.values())
+    shown = bots["random"]["rating"]
+    assert shown["games"] == level + 1 and shown["mu"] == pytest.approx(
+        first["bot:random"][0], abs=1e-3
+    )
+    # and the room shows each seat's rating in the game: people's and the bot level's
+    seats = (await client.get(f"/v1/rooms/{room_id}", headers=auth(ada))).json()["seats"]
+    ordinals = await pool.fetch(
+        "SELECT subject, ordinal FROM ratings WHERE game = 'itty-bitty' AND subject = ANY($1)",
+        [ada["id"], bob["id"], "bot:random"],
+    )
+    by = {r["subject"]: round(r["ordinal"], 1) for r in ordinals}
+    assert [s["rating"] for s in seats] == [by[ada["id"]], by[bob["id"]], by["bot:random"]]
 
     # the history: the result, every seat's rank and change, mine
     r = await client.get(f"/v1/players/{bob['id']}/games", headers=auth(eve))

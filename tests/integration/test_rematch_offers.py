@@ -54,7 +54,8 @@ async def test_an_offer_is_told_and_a_decline_frees_the_seat(
     assert declined.json()["status"] == "declined"
     room = (await client.get(f"/v1/rooms/{offered['id']}")).json()
     assert room["status"] == "open" and room["seats"][2] == {
-        "seat": 2, "player_id": None, "name": None, "bot": None, "reserved_for": None
+        "seat": 2, "player_id": None, "name": None, "bot": None, "reserved_for": None,
+        "rating": None,
     }  # fmt: skip
     # asking the rematch after declining: the seat is free, so it is taken (an accept)
     back = await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(bob))

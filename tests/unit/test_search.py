@@ -400,3 +400,35 @@ def test_a_search_with_no_time_left_is_counted() -> None:
     with sent(time.time()):
         mcts_policy("itty-bitty", Budget(simulations=4, rollout=0))(obs, Random(0))
     assert count() == before + 1
+
+
+@pytest.mark.parametrize("key", GAMES)
+@pytest.mark.parametrize("level", ["mcts", "expert"])
+def test_every_search_level_is_blind_to_what_its_seat_cannot_see(key: str, level: str) -> None:
+    """Each searching level's own policy (its game's estimate and playout policy, a small
+    budget): the same move from two states its seat cannot tell apart."""
+    from services.bots.policies import SEARCHING, expert_policy, mcts_policy
+
+    assert level in SEARCHING
+    rules = registry()[key]
+    small = Budget(simulations=12, seconds=30.0, rollout=6, width=3)
+    policy = {"mcts": mcts_policy, "expert": expert_policy}[level](key, small)
+    for seed in range(2):
+        state, seat = midgame(key, 20 + seed)
+        other = rules.sample(state, seat, Random(2000 + seed))
+        assert other != state
+        move = policy(observation(rules, state, seat, 0), Random(seed))
+        assert policy(observation(rules, other, seat, 0), Random(seed)) == move
+
+
+def test_every_level_of_the_ladder_is_offered_and_played_in_every_game() -> None:
+    from contracts.levels import LADDER, WORDS
+    from services.bots.policies import POLICIES, SEARCHED, SEARCHING, expert_budget
+
+    for key in GAMES:
+        assert registry()[key].bot_levels == LADDER
+        assert all((key, level) in POLICIES for level in LADDER)
+        # the expert searches more than mcts: more playouts, over more moves
+        expert, base = expert_budget(key), SEARCHED[key].budget
+        assert expert.simulations > base.simulations and expert.width > base.width
+    assert set(WORDS) == set(LADDER) and SEARCHING == {"mcts", "expert"}

@@ -19,7 +19,15 @@ from games.registry import entries
 from games.registry import get as get_rules
 from infra.observability.metrics import SEARCH_WITHOUT_TIME
 from services.bots.observe import Observation
-from services.bots.search import Budget, Estimate, Moves, Playout, search, seconds_left
+from services.bots.search import (
+    TURN_SECONDS,
+    Budget,
+    Estimate,
+    Moves,
+    Playout,
+    search,
+    seconds_left,
+)
 
 Policy = Callable[[Observation, Random], Any]
 
@@ -62,8 +70,10 @@ class Searched(msgspec.Struct, frozen=True):
     moves: Moves | None = None
 
 
-def searching(game: str, settings: Searched, budget: Budget) -> Policy:
-    """The `mcts` level: information-set MCTS from the seat's `world` (services/bots/search.py)."""
+def searching(game: str, settings: Searched, budget: Budget, grows: bool = False) -> Policy:
+    """A search level: information-set MCTS from the seat's `world` (services/bots/search.py).
+    `grows`: given more seconds than its budget's (the expert at a slow table), it plays that
+    many more playouts, so the time is spent searching rather than left unused."""
     playout = playing(game, settings.policy)
 
     def mcts(obs: Observation, rng: Random) -> Any:
@@ -71,13 +81,18 @@ def searching(game: str, settings: Searched, budget: Budget) -> Policy:
         assert rules is not None and obs.world is not None
         if seconds_left(budget) <= 0:  # the search will play its policy's move at once
             SEARCH_WITHOUT_TIME.labels(game).inc()
+        given = TURN_SECONDS.get()
+        used = budget
+        if grows and given is not None and given > budget.seconds:
+            more = given / budget.seconds
+            used = msgspec.structs.replace(budget, simulations=int(budget.simulations * more))
         return search(
             rules,
             obs.world,
             obs.seat,
             obs.legal,
             rng,
-            budget,
+            used,
             settings.estimate,
             playout,
             moves=settings.moves,
@@ -126,5 +141,24 @@ def mcts_policy(game: str, budget: Budget | None = None) -> Policy:
     return searching(game, settings, budget or settings.budget)
 
 
+def expert_budget(game: str) -> Budget:
+    """The `expert` level's budget: the game's own `EXPERT_BUDGET`, or else the `mcts` level's
+    searched four times as long over two more moves (its seconds are set per turn from the
+    room's clock: services/bots/levels.py)."""
+    settings = SEARCHED[game]
+    own = getattr(importlib.import_module(entries()[game].bots or ""), "EXPERT_BUDGET", None)
+    if own is not None:
+        return own  # type: ignore[no-any-return]
+    mcts = settings.budget
+    return msgspec.structs.replace(
+        mcts, simulations=mcts.simulations * 4, width=mcts.width + 2, seconds=mcts.seconds * 4
+    )
+
+
+def expert_policy(game: str, budget: Budget | None = None) -> Policy:
+    return searching(game, SEARCHED[game], budget or expert_budget(game), grows=True)
+
+
 POLICIES.update({(game, "mcts"): mcts_policy(game) for game in SEARCHED})
-SEARCHING = frozenset({"mcts"})  # the levels whose policy reads the observation's `world`
+POLICIES.update({(game, "expert"): expert_policy(game) for game in SEARCHED})
+SEARCHING = frozenset({"mcts", "expert"})  # the levels whose policy reads `world`

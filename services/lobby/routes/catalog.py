@@ -6,25 +6,38 @@ import functools
 from typing import Any
 
 import msgspec
-from litestar import get
+from litestar import Request, get
 from litestar.params import FromPath
 
-from contracts.lobby import Catalog, CatalogGame, GameContent, GameSchemas
+from contracts.levels import WORDS, measured_rating
+from contracts.lobby import (
+    BotLevel,
+    Catalog,
+    CatalogGame,
+    GameContent,
+    GameSchemas,
+    MeasuredRating,
+    Rating,
+)
 from contracts.problems import ProblemError
 from games.how_to_play import how_to_play
 from games.registry import get as get_rules
 from games.registry import narrator, package_of, registry
 from games.schemas import game_schemas
 from infra.http.openapi import problems
+from services.lobby.routes.profiles import profiles_of
 
 
 @get(
     "/v1/catalog",
     operation_id="getCatalog",
-    summary="Games, seat ranges, bot levels, options; where each game's JSON Schemas are",
-    responses=problems(),
+    summary="Games, seat ranges, bot levels (their words and ratings), options; where each"
+    " game's JSON Schemas are",
+    responses=problems(503),
 )
-async def catalog() -> Catalog:
+async def catalog(request: Request[Any, Any, Any]) -> Catalog:
+    games = registry().values()
+    live = await profiles_of(request).bot_ratings({r.key: r.bot_levels for r in games})
     return Catalog(
         games=[
             CatalogGame(
@@ -33,12 +46,26 @@ async def catalog() -> Catalog:
                 min_seats=r.seats.start,
                 max_seats=r.seats.stop - 1,
                 bot_levels=list(r.bot_levels),
+                bots=[_level(r.key, level, live.get((r.key, level))) for level in r.bot_levels],
                 options_schema=msgspec.json.schema(r.options_type),
                 schemas=f"/v1/catalog/{r.key}/schemas",
                 content=f"/v1/catalog/{r.key}/content",
             )
-            for r in registry().values()
+            for r in games
         ]
+    )
+
+
+def _level(game: str, level: str, live: Rating | None) -> BotLevel:
+    """A bot level as the catalog shows it: its words, the tournament's rating, the live one."""
+    known = measured_rating(game, level)
+    return BotLevel(
+        level=level,
+        description=WORDS.get(level, level),
+        measured=MeasuredRating(rating=known["ordinal"], mu=known["mu"], sigma=known["sigma"])
+        if known
+        else None,
+        rating=live,
     )
 
 
