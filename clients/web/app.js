@@ -133,13 +133,29 @@ function optionFields(game) {
   });
 }
 
+/** A bot level's rating as a person reads it: from rated games, else as measured. */
+function levelRating(bot) {
+  const r = bot?.rating?.rating ?? bot?.measured?.rating;
+  return r === undefined || r === null ? "" : `rating ${r.toFixed(1)}`;
+}
+
+/** The game's bot levels, weakest first: what each does and its rating. */
+function botLevels(game) {
+  if (!game.bots?.length) return "";
+  return html`<details class="levels"><summary>The bots, weakest first</summary><dl>${game.bots.map(
+    (b) => html`<dt>${words(b.level)} bot${levelRating(b) ? html` <span class="quiet">(${levelRating(b)}${b.rating ? "" : ", measured"})</span>` : ""}</dt>
+      <dd>${b.description}</dd>`
+  )}</dl></details>`;
+}
+
 function seatFields(game, seats) {
   const rows = [html`<li>Seat 1: you</li>`];
   for (let seat = 1; seat < seats; seat++) {
     rows.push(html`<li><label>Seat ${seat + 1}:
       <select name="seat:${seat}">
         ${game.bot_levels.map(
-          (level) => html`<option value="${level}" ${level === "greedy" ? "selected" : ""}>${words(level)} bot</option>`
+          (level) => html`<option value="${level}" ${level === "greedy" ? "selected" : ""}>${words(level)} bot${
+            levelRating(game.bots?.find((b) => b.level === level)) ? ` (${levelRating(game.bots.find((b) => b.level === level))})` : ""}</option>`
         )}
         <option value="">Open, for a person</option>
       </select></label></li>`);
@@ -196,6 +212,7 @@ function lobbyScreen() {
               <h2>${game.name}</h2>
               <p class="quiet">${game.min_seats}–${game.max_seats} seats · bots: ${game.bot_levels.join(", ")}
                 · <a href="#/leaderboard/${encodeURIComponent(game.key)}">leaderboard</a></p>
+              ${botLevels(game)}
               <p><button class="primary" data-quick="${game.key}">Quick match</button>
                 <span class="quiet">a table with whoever comes; bots after 30 s</span></p>
               ${newRoomForm(game)}
@@ -351,7 +368,8 @@ function roomScreen(roomId) {
         <p class="quiet">Room ${room.id} · <span class="timing">${timingText(room.timing)}</span></p>
         <ol class="seats">${room.seats.map(
           (s) => html`<li>${s.player_id
-            ? html`<b>${s.name}</b>${s.bot ? html` <span class="tag">bot</span>` : ""}${s.player_id === room.host ? html` <span class="tag">host</span>` : ""}`
+            ? html`<b>${s.name}</b>${s.bot ? html` <span class="tag">bot</span>` : ""}${s.player_id === room.host ? html` <span class="tag">host</span>` : ""}${
+              s.rating !== null && s.rating !== undefined ? html` <span class="quiet">rating ${s.rating.toFixed(1)}</span>` : ""}`
             : html`<span class="quiet">${s.reserved_for ? "held for an invited player" : "empty"}</span>
               ${host && open
                 ? html`<select data-level-for="${s.seat}" aria-label="The bot's level for seat ${s.seat + 1}">${levels.map(

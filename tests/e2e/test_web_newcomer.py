@@ -185,6 +185,14 @@ def test_the_room_form_offers_every_clock(laptop: Tab) -> None:
     page = laptop.page
     form = page.locator('.game-entry[data-key="itty-bitty"] form')
     assert form.locator("select[name=on_timeout]").is_hidden()  # no clock: nothing to choose
+    # the bots, weakest first, each in words (and its rating once measured or played)
+    entry = page.locator('.game-entry[data-key="itty-bitty"]')
+    entry.locator("details.levels").wait_for(state="attached")
+    levels = entry.locator("details.levels dt").all_text_contents()  # closed: not shown
+    assert [t.split(" bot")[0] for t in levels] == ["Random", "Greedy", "Mcts", "Expert"]
+    assert entry.locator("details.levels dd").count() == 4
+    offered = form.locator('select[name="seat:1"] option').all_inner_texts()
+    assert [o for o in offered if o.startswith("Expert bot")], offered
     form.locator("select[name=clock]").select_option(value="bank:259200:86400:604800")
     form.locator("select[name=on_timeout]").select_option(value="wait")
     form.locator("button[type=submit]").click()
