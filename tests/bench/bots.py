@@ -6,7 +6,8 @@ included, is counted from /proc.
 
 - `bot_turn_<game>_<level>_*`: all-bot tables of each game and level through the real path
   (relay -> dispatcher -> Celery -> commands stream -> appended event), one table of each at
-  once for BENCH_BOT_TURN_MAX_S (20 s): from the commit of the command that put the bot in
+  once, level after level (the workers' CPU per move of each), for BENCH_BOT_TURN_MAX_S (20 s)
+  a level: from the commit of the command that put the bot in
   `to_act` to the commit of its move.
 - `botload_<n>t_*`: n tables at once (1, 10, 40) of one scripted person (tests/bench/person.py,
   in processes of its own: a client choosing random legal moves over REST as fast as the
@@ -48,6 +49,7 @@ from contracts.streams import LOBBY, RoomStarted, StartedSeat
 from games.registry import registry
 from infra.auth.bearer import issue
 from infra.auth.keys import SigningKey
+from infra.settings import from_env
 from infra.streams.redis import RedisStreams
 from services.game.commands import game_id_for_room
 from tests.bench.proc import postgres_ticks as _postgres_ticks
@@ -305,36 +307,49 @@ async def bot_turns(admin_dsn: str, redis_url: str, prefix: str, out: Out, pct: 
 
 
 async def _bot_turns(dsn: str, redis_url: str, prefix: str, out: Out, pct: Pct) -> None:
-    from services.bots.policies import POLICIES, SEARCHED, SEARCHING
+    """Each level of the ladder in turn (every game's tables of it at once), so that the
+    workers' CPU over its window is that level's: CPU per move by level, and each game's
+    turn time p50/p99 (a search level's p99 against its seconds: the setting's, no clock)."""
+    from contracts.levels import LADDER
+    from services.bots.levels import seconds_for
+    from services.bots.policies import POLICIES, SEARCHING
 
     stack = Stack(_env(dsn, redis_url, prefix, secrets.token_urlsafe(48)), _log("turns"))
     streams = RedisStreams.from_url(redis_url)
     pool = await asyncpg.create_pool(dsn, min_size=1, max_size=4)
+    settings = from_env()
     try:
         stack.start()
         await asyncio.sleep(4)  # the workers' start-up
-        tables: dict[tuple[str, str], list[str]] = {}
-        for game in TURN_GAMES:  # every table at once (one per game and level)
-            for level in ("random", "greedy", "mcts"):
+        for level in LADDER:
+            tables: dict[str, list[str]] = {}
+            before = stack.cpu()
+            for game in TURN_GAMES:
                 if (game, level) not in POLICIES:
                     continue
-                seats = 2 if level == "mcts" else 3
+                seats = 2 if level in SEARCHING else 3
                 for _ in range(TURN_TABLES):
                     room, _ = await _start_table(streams, prefix, game, [level] * seats)
-                    tables.setdefault((game, level), []).append(room)
-        rooms = [room for group in tables.values() for room in group]
-        await _wait_finished(pool, rooms, TURN_MAX_S)
-        for (game, level), group in tables.items():
-            lags, _ = _lags(await _commands(pool, group))
-            values = lags.get(level, [])
-            name = f"bot_turn_{game.replace('-', '_')}_{level}"
-            out(f"{name}_moves", len(values), "count")
-            out(f"{name}_p50_ms", 1000 * pct(values, 0.5), "ms")
-            out(f"{name}_p99_ms", 1000 * pct(values, 0.99), "ms")
-            if level in SEARCHING and game in SEARCHED and values:
-                # the issue's bound: the budget plus 250 ms of the path (under 1: within it)
-                bound = SEARCHED[game].budget.seconds + 0.25
-                out(f"{name}_p99_vs_budget_ratio", pct(values, 0.99) / bound, "x")
+                    tables.setdefault(game, []).append(room)
+            await _wait_finished(pool, [r for group in tables.values() for r in group], TURN_MAX_S)
+            after = stack.cpu()
+            moves = 0
+            for game, group in tables.items():
+                lags, _ = _lags(await _commands(pool, group))
+                values = lags.get(level, [])
+                moves += len(values)
+                name = f"bot_turn_{game.replace('-', '_')}_{level}"
+                out(f"{name}_moves", len(values), "count")
+                out(f"{name}_p50_ms", 1000 * pct(values, 0.5), "ms")
+                out(f"{name}_p99_ms", 1000 * pct(values, 0.99), "ms")
+                seconds = seconds_for(level, None, settings)
+                if seconds is not None and values:
+                    # the issue's bound: the level's seconds plus 250 ms of the path
+                    out(f"{name}_p99_vs_budget_ratio", pct(values, 0.99) / (seconds + 0.25), "x")
+            workers = sum(after[n] - before.get(n, 0.0) for n in after if "worker" in n)
+            if moves:
+                # every game's moves of the level together: the workers' CPU over its window
+                out(f"bot_turn_{level}_worker_cpu_ms_per_move", 1000 * workers / moves, "ms")
         if dead := stack.alive():
             out("bot_turn_processes_died", len(dead), ",".join(dead))
         out("bot_turn_stack_tracebacks", stack.problems(), "count")
