@@ -3,7 +3,8 @@ worker`), with what a test needs to control from outside, set by environment var
 
 - TEST_MCTS_S: the `mcts` level of itty bitty sleeps that long, then plays as `greedy` (a
   long search, whatever the real one costs); `budget:<seconds>`: it sleeps what is left of
-  a budget of that many seconds, as the real search spends it (services/bots/search.py).
+  a budget of that many seconds (the worker's BOT_MCTS_S, which the worker sets for the turn,
+  wins over it), as the real search spends it (services/bots/search.py).
 - TEST_BROKEN: a level whose itty bitty policy always raises (a turn failing on its content).
 - TEST_STALL: `policy` or `sent`: the first try of a turn stalls (60 s) before its policy
   runs, or after its command is sent; the stalling process writes its pid to Redis under

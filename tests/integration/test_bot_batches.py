@@ -300,3 +300,58 @@ def test_moves_held_too_long_go_before_the_next_turn_begins(
         b.close()
     assert sends == [1, 1, 1, 1]
     assert [c.command_id for c in sent(settings)] == result
+
+
+def test_an_expert_thinks_for_the_seconds_its_rooms_clock_gives(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search's seconds of a turn (services/bots/levels.py): `mcts` its setting's; the
+    expert's from the stored clock of its game's room (a day a move: the most; none: the
+    least), read once a game."""
+    from contracts.streams import RoomStarted, StartedSeat
+    from services.bots.search import TURN_SECONDS
+
+    async def make(timing: dict[str, Any]) -> str:
+        pool = await asyncpg.create_pool(settings.database_url, min_size=1, max_size=2)
+        try:
+            room = f"room-{uuid.uuid4()}"
+            seats = [
+                StartedSeat(seat=0, player_id=room),
+                StartedSeat(seat=1, player_id=f"{room}-b"),
+            ]
+            started = RoomStarted(room_id=room, game="itty-bitty", seats=seats, timing=timing)
+            return await game_service(pool).create_from_room(started)
+        finally:
+            await pool.close()
+
+    daily = asyncio.run(make({"per_move_s": 86400, "on_timeout": "wait"}))
+    unclocked = asyncio.run(make({}))
+    b = Bot(settings)
+    reads: list[str] = []
+    real = worker.room_clock
+
+    async def counted(pool: Any, game_id: str) -> Any:
+        reads.append(game_id)
+        return await real(pool, game_id)
+
+    monkeypatch.setattr(worker, "room_clock", counted)
+    try:
+        seen = {}
+        for game_id, level in [
+            (daily, "expert"),
+            (unclocked, "expert"),
+            (daily, "mcts"),
+            (daily, "expert"),
+        ]:
+            with b.thinking(Turn("itty-bitty", game_id, 1, level, 1)):
+                seen.setdefault((game_id, level), TURN_SECONDS.get())
+        with b.thinking(Turn("itty-bitty", daily, 1, "greedy", 1)):
+            assert TURN_SECONDS.get() is None
+    finally:
+        b.close()
+    assert seen == {
+        (daily, "expert"): settings.bot_expert_max_s,
+        (unclocked, "expert"): settings.bot_expert_min_s,
+        (daily, "mcts"): settings.bot_mcts_s,
+    }
+    assert reads == [daily, unclocked]  # once a game
