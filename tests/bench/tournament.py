@@ -184,10 +184,15 @@ def report(
             beats = ci[strong][0] > ci[weak][1]
             mean, half, deals = paired(rows, strong, weak)
             holds = "holds" if mean - half > 0 else "does NOT hold"
+            counts = []
+            for seats in sorted({len(r.levels) for r in rows}):
+                m, h, n = paired([r for r in rows if len(r.levels) == seats], strong, weak)
+                counts.append(f"{seats} seats {m:+.1%} ({m - h:+.1%} to {m + h:+.1%}, {n} deals)")
             verdicts.append(
                 f"{game}: {strong} {'beats' if beats else 'does NOT beat'} {weak}"
                 f" (intervals); paired over {deals} deals: {strong} wins {mean:+.1%}"
-                f" ({mean - half:+.1%} to {mean + half:+.1%}) a seat more: the step {holds}"
+                f" ({mean - half:+.1%} to {mean + half:+.1%}) a seat more: the step {holds};"
+                f" by seat count: {'; '.join(counts)}"
             )
     fitted = ratings(results)
     table = [
@@ -319,15 +324,27 @@ def main() -> int:
     parser.add_argument(
         "--out", type=Path, help="write the fitted ratings here (contracts/ladder.json)"
     )
+    parser.add_argument(
+        "--results", type=Path, help="keep every table's result here (JSON), to report again"
+    )
+    parser.add_argument(
+        "--report", type=Path, help="report the results kept by --results, playing nothing"
+    )
     args = parser.parse_args()
     matchups = tuple((a, b) for a, b in (step.split(":", 1) for step in args.steps))
     todo = tables(args.games, args.tables, args.simulations, args.width, args.first_deal, matchups)
     started = time.perf_counter()
     results = []
+    if args.report:
+        results = msgspec.json.decode(args.report.read_bytes(), type=list[Result])
+        matchups = tuple(m for m in matchups if any(set(r.levels) == set(m) for r in results))
+        todo = []
     with ProcessPoolExecutor(args.workers) as pool:
         for n, result in enumerate(pool.map(play, todo, chunksize=1), 1):
             results.append(result)
             print(f"{n}/{len(todo)} tables", end="\r", file=sys.stderr, flush=True)
+    if args.results:
+        args.results.write_bytes(msgspec.json.encode(results))
     budget = "; ".join(
         f"{game} {args.simulations or b.simulations} playouts over {args.width or b.width} moves"
         for game in args.games
