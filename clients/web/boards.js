@@ -255,7 +255,7 @@ function drawMap(ctx) {
       "data-target": key, tabindex: "0", role: "button", "aria-label": `Move to ${placeText(key.slice(4).split(",").map(Number), ctx) || key.slice(4)}`,
     }).forEach(([k, v]) => mark.setAttribute(k, v));
     const title = doc.createElementNS(NS, "title");
-    title.textContent = `Move here (${key.slice(4)})`;
+    title.textContent = `Move to ${placeText(key.slice(4).split(",").map(Number), ctx) || key.slice(4)}`;
     mark.appendChild(title);
     overlay.appendChild(mark);
   }

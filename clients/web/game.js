@@ -762,6 +762,8 @@ export class GameScreen {
       return names.filter((n) => n === name).length > 1 ? `${name} (seat ${value + 1})` : name;
     }
     if (value === null || value === undefined) return "none";
+    // a house, named by its row (Footprints' place_figure)
+    if (field === "row" && this.board.placeText && Number.isInteger(value)) return this.placeText([value, -1]);
     if (typeof value === "string") return byId.get(value)?.name || words(value);
     if (typeof value === "number" || typeof value === "boolean") return String(value);
     if (Array.isArray(value)) {
@@ -776,7 +778,7 @@ export class GameScreen {
   /** A place on the board in words (the board's own, where it has them). */
   placeText(pos) {
     const ctx = { view: this.view.view, me: this.view.your_seat, extra: this.extra };
-    return this.board.placeText?.(pos, ctx) || `row ${pos[0]}, column ${pos[1]}`;
+    return this.board.placeText?.(pos, ctx) || `row ${pos[0] + 1}, column ${pos[1] + 1}`;
   }
 
   /** A move's text with its places in words (the service names them "[row, column]"). */

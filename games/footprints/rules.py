@@ -407,7 +407,8 @@ class Footprints:
             pos: self.content.house_tiles[house].sides[side]
             for pos, (house, side) in board.houses.items()
         }
-        title = f"Footprints, seat {seat}" if seat is not None else "Footprints"
+        # the map as set up is the same for every seat (a browser keeps one copy of it)
+        title = f"Footprints, seat {seat}" if seat is not None and pieces else "Footprints"
         return render(
             board,
             figures=figures,

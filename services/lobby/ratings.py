@@ -35,6 +35,7 @@ from contracts.levels import measured_rating
 
 MODEL = PlackettLuce()
 SETTLED_AFTER = 10  # rated games before a rating stops being provisional
+FIRST_SIGMA_FLOOR = MODEL.sigma / 2  # a bot level's first sigma at least this (see `first`)
 BOT = "bot:"
 
 
@@ -69,11 +70,12 @@ def first(game: str, subject: str) -> Rating:
     """A subject's rating before its first rated game: a person's is openskill's new rating
     (mu 25, sigma 25/3); a bot level's is what `make tournament` measured of it
     (contracts/ladder.json), so its first games against people start from its known
-    strength rather than from a stranger's."""
+    strength rather than from a stranger's, with at least half a newcomer's sigma (the
+    tournament's sigma knows bots only: people's games must still move it)."""
     if subject.startswith(BOT):
         known = measured_rating(game, subject.removeprefix(BOT))
-        if known:
-            return Rating(float(known["mu"]), float(known["sigma"]))
+        if known:  # its sigma is the bots' own games': against people, less is known
+            return Rating(float(known["mu"]), max(float(known["sigma"]), FIRST_SIGMA_FLOOR))
     return fresh()
 
 

@@ -35,13 +35,17 @@ from contracts.levels import LADDER
 from games.api import fold
 from games.registry import get as get_rules
 from games.registry import registry
+from infra.settings import Settings
+from services.bots.levels import seconds_for
 from services.bots.observe import observation
 from services.bots.policies import POLICIES, SEARCHED, SEARCHING, mcts_policy
+from services.bots.search import TURN_SECONDS
 from services.lobby.ratings import MODEL, Rating
 
 MATCHUPS = tuple(zip(LADDER[1:], LADDER[:-1], strict=True))  # each step: (stronger, weaker)
 SEATS = {key: (2, 3, 4) for key in registry()}  # every game served
 MAX_MOVES = 5000
+SETTINGS = Settings()  # the levels' seconds a move, as a worker's defaults have them
 
 
 @dataclass
@@ -88,7 +92,12 @@ def play(table: Table) -> Result:
         level = table.levels[seat]
         obs = observation(rules, state, seat, n, world=level in SEARCHING)
         started = time.perf_counter()
-        action = policies[level](obs, Random(f"{table.seed}:{n}"))
+        # the seconds a worker gives the level at a table without a clock (its settings')
+        token = TURN_SECONDS.set(seconds_for(level, None, SETTINGS))
+        try:
+            action = policies[level](obs, Random(f"{table.seed}:{n}"))
+        finally:
+            TURN_SECONDS.reset(token)
         timings[level].append(time.perf_counter() - started)
         state = fold(rules, rules.decide(state, seat, action, rng), state)
     outcome = rules.outcome(state)
@@ -209,20 +218,36 @@ def report(
     return "\n".join([*lines, "", *verdicts, *table])
 
 
-def ratings(results: list[Result], rounds: int = 2000) -> dict[str, dict[str, Rating]]:
-    """Per game, each level's rating on the players' scale (services/lobby/ratings.py:
-    openskill's Plackett-Luce, whose chance that one seat finishes ahead of another is
-    e^(mu/c) against e^(mu'/c), c = sqrt(2 beta^2 + sigma^2 + sigma'^2)): so a gap between two
-    levels means what the same gap between two people means.
+ANCHOR = "greedy"  # the level whose mu is set at 25, a new player's (see `ratings`)
 
-    Fitted at once over every table, not update by update (an online pass would leave each
-    level where its own step's tables put it, in the order they came: greedy never meets
-    expert): each pair of seats of two levels at a table is one result (the better rank wins,
-    a tie is half each), and the strengths are those most likely to give all of them
-    (Bradley-Terry by Hunter's MM iterations, with half a win each way added to every pair of
-    levels that met, so that a level that never won is still finite). mu = 25 + beta sqrt(2)
-    ln(strength), the levels' mean strength at 25 (a new player's mu); sigma from the fit's
-    information, on the same scale."""
+
+def strength_of_anchor(strength: dict[str, float]) -> float:
+    """The strength that reads as mu 25: `ANCHOR`'s, or (a run without it) the levels' mean."""
+    if ANCHOR in strength:
+        return strength[ANCHOR]
+    return math.exp(sum(math.log(v) for v in strength.values()) / len(strength))
+
+
+def ratings(results: list[Result], rounds: int = 2000) -> dict[str, dict[str, Rating]]:
+    """Per game, each level's rating on the players' scale: openskill's Plackett-Luce
+    (services/lobby/ratings.py), whose chance that one of two seats finishes ahead of the
+    other is e^(mu/c) against e^(mu'/c), c = sqrt(2 beta^2 + sigma^2 + sigma'^2) (its
+    `predict_win`; its update over n seats uses c = sqrt(sum of (sigma^2 + beta^2)), so at 3-4
+    seats a gap moves ratings by a little less than at 2).
+
+    Fitted at once over every table, not update by update (an online pass leaves each level
+    where its own step's tables put it, in the order they came: greedy never meets expert):
+    each pair of seats of two levels at a table is one result (the better rank wins, a tie is
+    half each), and the strengths are those most likely to give all of them (Bradley-Terry by
+    Hunter's MM iterations, with half a win each way added to every pair of levels that met,
+    so that a level that never won is still finite). mu = 25 + beta sqrt(2) ln(strength).
+
+    Only the gaps are measured. The zero point is a choice: `ANCHOR` (greedy, the rules of
+    thumb a casual player follows) at 25, a new player's mu; people's games move the levels
+    from there (a level's first live rating starts from this one, services/lobby/ratings.py
+    `first`). sigma is each level's own information on the same scale: the pairs of one table
+    (and the two tables of a deal) are counted as independent, and the gaps' covariances are
+    left out, so it is smaller than the truth; `first` never starts a level below a floor."""
     scale = math.sqrt(2) * MODEL.beta
     fitted: dict[str, dict[str, Rating]] = {}
     for game in dict.fromkeys(r.game for r in results):
@@ -254,8 +279,8 @@ def ratings(results: list[Result], rounds: int = 2000) -> dict[str, dict[str, Ra
                 x: won[x] / sum(n / (strength[x] + strength[y]) for y, n in against[x])
                 for x in levels
             }
-            mean = math.exp(sum(math.log(v) for v in new.values()) / len(new))
-            new = {x: v / mean for x, v in new.items()}
+            anchor = strength_of_anchor(new)
+            new = {x: v / anchor for x, v in new.items()}
             done = max(abs(math.log(new[x] / strength[x])) for x in levels) < 1e-9
             strength = new
             if done:

@@ -214,7 +214,9 @@ async def test_searches_queued_behind_one_another_share_the_budget_and_land_with
     within the budget (one after another at 1.5 s each, the last would land at 4.5 s; with
     the budget counted from the send but no sharing, the first would take it all and the
     others play at once without searching)."""
-    search = table.worker("bots-mcts", pool="prefork", n=1, TEST_MCTS_S="budget:1.5", BOT_MCTS_S="1.5")
+    search = table.worker(
+        "bots-mcts", pool="prefork", n=1, TEST_MCTS_S="budget:1.5", BOT_MCTS_S="1.5"
+    )
     searching = [await table.game("mcts") for _ in range(3)]
     with started(search):
         pushed = time.monotonic()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import secrets
 import uuid
 from collections.abc import AsyncIterator
@@ -533,3 +534,19 @@ async def test_the_open_rooms_cap_holds_under_concurrent_creates_and_joins(
             for a in taken:  # leave them all for the next round
                 left = await c.post(f"/v1/rooms/{a.json()['id']}/leave", headers=auth(ada))
                 assert left.status_code == 200, left.text
+
+
+async def test_the_catalog_serves_without_the_bots_live_ratings_while_the_database_is_away(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from services.lobby.profiles import Profiles
+
+    async def away(self: Profiles, levels: Any) -> Any:
+        raise ConnectionRefusedError(errno.ECONNREFUSED, "refused")
+
+    monkeypatch.setattr(Profiles, "bot_ratings", away)
+    r = await client.get("/v1/catalog")
+    assert r.status_code == 200
+    for game in r.json()["games"]:
+        assert [b["level"] for b in game["bots"]] == game["bot_levels"]
+        assert all(b["rating"] is None for b in game["bots"])

@@ -13,7 +13,7 @@ from infra.settings import Settings
 from services.bots.levels import expert_seconds, seconds_for
 from services.bots.policies import SEARCHED, expert_policy
 from services.bots.search import TURN_SECONDS, Budget
-from services.lobby.ratings import first, fresh
+from services.lobby.ratings import FIRST_SIGMA_FLOOR, first, fresh
 
 
 def test_the_expert_thinks_longer_at_a_slower_table_within_its_bounds() -> None:
@@ -74,6 +74,22 @@ def test_a_bot_levels_first_rating_is_what_the_tournament_measured() -> None:
         if known is None:
             assert start == fresh()
         else:
-            assert (start.mu, start.sigma) == (known["mu"], known["sigma"])
+            assert start.mu == known["mu"]
+            assert start.sigma == max(known["sigma"], FIRST_SIGMA_FLOOR) >= 25 / 6
     assert first("itty-bitty", "a-person") == fresh()
     assert first("itty-bitty", "bot:no-such-level") == fresh()
+
+
+def test_a_measured_level_starts_with_at_least_half_a_newcomers_sigma(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import services.lobby.ratings as ratings
+
+    sure = {"mu": 31.5, "sigma": 0.8, "ordinal": 29.1}
+    monkeypatch.setattr(ratings, "measured_rating", lambda game, level: sure)
+    start = ratings.first("footprints", "bot:expert")
+    assert (start.mu, start.sigma) == (31.5, 25 / 6)
+    loose = {"mu": 20.0, "sigma": 6.0, "ordinal": 2.0}
+    monkeypatch.setattr(ratings, "measured_rating", lambda game, level: loose)
+    assert ratings.first("footprints", "bot:random").sigma == 6.0
+    assert ratings.first("footprints", "p-someone") == fresh()  # a person: never measured

@@ -75,7 +75,7 @@ def test_the_ratings_follow_the_ladder_end_to_end() -> None:
     # 30.5 wins in 41 (the prior's half) at each step: e^(gap/c) = 30.5/10.5
     c = 2**0.5 * 25 / 6
     assert gaps[0] == pytest.approx(c * math.log(30.5 / 10.5), rel=0.1)
-    assert sum(mus) / 4 == pytest.approx(25)
+    assert fitted["greedy"].mu == pytest.approx(25)  # the anchor: a new player's mu
     assert all(0 < fitted[x].sigma < 4 for x in fitted)
     upset = ratings(ladder({**dict.fromkeys(MATCHUPS, 30), ("expert", "mcts"): 10}))["g"]
     assert upset["expert"].mu < upset["mcts"].mu

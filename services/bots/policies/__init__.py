@@ -143,15 +143,15 @@ def mcts_policy(game: str, budget: Budget | None = None) -> Policy:
 
 def expert_budget(game: str) -> Budget:
     """The `expert` level's budget: the game's own `EXPERT_BUDGET`, or else the `mcts` level's
-    searched four times as long over two more moves (its seconds are set per turn from the
-    room's clock: services/bots/levels.py)."""
+    with four times the playouts over two more moves (its seconds are set per turn from the
+    room's clock: services/bots/levels.py; 4 s, `bot_expert_min_s`'s default, without)."""
     settings = SEARCHED[game]
     own = getattr(importlib.import_module(entries()[game].bots or ""), "EXPERT_BUDGET", None)
     if own is not None:
         return own  # type: ignore[no-any-return]
     mcts = settings.budget
     return msgspec.structs.replace(
-        mcts, simulations=mcts.simulations * 4, width=mcts.width + 2, seconds=mcts.seconds * 4
+        mcts, simulations=mcts.simulations * 4, width=mcts.width + 2, seconds=mcts.seconds * 2
     )
 
 

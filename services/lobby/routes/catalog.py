@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 from typing import Any
 
 import msgspec
@@ -25,7 +26,10 @@ from games.registry import get as get_rules
 from games.registry import narrator, package_of, registry
 from games.schemas import game_schemas
 from infra.http.openapi import problems
+from infra.servers.errors import is_transient
 from services.lobby.routes.profiles import profiles_of
+
+log = logging.getLogger(__name__)
 
 
 @get(
@@ -33,11 +37,19 @@ from services.lobby.routes.profiles import profiles_of
     operation_id="getCatalog",
     summary="Games, seat ranges, bot levels (their words and ratings), options; where each"
     " game's JSON Schemas are",
-    responses=problems(503),
+    responses=problems(),
 )
 async def catalog(request: Request[Any, Any, Any]) -> Catalog:
     games = registry().values()
-    live = await profiles_of(request).bot_ratings({r.key: r.bot_levels for r in games})
+    try:
+        live = await profiles_of(request).bot_ratings({r.key: r.bot_levels for r in games})
+    except Exception as exc:
+        if not is_transient(exc):
+            raise
+        # the database away: the catalog still serves (the games, the measured ratings), the
+        # live ratings left out until it is back
+        log.warning("the catalog without the bots' live ratings: the database did not answer")
+        live = {}
     return Catalog(
         games=[
             CatalogGame(
