@@ -428,8 +428,10 @@ async def test_a_footprints_map_reaches_a_client_once_in_the_coordinates_moves_u
         assert sorted((r, c) for r, c in space["neighbours"]) == sorted(board.adjacent(pos))
     assert {c["site"]: c["token"] for c in m["caves"] if c["token"]} == layout["caves"]
     # a client places both figures and reads its first moves: each names spaces of the map
-    named = []
-    for _ in range(8):
+    named: list[list[int]] = []
+    for played in range(60):  # the setup's choices first: on until some move names spaces
+        if named and played >= 8:
+            break
         seat = (await fp.get(0)).json()["to_act"][0]
         for action in (await fp.get(seat, "/legal-actions")).json()["actions"]:
             named += [*action.get("path", []), *action.get("fire_path", [])]
