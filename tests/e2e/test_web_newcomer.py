@@ -463,7 +463,8 @@ def test_a_whole_footprints_game_by_clicking_moves_under_a_megabyte(laptop: Tab)
     url = f"{laptop.stack.game}/v1/games/{laptop.game_id()}"
     pub = httpx.get(url, headers=bearer(laptop.player()["token"])).json()["view"]["public"]
     placed = [p["position"] for p in pub["players"] if p["position"]]
-    assert page.locator("svg.map circle.figure").count() == len(placed) == 2
+    # every figure still on the map (one that reached the cairn left it for the track)
+    assert page.locator("svg.map circle.figure").count() == len(placed)
     assert page.locator("svg.map rect.engraving").count() == len(pub["engraved"])
     for seat, site in enumerate(p["cave_site"] for p in pub["players"]):
         if site:
