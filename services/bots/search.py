@@ -74,11 +74,9 @@ def seconds_left(budget: Budget) -> float:
     """The seconds of `budget` this search may spend: its share of what was not yet spent
     waiting since the turn was sent."""
     sent = TURN_SENT.get()
-    seconds = TURN_SECONDS.get()
-    left = budget.seconds if seconds is None else seconds
-    budget = msgspec.structs.replace(budget, seconds=left)
-    if sent is not None:
-        left = min(budget.seconds, max(0.0, budget.seconds - (time.time() - sent)))
+    given = TURN_SECONDS.get()
+    total = budget.seconds if given is None else given
+    left = total if sent is None else min(total, max(0.0, total - (time.time() - sent)))
     return left * TURN_SHARE.get()
 
 
