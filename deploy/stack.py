@@ -79,6 +79,12 @@ PROCESSES = {
         os.environ.get("BOT_SEARCH_POOL", "prefork"),
         os.environ.get("BOT_SEARCH_CONCURRENCY", "1"),
     ),
+    # expert: 4-20 s a move, apart so that an mcts turn never waits behind one
+    "worker-expert": worker(
+        "bots-expert",
+        os.environ.get("BOT_SEARCH_POOL", "prefork"),
+        os.environ.get("BOT_EXPERT_CONCURRENCY", "1"),
+    ),
     # webhooks: the notifier derives and enqueues, the worker delivers (waits on the network:
     # threads, many)
     "notifier": [PY, "-m", "services.notifier"],
@@ -113,7 +119,7 @@ def development_limits(env: dict[str, str]) -> str:
 
 
 HTTP = ("lobby", "game")  # their metrics are on their own port: GET /metrics
-MULTIPROCESS = ("worker-mcts",)  # a prefork pool: its children count in files
+MULTIPROCESS = ("worker-mcts", "worker-expert")  # prefork pools: children count in files
 
 
 def _free(port: int) -> bool:

@@ -1,9 +1,11 @@
 """The bots' Celery broker as every process that sends them work sees it (worker, dispatcher,
 scheduler), so they agree on the queues, the key prefix and the task's name and arguments.
 
-Two queues, so that a long search never holds up a cheap move: `random` and `greedy` turns
-wait in `bots`, `mcts` turns (and any level not known here, which may be as slow) in
-`bots-mcts`, each consumed by its own worker processes (deploy/stack.py, compose, k8s).
+Three queues, so that a long search never holds up a shorter move: `random` and `greedy`
+turns wait in `bots`, `mcts` turns (and any level not known here, which may be as slow) in
+`bots-mcts`, `expert` turns (4-20 s a move) in `bots-expert`, each consumed by its own worker
+processes (deploy/stack.py, compose, k8s): an `mcts` turn queued behind an expert's search
+would spend its 2 s waiting and play the cheap policy's move.
 
 Tasks go through Redis' anonymous exchange straight to the queue's list: a routed publish
 looks its queue up in a binding key that a flushed Redis has lost, and kombu then drops the
@@ -35,9 +37,10 @@ TRACES_HEADER = "turnpost_traces"
 # behind other searches still lands within its budget. A retried or redelivered turn keeps
 # the first stamp: late already, it plays at once (counted: turnpost_bot_search_without_time).
 SENT_HEADER = "turnpost_sent"
-# A sorted set of the search processes at work (member: host:pid, score: when last seen), so
-# that a search's share of the budget counts every worker on the queue (services/bots/worker.py).
-SEARCHERS_KEY = "bots-mcts:searchers"
+# A sorted set per search queue of its processes at work (member: host:pid, score: when last
+# seen), so that a search's share of the budget counts every worker on its queue
+# (services/bots/worker.py): `searchers_key(queue)`.
+SEARCHERS_KEY = "{queue}:searchers"
 # args: ([[game, game_id, seat, level, version, fresh], ...],): cheap turns, one task for all
 PLAY_MANY_TASK = "bots.play_many"
 MANY_AT_MOST = 32  # turns in one task: a batch that dies is played again whole
@@ -47,12 +50,14 @@ TASK_TIME_LIMIT = 60
 DEAD_TURN = "bot_turn"
 FAST_QUEUE = "bots"
 SEARCH_QUEUE = "bots-mcts"
+EXPERT_QUEUE = "bots-expert"
 QUEUE_OF_LEVEL = {
     "random": FAST_QUEUE,
     "greedy": FAST_QUEUE,
     "mcts": SEARCH_QUEUE,
-    "expert": SEARCH_QUEUE,
+    "expert": EXPERT_QUEUE,
 }
+BOT_QUEUES = (FAST_QUEUE, SEARCH_QUEUE, EXPERT_QUEUE)
 # Webhook deliveries (services/notifier): a queue of their own, consumed by their own worker
 # (an endpoint that times out holds no bot turn back), and an app of their own, so a bots
 # worker started without -Q never takes a task it has not registered.
@@ -65,10 +70,15 @@ def queue_for(level: str) -> str:
     return QUEUE_OF_LEVEL.get(level, SEARCH_QUEUE)
 
 
+def searchers_key(queue: str) -> str:
+    """The sorted set of the search processes at work on `queue` (without the prefix)."""
+    return SEARCHERS_KEY.format(queue=queue)
+
+
 def celery_app(
     settings: Settings,
     name: str = "turnpost-bots",
-    queues: tuple[str, ...] = (FAST_QUEUE, SEARCH_QUEUE),
+    queues: tuple[str, ...] = BOT_QUEUES,
 ) -> Celery:
     """The broker's client and worker settings; `queues`: what a worker without -Q takes
     (the first is where a task without a queue goes)."""

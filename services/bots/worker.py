@@ -50,15 +50,15 @@ from infra.servers.errors import is_transient
 from infra.servers.process import settle_heap
 from infra.settings import Settings
 from infra.tasks import (
+    FAST_QUEUE,
     PLAY_MANY_TASK,
     PLAY_TASK,
-    SEARCH_QUEUE,
-    SEARCHERS_KEY,
     SENT_HEADER,
     TASK_TIME_LIMIT,
     TRACE_HEADER,
     TRACES_HEADER,
     queue_for,
+    searchers_key,
     turn_key,
 )
 from services.bots.app import app, header, settings
@@ -225,20 +225,19 @@ class Bot(Outbox):
     TIMINGS = 4096  # games whose clock a process keeps
     SEARCHERS_SEEN_S = 60  # a search process counts as present this long after its last search
 
-    def share(self) -> float:
+    def share(self, queue: str) -> float:
         """The part of a search's budget left that it may spend: 1 / (1 + the searches waiting
-        in the queue per search process), so that searches sent together share the budget
-        and each lands within it, rather than the first taking it all and those behind it
-        none (services/bots/search.py). The processes are counted across every worker on
-        the queue (each notes itself in a sorted set at each search; those not seen for
-        SEARCHERS_SEEN_S drop out): one round trip for all of it."""
-        prefix = self.settings.stream_prefix
-        now = time.time()
+        in its queue per process of that queue), so that searches sent together share the
+        budget rather than the first taking it all (services/bots/search.py). The processes
+        are counted across every worker on the queue (each notes itself in a sorted set at
+        each search; those not seen for SEARCHERS_SEEN_S drop out): one round trip."""
+        prefix, now = self.settings.stream_prefix, time.time()
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(prefix + SEARCHERS_KEY, {self.searcher: now})
-        pipe.zremrangebyscore(prefix + SEARCHERS_KEY, 0, now - self.SEARCHERS_SEEN_S)
-        pipe.zcard(prefix + SEARCHERS_KEY)
-        pipe.llen(prefix + SEARCH_QUEUE)
+        searchers = prefix + searchers_key(queue)
+        pipe.zadd(searchers, {self.searcher: now})
+        pipe.zremrangebyscore(searchers, 0, now - self.SEARCHERS_SEEN_S)
+        pipe.zcard(searchers)
+        pipe.llen(prefix + queue)
         try:
             *_, processes, waiting = pipe.execute()
         except redis.RedisError:
@@ -353,10 +352,11 @@ def _play_turn(b: Bot, turn: Turn, fresh: bool, redelivered: bool, retries: int)
 def searching_for(level: str, sent: Any) -> Iterator[None]:
     """While a search's turn is played: when it was sent and its share of what is left, so
     that searches queued together each land within the budget (services/bots/search.py)."""
-    if queue_for(level) != SEARCH_QUEUE:
+    queue = queue_for(level)
+    if queue == FAST_QUEUE:
         yield
         return
-    share = bot().share()
+    share = bot().share(queue)
     stamped = type(sent) in (int, float) and math.isfinite(sent)
     sent_token = TURN_SENT.set(sent if stamped else None)
     share_token = TURN_SHARE.set(share)

@@ -310,9 +310,15 @@ def test_turns_wait_in_their_levels_queue_whoever_sends_them(redis_url: str) -> 
     settings = Settings(redis_url=redis_url, stream_prefix=prefix)
     send_bot_turn(celery_app(settings), settings, "itty-bitty", "g", 1, "mcts", 5)
     send_bot_turn(celery_app(settings), settings, "itty-bitty", "g", 2, "greedy", 5)
+    send_bot_turn(celery_app(settings), settings, "itty-bitty", "g", 3, "expert", 5)
     r = redis.Redis.from_url(redis_url)
     try:
         assert r.llen(f"{prefix}bots-mcts") == 1 and r.llen(f"{prefix}bots") == 1
+        assert r.llen(f"{prefix}bots-expert") == 1  # a search of seconds, apart from mcts
+        assert (
+            bot_turn_message(settings, "itty-bitty", "g", 1, "expert", 5)[0]
+            == f"{prefix}bots-expert"
+        )
         assert (
             bot_turn_message(settings, "itty-bitty", "g", 1, "mcts", 5)[0] == f"{prefix}bots-mcts"
         )
@@ -360,26 +366,33 @@ def test_a_searchs_share_counts_the_searches_waiting_per_search_process_everywhe
     redis_url: str,
 ) -> None:
     """1 / (1 + waiting / processes), the processes those seen searching within the last
-    minute on any worker (this one included), not only this worker's pool."""
+    minute on any worker (this one included), not only this worker's pool; each search queue
+    counts its own turns and processes."""
     import time
 
     import redis
 
     from infra.settings import Settings
-    from infra.tasks import SEARCH_QUEUE, SEARCHERS_KEY
+    from infra.tasks import EXPERT_QUEUE, SEARCH_QUEUE, searchers_key
     from services.bots.worker import Bot
 
     prefix = f"test-share-{uuid.uuid4().hex[:8]}:"
     r = redis.Redis.from_url(redis_url)
     bot = Bot(Settings(redis_url=redis_url, stream_prefix=prefix))
+    searchers = f"{prefix}{searchers_key(SEARCH_QUEUE)}"
     try:
-        assert bot.share() == 1.0  # nothing waits
+        assert bot.share(SEARCH_QUEUE) == 1.0  # nothing waits
         r.lpush(f"{prefix}{SEARCH_QUEUE}", *[b"task"] * 4)
-        assert bot.share() == pytest.approx(1 / 5)  # alone: four wait for this process
+        assert bot.share(SEARCH_QUEUE) == pytest.approx(1 / 5)  # alone: four wait for it
         now = time.time()
-        r.zadd(f"{prefix}{SEARCHERS_KEY}", {"elsewhere:1": now - 5, "gone:2": now - 600})
-        assert bot.share() == pytest.approx(1 / 3)  # two processes; the one gone not counted
-        assert r.zscore(f"{prefix}{SEARCHERS_KEY}", "gone:2") is None
+        r.zadd(searchers, {"elsewhere:1": now - 5, "gone:2": now - 600})
+        assert bot.share(SEARCH_QUEUE) == pytest.approx(1 / 3)  # two; the one gone not counted
+        assert r.zscore(searchers, "gone:2") is None
+        # the expert's queue: its own waiting turns and processes, not the mcts queue's
+        assert bot.share(EXPERT_QUEUE) == 1.0
+        r.lpush(f"{prefix}{EXPERT_QUEUE}", b"task")
+        assert bot.share(EXPERT_QUEUE) == pytest.approx(1 / 2)
+        assert r.zcard(f"{prefix}{searchers_key(EXPERT_QUEUE)}") == 1
     finally:
         bot.close()
         r.delete(*r.keys(f"{prefix}*"))

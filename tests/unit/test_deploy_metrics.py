@@ -50,7 +50,9 @@ def test_make_run_gives_every_process_without_http_a_port_of_its_own() -> None:
         taken.listen()
         ports = module.metrics_ports(names, base)
     assert set(ports) == set(names) - set(HTTP)
-    assert {"relay", "dispatcher", "scheduler", "worker", "worker-mcts", "notifier"} <= set(ports)
+    assert {"relay", "dispatcher", "scheduler", "worker", "worker-mcts", "worker-expert"} <= set(
+        ports
+    )
     assert len(set(ports.values())) == len(ports)  # one each
     assert base + 1 not in ports.values()
     assert ports["relay"] == base + [n for n in names if n not in HTTP].index("relay")
@@ -69,9 +71,10 @@ def test_compose_gives_every_process_a_metrics_port() -> None:
             continue
         assert service["environment"]["METRICS_PORT"] == "9100", name
         assert service.get("expose") == ["9100"], name
-    mcts = services["worker-mcts"]["command"]
-    assert "--pool" in mcts and mcts[mcts.index("--pool") + 1] == "prefork"
-    assert any(str(a).startswith("PROMETHEUS_MULTIPROC_DIR=") for a in mcts)
+    for name in ("worker-mcts", "worker-expert"):
+        search = services[name]["command"]
+        assert "--pool" in search and search[search.index("--pool") + 1] == "prefork"
+        assert any(str(a).startswith("PROMETHEUS_MULTIPROC_DIR=") for a in search)
 
 
 def deployments() -> dict[str, dict[str, Any]]:
@@ -98,8 +101,35 @@ def test_every_kubernetes_pod_asks_to_be_scraped_on_a_port_it_names() -> None:
         if name not in HTTP:
             env = {e["name"]: e["value"] for e in container["env"]}
             assert (ports[port], env["METRICS_PORT"]) == ("metrics", str(port)), name
-    mcts = {
-        e["name"]: e["value"]
-        for e in found["worker-mcts"]["spec"]["template"]["spec"]["containers"][0]["env"]
+    for search in ("worker-mcts", "worker-expert"):
+        env = {
+            e["name"]: e["value"]
+            for e in found[search]["spec"]["template"]["spec"]["containers"][0]["env"]
+        }
+        assert env["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")  # the pod's writable emptyDir
+
+
+def _queues(command: list[Any]) -> set[str]:
+    args = [str(a) for a in command]
+    return set(args[args.index("--queues") + 1].split(",")) if "--queues" in args else set()
+
+
+def test_every_bot_queue_is_taken_by_a_process_of_its_own_everywhere() -> None:
+    """make run, compose and Kubernetes each start a worker for every queue a level's turns
+    wait in, and no worker takes two of them (a long search would hold the other up)."""
+    from infra.tasks import BOT_QUEUES, QUEUE_OF_LEVEL
+
+    assert set(QUEUE_OF_LEVEL.values()) <= set(BOT_QUEUES)
+    services = compose()["services"]
+    pods = deployments()
+    commands = {
+        "make run": [list(c) for c in stack().PROCESSES.values()],
+        "compose": [s["command"] for s in services.values() if "command" in s],
+        "kubernetes": [
+            d["spec"]["template"]["spec"]["containers"][0]["command"] for d in pods.values()
+        ],
     }
-    assert mcts["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")  # the pod's writable emptyDir
+    for where, each in commands.items():
+        taken = [_queues(c) for c in each]
+        for queue in BOT_QUEUES:
+            assert [queue] in [sorted(q) for q in taken], (where, queue)
