@@ -41,6 +41,7 @@ from games.footprints.model import (
     UsePower,
 )
 from services.bots.observe import Observation
+from services.bots.policies.footprints_estimate import estimate as estimate
 from services.bots.policies.footprints_seat import Seat, bonus_worth, cave_points
 from services.bots.policies.footprints_seat import _map as _map  # tests read the map by it
 from services.bots.search import Budget
@@ -268,5 +269,8 @@ def _build_value(s: Seat, a: BuildEngraving | BuildCavePainting) -> float:
     return (cave_points(s, token) if token else 0) + bonus + goal - cost
 
 
-# The `mcts` level's budget per move in this game (policies/__init__.py: SEARCHED).
-SEARCH_BUDGET = Budget(simulations=24, width=3)
+# The `mcts` level's budget per move in this game (policies/__init__.py: SEARCHED): playouts
+# cut at 30 moves, then the projected scores' estimate (footprints_estimate.py); a playout
+# to the end cost 50-90 ms, one of 30 moves about 15, so 32 playouts cost about a third of
+# what 24 to the end did.
+SEARCH_BUDGET = Budget(simulations=32, width=3, rollout=30)
