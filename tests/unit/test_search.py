@@ -431,4 +431,5 @@ def test_every_level_of_the_ladder_is_offered_and_played_in_every_game() -> None
         # the expert searches more than mcts: more playouts, over more moves
         expert, base = expert_budget(key), SEARCHED[key].budget
         assert expert.simulations > base.simulations and expert.width > base.width
+        assert expert.rollout >= base.rollout  # its playouts no shorter
     assert set(WORDS) == set(LADDER) and SEARCHING == {"mcts", "expert"}

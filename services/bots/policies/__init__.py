@@ -107,8 +107,10 @@ def searching(game: str, settings: Searched, budget: Budget, grows: bool = False
 # - Itchy Feet: playouts cut at 20 moves, then the steps-to-win estimate; 400 playouts over 3
 #   moves (a better move gains only 0.03-0.15 over greedy's against playouts that spread
 #   0.2-0.5: 96 over 4 almost never trusted one), about 0.1 s p50, 0.3 s mean.
-# - Footprints: playouts to the end; its listing of walks is costly (a playout move about
-#   0.5 ms), so 24 playouts over 3 moves, about 0.5 s a move, already far above greedy.
+# - Footprints: a playout move costs about 0.5 ms (its listing of walks), a whole game 100-200
+#   moves: playouts cut at 30 moves, then the projected scores' estimate
+#   (footprints_estimate.py); 32 over 3 moves, about 0.34 s a move p50 (24 to the end took
+#   0.54 s), as far above greedy. Its expert plays its playouts to the end (EXPERT_BUDGET).
 def _levels() -> tuple[dict[tuple[str, str], Policy], dict[str, Searched]]:
     """Each served game's policies by level, and how its `mcts` level searches."""
     policies: dict[tuple[str, str], Policy] = {}

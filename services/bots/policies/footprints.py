@@ -274,3 +274,7 @@ def _build_value(s: Seat, a: BuildEngraving | BuildCavePainting) -> float:
 # to the end cost 50-90 ms, one of 30 moves about 15, so 32 playouts cost about a third of
 # what 24 to the end did.
 SEARCH_BUDGET = Budget(simulations=32, width=3, rollout=30)
+# The `expert` level's: its playouts go to the end, as the `mcts` level's did before they
+# were cut (96 over 5 moves: `make tournament` measured that expert +25 points a seat over
+# that mcts; one cut at 30 moves with 128 playouts did no better than the cut mcts, -2).
+EXPERT_BUDGET = Budget(simulations=96, width=5, seconds=4.0)
