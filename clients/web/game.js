@@ -271,10 +271,18 @@ export class GameScreen {
     }
   }
 
-  /** Said to a screen reader (the live region), and nothing drawn. */
+  /** Said to a screen reader (the live region), and nothing drawn. What one piece of news
+   * brings is said together, in order ("Your time ran out: …" then the other's move, then
+   * "Your turn."): set one after another, each would replace the last before it is read. */
   announce(text) {
-    const el = this.main.querySelector("#announce");
-    if (el && text) el.textContent = text;
+    if (!text) return;
+    this.toSay = [...(this.toSay || []), text];
+    if (this.toSay.length > 1) return;
+    queueMicrotask(() => {
+      const el = this.main.querySelector("#announce");
+      if (el) el.textContent = this.toSay.join(" ");
+      this.toSay = [];
+    });
   }
 
   /** What news tells the person beyond the log: a bot that moved for them, their turn. */

@@ -222,6 +222,15 @@ def test_the_room_form_offers_every_clock(laptop: Tab) -> None:
     laptop.no_errors()
 
 
+SAID = """() => {
+  window.said = [];
+  new MutationObserver(() => {
+    const text = document.querySelector("#announce")?.textContent || "";
+    if (text && text !== window.said.at(-1)) window.said.push(text);
+  }).observe(document.body, { childList: true, characterData: true, subtree: true });
+}"""
+
+
 def test_a_running_clock_warns_and_a_bot_moving_for_you_is_said(laptop: Tab) -> None:
     """A 30-second clock, the person idle: the clock is calm at first, turns low with a
     warning (shown and announced) at 20 s left, and the bot's move for the person at the
@@ -235,14 +244,15 @@ def test_a_running_clock_warns_and_a_bot_moving_for_you_is_said(laptop: Tab) -> 
     assert mine.count() == 1 and "low" not in (mine.get_attribute("class") or "")
     assert mine.locator("b").get_attribute("data-full") == "30"
     page.focus(".log")  # a keyboard reader on the log stays there while news comes
+    page.evaluate(SAID)  # every text the live region is given, as a screen reader hears it
     page.wait_for_selector("#notice:has-text('Your time is running out')", timeout=25_000)
     assert "low" in (mine.get_attribute("class") or "")
     assert "then a bot moves for you" in page.inner_text("#notice")
+    page.wait_for_function("window.said.some((t) => t.startsWith('Your time is running out'))")
     said = "#notice:has-text('Your time ran out: a greedy bot made that move for you')"
     page.wait_for_selector(said, timeout=30_000)
-    page.wait_for_function(
-        "document.querySelector('#announce').textContent.startsWith('Your time ran out')"
-    )
+    # said whole, before whatever the same news brings next (the bot's move, "Your turn.")
+    page.wait_for_function("window.said.some((t) => t.startsWith('Your time ran out'))")
     assert page.locator(".log li:has-text('ran out of time')").count() >= 1
     assert page.evaluate("document.activeElement.classList.contains('log')")
     laptop.no_errors()
