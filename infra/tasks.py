@@ -37,10 +37,6 @@ TRACES_HEADER = "turnpost_traces"
 # behind other searches still lands within its budget. A retried or redelivered turn keeps
 # the first stamp: late already, it plays at once (counted: turnpost_bot_search_without_time).
 SENT_HEADER = "turnpost_sent"
-# A sorted set per search queue of its processes at work (member: host:pid, score: when last
-# seen), so that a search's share of the budget counts every worker on its queue
-# (services/bots/worker.py): `searchers_key(queue)`.
-SEARCHERS_KEY = "{queue}:searchers"
 # args: ([[game, game_id, seat, level, version, fresh], ...],): cheap turns, one task for all
 PLAY_MANY_TASK = "bots.play_many"
 MANY_AT_MOST = 32  # turns in one task: a batch that dies is played again whole
@@ -71,8 +67,10 @@ def queue_for(level: str) -> str:
 
 
 def searchers_key(queue: str) -> str:
-    """The sorted set of the search processes at work on `queue` (without the prefix)."""
-    return SEARCHERS_KEY.format(queue=queue)
+    """The sorted set of a search queue's processes at work (member: host:pid, score: when
+    last seen; without the prefix), so that a search's share of the budget counts every
+    worker on its queue (services/bots/worker.py)."""
+    return f"{queue}:searchers"
 
 
 def celery_app(

@@ -74,6 +74,7 @@ def estimate(state: State) -> list[float]:
         return outcome_rewards(result, len(result.ranks))
     rows = features(state)
     points = projected(rows)
-    if len(points) == 1:  # solo: a win is the solo table's total (about points + cards)
+    if len(points) == 1:  # solo: `now` is the solo table's total (8 a clan card unused), won
+        # at SOLO_WIN; the weights were fitted on 2-4 seats, so this is rough (no bot plays solo)
         return win_chances([points[0] - SOLO_WIN], scale(rows))
     return win_chances(points, scale(rows))
