@@ -40,8 +40,8 @@ SCALE_MOST = 12.0  # ... up to this
 def features(state: State) -> list[list[float]]:
     """Each seat's (points now, distance to the cairn, clan cards left, on the track,
     nearest other figure's distance, 1)."""
-    content = load()
-    now = game_ended(Table(content, state, None)).scores
+    # the rulebook's points by category (in solo, before the solo table's 8 a card unused)
+    now = [sum(part.values()) for part in game_ended(Table(load(), state, None)).parts]
     _, distance, _ = _map(state.tiles, state.turned, state.houses, state.options.snake)
     far = [
         0
@@ -74,7 +74,7 @@ def estimate(state: State) -> list[float]:
         return outcome_rewards(result, len(result.ranks))
     rows = features(state)
     points = projected(rows)
-    if len(points) == 1:  # solo: `now` is the solo table's total (8 a clan card unused), won
-        # at SOLO_WIN; the weights were fitted on 2-4 seats, so this is rough (no bot plays solo)
+    if len(points) == 1:  # solo: against the solo win, without the 8 a clan card left unused
+        # at the end (not projected); the weights were fitted on 2-4 seats (no bot plays solo)
         return win_chances([points[0] - SOLO_WIN], scale(rows))
     return win_chances(points, scale(rows))
