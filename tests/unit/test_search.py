@@ -116,6 +116,74 @@ def test_the_policys_own_move_stands_unless_another_is_surely_better() -> None:
     assert _confident_best([own, [], better]) == 2  # a move dropped as hopeless is not running
 
 
+def test_a_move_that_came_in_late_is_judged_on_the_guesses_since() -> None:
+    """Widening: a move searched from the fifth guess on is paired with the policy's own on
+    those guesses only, which were worse for both."""
+    own = [0.5, 0.5, 0.5, 0.5, 0.1, 0.1, 0.1, 0.1]
+    late = [0.3, 0.3, 0.3, 0.3]  # below own's mean, but +0.2 on each guess it saw
+    assert _confident_best([own, [], late], [0, 0, 4]) == 2
+    assert _confident_best([own, [], [0.1, 0.1, 0.1, 0.1]], [0, 0, 4]) == 0  # no gain
+    assert _confident_best([own, [0.2] * 8, late], [0, 0, 4]) == 2  # the larger sure gain
+
+
+class Pick:
+    """A one-seat game for the search's root: pick a number, then confirm; the pick wins
+    with its chance in `WIN`, drawn at the confirmation. The estimate after a pick ranks the
+    numbers the wrong way round (the lowest first), so the best pick is looked at last."""
+
+    WIN = (0.5, 0.3, 0.3, 0.3, 0.3, 0.3, 0.9)
+
+    class Outcome(msgspec.Struct):
+        winners: list[int]
+        ranks: list[int]
+
+    def sample(self, world: Any, seat: int, rng: Random) -> Any:
+        return world
+
+    def to_act(self, state: Any) -> list[int]:
+        return [] if isinstance(state, bool) else [0]
+
+    def legal_actions(self, state: Any, seat: int) -> list[Any]:
+        return list(range(len(self.WIN))) if state is None else ["go"]
+
+    def decide(self, state: Any, seat: int, action: Any, rng: Random) -> list[Any]:
+        return [action if action != "go" else rng.random() < self.WIN[state]]
+
+    def evolve(self, state: Any, event: Any) -> Any:
+        return event
+
+    def outcome(self, state: Any) -> Any:
+        if not isinstance(state, bool):
+            return None
+        return self.Outcome(winners=[0] if state else [], ranks=[0])
+
+    @staticmethod
+    def estimate(state: Any) -> list[float]:
+        return [1.0 - state / 10]
+
+    @staticmethod
+    def first(state: Any, seat: int, actions: Any, rng: Random) -> Any:
+        return actions[0]
+
+
+def test_widening_searches_the_rest_of_the_root_once_the_first_moves_are_settled() -> None:
+    """Width 3: the policy's pick (0) and the estimate's two best (1, 2), all worse than 0,
+    are settled after SETTLE guesses. Without widening 0 stands; with it, 3 and 4 come in,
+    then 5 and 6, and 6 (0.9 against 0.5, on the same draws) is surely better; not when the
+    playouts left cannot settle the next batch."""
+    game, legal = Pick(), list(range(len(Pick.WIN)))
+    budget = Budget(simulations=400, seconds=30.0, width=3)
+
+    def play(b: Budget) -> Any:
+        return search(game, None, 0, legal, Random(5), b, game.estimate, game.first)  # type: ignore[arg-type]
+
+    assert play(budget) == 0
+    assert play(msgspec.structs.replace(budget, widen=True)) == 6
+    # 3 x SETTLE settle 0-2, 3 x SETTLE more 3-4: too few left for 5-6
+    tight = msgspec.structs.replace(budget, widen=True, simulations=3 * 8 + 3 * 8 + 23)
+    assert play(tight) == 0
+
+
 def test_a_move_is_dropped_when_surely_no_better_than_the_policys_own() -> None:
     own = [0.5, 0.4, 0.6, 0.5, 0.5, 0.4, 0.6, 0.5]
     assert _hopeless([r - 0.1 for r in own], own)  # worse on every guess
@@ -314,9 +382,9 @@ def test_a_playout_past_the_deadline_is_abandoned_and_its_guess_left_out() -> No
     counted: list[int] = []
     real = search_module._confident_best
 
-    def confident(results: list[list[float]]) -> int:
+    def confident(results: list[list[float]], joined: Any = None) -> int:
         counted.extend(len(r) for r in results)
-        return real(results)
+        return real(results, joined)
 
     legal = rules.legal_actions(state, seat)
     budget = Budget(simulations=10_000, seconds=5.0, rollout=400, width=3)
@@ -411,7 +479,7 @@ def test_every_search_level_is_blind_to_what_its_seat_cannot_see(key: str, level
 
     assert level in SEARCHING
     rules = registry()[key]
-    small = Budget(simulations=12, seconds=30.0, rollout=6, width=3)
+    small = Budget(simulations=12, seconds=30.0, rollout=6, width=3, widen=level == "expert")
     policy = {"mcts": mcts_policy, "expert": expert_policy}[level](key, small)
     for seed in range(2):
         state, seat = midgame(key, 20 + seed)
@@ -432,4 +500,5 @@ def test_every_level_of_the_ladder_is_offered_and_played_in_every_game() -> None
         expert, base = expert_budget(key), SEARCHED[key].budget
         assert expert.simulations > base.simulations and expert.width > base.width
         assert expert.rollout >= base.rollout  # its playouts no shorter
+        assert expert.widen and not base.widen  # and it looks further down the root's moves
     assert set(WORDS) == set(LADDER) and SEARCHING == {"mcts", "expert"}
