@@ -184,7 +184,12 @@ def search(
             for i in alive
             if guesses - joined[i] < SETTLE or not _hopeless(results[i], results[0][joined[i] :])
         ]
-    running = [results[i] if i in (0, *alive) else [] for i in range(len(root))]
+    # a move still running; one that came in late, only if it had its SETTLE guesses (the
+    # deadline may come first): a few lucky guesses are not a reason to leave the policy
+    running = [
+        results[i] if i in (0, *alive) and (not joined[i] or len(results[i]) >= SETTLE) else []
+        for i in range(len(root))
+    ]
     return root[_confident_best(running, joined)]
 
 

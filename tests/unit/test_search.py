@@ -184,6 +184,33 @@ def test_widening_searches_the_rest_of_the_root_once_the_first_moves_are_settled
     assert play(tight) == 0
 
 
+def test_a_late_move_cut_short_by_the_deadline_is_not_played() -> None:
+    """6 comes in last; the deadline falls after its second guess, where it leads on both
+    (without the guard this search plays it): too few guesses to leave the policy's move."""
+    looked = 0
+
+    class Timed(Pick):
+        def decide(self, state: Any, seat: int, action: Any, rng: Random) -> list[Any]:
+            nonlocal looked
+            looked += action == 6  # the root's look one move ahead, then once a guess
+            return super().decide(state, seat, action, rng)
+
+    game = Timed()
+    budget = Budget(simulations=400, seconds=5.0, width=3, widen=True)
+    move = search(
+        game,  # type: ignore[arg-type]
+        None,
+        0,
+        list(range(len(Pick.WIN))),
+        Random(4),
+        budget,
+        game.estimate,
+        game.first,
+        clock=lambda: 10.0 if looked >= 3 else 0.0,
+    )
+    assert looked == 3 and move == 0
+
+
 def test_a_move_is_dropped_when_surely_no_better_than_the_policys_own() -> None:
     own = [0.5, 0.4, 0.6, 0.5, 0.5, 0.4, 0.6, 0.5]
     assert _hopeless([r - 0.1 for r in own], own)  # worse on every guess
