@@ -114,6 +114,12 @@ def test_the_policys_own_move_stands_unless_another_is_surely_better() -> None:
     assert _confident_best([own, [r - 0.1 for r in own]]) == 0
     assert _confident_best([[0.5], [1.0]]) == 0  # one guess tells nothing
     assert _confident_best([own, [], better]) == 2  # a move dropped as hopeless is not running
+    assert _confident_best([[0.5, 0.5], [0.7, 0.7]]) == 1  # two guesses, the same gain on both
+    # paired gains +0.2, +0.2, +0.2, -0.1: t = 1.67 standard errors (n - 1 in the variance)
+    assert (
+        _confident_best([own, [r + d for r, d in zip(own, [0.2, 0.2, 0.2, -0.1], strict=True)]])
+        == 0
+    )
 
 
 def test_a_move_that_came_in_late_is_judged_on_the_guesses_since() -> None:
@@ -166,22 +172,96 @@ class Pick:
         return actions[0]
 
 
+class Joining(Pick):
+    """Pick, noting the guess at which each number is first played on (a guess begins with
+    its `sample`; the root's look one move ahead comes before the first)."""
+
+    def __init__(self) -> None:
+        self.guesses = 0
+        self.came: dict[int, int] = {}
+
+    def sample(self, world: Any, seat: int, rng: Random) -> Any:
+        self.guesses += 1
+        return world
+
+    def decide(self, state: Any, seat: int, action: Any, rng: Random) -> list[Any]:
+        if state is None and self.guesses:
+            self.came.setdefault(action, self.guesses)
+        return super().decide(state, seat, action, rng)
+
+
 def test_widening_searches_the_rest_of_the_root_once_the_first_moves_are_settled() -> None:
     """Width 3: the policy's pick (0) and the estimate's two best (1, 2), all worse than 0,
-    are settled after SETTLE guesses. Without widening 0 stands; with it, 3 and 4 come in,
-    then 5 and 6, and 6 (0.9 against 0.5, on the same draws) is surely better; not when the
-    playouts left cannot settle the next batch."""
-    game, legal = Pick(), list(range(len(Pick.WIN)))
+    are settled after 11 guesses (33 playouts). Without widening 0 stands; with it, 3 and 4
+    come in together, settled in 8 guesses (24 more), then 5 and 6, and 6 (0.9 against 0.5,
+    on the same draws) is surely better; not when the playouts left cannot give 5 and 6 their
+    SETTLE guesses (24: 81 playouts in all are enough, 80 not)."""
+    legal = list(range(len(Pick.WIN)))
     budget = Budget(simulations=400, seconds=30.0, width=3)
 
-    def play(b: Budget) -> Any:
+    def play(b: Budget, game: Pick | None = None) -> Any:
+        game = game or Pick()
         return search(game, None, 0, legal, Random(5), b, game.estimate, game.first)  # type: ignore[arg-type]
 
     assert play(budget) == 0
-    assert play(msgspec.structs.replace(budget, widen=True)) == 6
-    # 3 x SETTLE settle 0-2, 3 x SETTLE more 3-4: too few left for 5-6
-    tight = msgspec.structs.replace(budget, widen=True, simulations=3 * 8 + 3 * 8 + 23)
-    assert play(tight) == 0
+    joining = Joining()
+    assert play(msgspec.structs.replace(budget, widen=True), joining) == 6
+    first = joining.came
+    assert first[0] == first[1] == first[2] == 1 < first[3] == first[4] < first[5] == first[6]
+    assert (first[3], first[5]) == (12, 20)
+    assert play(msgspec.structs.replace(budget, widen=True, simulations=81)) == 6
+    assert play(msgspec.structs.replace(budget, widen=True, simulations=80)) == 0
+
+
+def test_the_root_ranks_by_one_move_ahead_a_finished_game_by_its_outcome() -> None:
+    """Without widening the root is the policy's move and the next best one move ahead: on
+    a tie the earlier listed; a move that ends the game is ranked by its outcome; fewer legal
+    moves than the width are all searched; so are two."""
+
+    class Flat(Pick):
+        @staticmethod
+        def estimate(state: Any) -> list[float]:
+            return [0.5]
+
+    class Ending(Pick):  # 6 wins at once, no confirmation (an estimate would rank it last)
+        def decide(self, state: Any, seat: int, action: Any, rng: Random) -> list[Any]:
+            return [True] if action == 6 else super().decide(state, seat, action, rng)
+
+        @staticmethod
+        def estimate(state: Any) -> list[float]:
+            return [0.0] if isinstance(state, bool) else Pick.estimate(state)
+
+    budget = Budget(simulations=400, seconds=30.0, width=3)
+    legal = list(range(len(Pick.WIN)))
+
+    def play(game: Pick, b: Budget = budget, moves: list[int] = legal) -> Any:
+        return search(game, None, 0, moves, Random(5), b, game.estimate, game.first)  # type: ignore[arg-type]
+
+    assert play(Flat()) == 0  # the tie: 1 and 2 searched, not 5 and 6
+    assert play(Ending()) == 6  # its sure win ranks it first of the rest
+    assert play(Pick(), msgspec.structs.replace(budget, width=8)) == 6  # all seven searched
+    assert play(Pick(), moves=[0, 6]) == 6  # two moves: searched, not the first one listed
+
+
+def test_the_search_leaves_a_worse_policy_move() -> None:
+    """The policy picks 1 (0.3); 0 (0.5), searched beside it, wins more on the same draws."""
+
+    def second(state: Any, seat: int, actions: Any, rng: Random) -> Any:
+        return actions[1] if len(actions) > 1 else actions[0]
+
+    game = Pick()
+    budget = Budget(simulations=400, seconds=30.0, width=3)
+    assert search(game, None, 0, list(range(7)), Random(5), budget, game.estimate, second) == 0  # type: ignore[arg-type]
+
+
+def test_the_playouts_stop_at_the_budgets_simulations_after_two_guesses_at_least() -> None:
+    """Three moves searched a guess, none dropped before SETTLE guesses: 3 playouts make two
+    guesses (two at least, to compare), 12 make four, 13 five."""
+    for simulations, guesses in ((3, 2), (12, 4), (13, 5)):
+        game = Joining()
+        budget = Budget(simulations=simulations, seconds=30.0, width=3)
+        search(game, None, 0, list(range(7)), Random(5), budget, game.estimate, game.first)  # type: ignore[arg-type]
+        assert game.guesses == guesses
 
 
 def test_a_late_move_cut_short_by_the_deadline_is_not_played() -> None:
