@@ -13,16 +13,20 @@ noise plays worse than the policy it searches with. From the eighth guess on, a 
 no better than the policy's own (a standard error below it, or never above it) is dropped,
 and the budget left goes to the moves still in doubt: most decisions are clear, and the
 close ones get the playouts (itty bitty: 78 playouts a move on average instead of 96, over
-the same 96 at most). With `widen` (the expert's), once every move considered is settled so
-and the playouts left could settle more, the next best of the rest by the one-move look come
-in, `width - 1` at a time, each judged on the guesses from its own first one on: a budget
-that would otherwise end unspent looks further down the root.
+the same 96 at most).
 
 Why not a tree: a one-tree SO-ISMCTS (UCB over (seat, action) edges with availability
 counts, random or greedy playouts, the same estimate) was built and measured first; within
 a budget a bot can spend per move (tens of simulations over roots of 10-60 moves) it played
 worse than greedy, its root visits spread too thin to tell the moves apart. See the
 closing note of issue 10 and `make tournament` for the figures.
+
+Why not a wider root for the expert: the search often ends with its budget unspent, every
+move it considered dropped (Itchy Feet's expert: 146 of 1,600 playouts a move on average).
+Bringing in the next best moves once those are settled was built and measured (issue 36):
+over 110 positions of the three games it changed one decision, by +0.01 +/- 0.02 of a win on
+a 400-guess evaluation, while the Itchy Feet expert's time a move went from 0.2 s to its 4 s
+cap at p50 in `make tournament`. The moves the one-move look ranks low are seldom better.
 
 The budget's seconds count from when the turn was sent (`TURN_SENT`, set by the worker from
 the task's stamp), not from when the search starts, and searches waiting together share
@@ -94,9 +98,6 @@ class Budget(msgspec.Struct, frozen=True, kw_only=True):
     seconds: float = 2.0
     rollout: int = 400  # playout moves before `estimate` scores a game not yet over
     width: int = 4  # moves considered: the playout policy's own and the best of the rest
-    # once every move considered is settled (dropped as no better than the policy's own)
-    # with playouts to spare, the next best of the rest come in, `width - 1` at a time
-    widen: bool = False
 
 
 def outcome_rewards(outcome: Any, seats: int) -> list[float]:
@@ -145,22 +146,11 @@ def search(
         return playout(world, seat, legal, rng)
     deadline = clock() + left
     listing = moves or rules.legal_actions
-    ranked = _widest(rules, world, seat, legal, rng, budget, estimate, playout, clock, deadline)
-    root, rest = ranked[: budget.width], ranked[budget.width :] if budget.widen else []
+    root = _widest(rules, world, seat, legal, rng, budget, estimate, playout, clock, deadline)
     results: list[list[float]] = [[] for _ in root]
-    joined = [0 for _ in root]  # the guess each move came in at: its results pair from there
     alive = list(range(1, len(root)))  # the moves still compared with the policy's own
     playouts = guesses = 0
-    while (guesses < 2 or playouts < budget.simulations) and clock() < deadline:
-        if not alive:  # every move considered is settled: the next of the rest, if they fit
-            batch = rest[: budget.width - 1]
-            if not batch or budget.simulations - playouts < SETTLE * (1 + len(batch)):
-                break
-            rest = rest[len(batch) :]
-            alive = list(range(len(root), len(root) + len(batch)))
-            root += batch
-            results += [[] for _ in batch]
-            joined += [guesses for _ in batch]
+    while alive and (guesses < 2 or playouts < budget.simulations) and clock() < deadline:
         guess = rules.sample(world, seat, rng)
         seed = rng.randrange(2**32)
         scored: list[float] = []
@@ -179,18 +169,9 @@ def search(
             results[i].append(reward)
         playouts += 1 + len(alive)
         guesses += 1
-        alive = [
-            i
-            for i in alive
-            if guesses - joined[i] < SETTLE or not _hopeless(results[i], results[0][joined[i] :])
-        ]
-    # a move still running; one that came in late, only if it had its SETTLE guesses (the
-    # deadline may come first): a few lucky guesses are not a reason to leave the policy
-    running = [
-        results[i] if i in (0, *alive) and (not joined[i] or len(results[i]) >= SETTLE) else []
-        for i in range(len(root))
-    ]
-    return root[_confident_best(running, joined)]
+        if guesses >= SETTLE:
+            alive = [i for i in alive if not _hopeless(results[i], results[0])]
+    return root[_confident_best([results[i] if i in (0, *alive) else [] for i in range(len(root))])]
 
 
 def _hopeless(move: list[float], own: list[float]) -> bool:
@@ -203,25 +184,21 @@ def _hopeless(move: list[float], own: list[float]) -> bool:
     return mean <= 0 and (var == 0 or mean + DROP * math.sqrt(var / n) < 0)
 
 
-def _confident_best(results: list[list[float]], joined: Sequence[int] | None = None) -> int:
-    """The index of the move to play: 0 (the default) unless another is surely better by its
-    paired gain over the policy's own, on the guesses since it came in (`joined`, by move; 0
-    for all by default). A move with no results, dropped as hopeless, is not in the running."""
-    own = results[0]
-    start = joined or [0] * len(results)
-    gains: list[tuple[float, int, list[float]]] = []
-    for i in range(1, len(results)):
-        mine = own[start[i] :]
-        if len(mine) >= 2 and len(results[i]) == len(mine):
-            diffs = [a - b for a, b in zip(results[i], mine, strict=True)]
-            gains.append((sum(diffs) / len(diffs), -i, diffs))
-    if not gains:
+def _confident_best(results: list[list[float]]) -> int:
+    """The index of the move to play: 0 (the default) unless another is surely better (a move
+    with no results, dropped as hopeless, is not in the running)."""
+    n = len(results[0])
+    if n < 2:
         return 0
-    mean, best, diffs = max(gains)
-    n = len(diffs)
+    running = [i for i in range(len(results)) if len(results[i]) == n]
+    best = max(running, key=lambda i: (sum(results[i]), -i))
+    if best == 0:
+        return 0
+    diffs = [a - b for a, b in zip(results[best], results[0], strict=True)]
+    mean = sum(diffs) / n
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     if mean > 0 and (var == 0 or mean / math.sqrt(var / n) >= CONFIDENCE):
-        return -best
+        return best
     return 0
 
 
@@ -237,10 +214,9 @@ def _widest(
     clock: Callable[[], float],
     deadline: float,
 ) -> list[Any]:
-    """The root's moves in the order they are worth searching (a wide root spread over few
-    simulations is a random pick): the playout policy's own move first, then the rest by
-    their value one move ahead (of those looked at before the deadline: the clock is read
-    every `CLOCK_EVERY` moves). The search takes the first `width`, and the next with `widen`."""
+    """The root's moves worth searching (a wide root spread over few simulations is a random
+    pick): the playout policy's own move first, then the best of the rest one move ahead
+    (of those looked at before the deadline: the clock is read every `CLOCK_EVERY` moves)."""
     own = playout(world, seat, legal, rng)
     if len(legal) <= budget.width:
         return [own, *(a for a in legal if a != own)]
@@ -258,7 +234,7 @@ def _widest(
             )
             ahead.append((value[seat], -i, action))
     ahead.sort(reverse=True)
-    return [own, *(a for _, _, a in ahead)]
+    return [own, *(a for _, _, a in ahead[: budget.width - 1])]
 
 
 def _play(rules: Rules[Any, Any, Any, Any], state: Any, seat: int, action: Any, rng: Random) -> Any:

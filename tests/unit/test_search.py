@@ -122,16 +122,6 @@ def test_the_policys_own_move_stands_unless_another_is_surely_better() -> None:
     )
 
 
-def test_a_move_that_came_in_late_is_judged_on_the_guesses_since() -> None:
-    """Widening: a move searched from the fifth guess on is paired with the policy's own on
-    those guesses only, which were worse for both."""
-    own = [0.5, 0.5, 0.5, 0.5, 0.1, 0.1, 0.1, 0.1]
-    late = [0.3, 0.3, 0.3, 0.3]  # below own's mean, but +0.2 on each guess it saw
-    assert _confident_best([own, [], late], [0, 0, 4]) == 2
-    assert _confident_best([own, [], [0.1, 0.1, 0.1, 0.1]], [0, 0, 4]) == 0  # no gain
-    assert _confident_best([own, [0.2] * 8, late], [0, 0, 4]) == 2  # the larger sure gain
-
-
 class Pick:
     """A one-seat game for the search's root: pick a number, then confirm; the pick wins
     with its chance in `WIN`, drawn at the confirmation. The estimate after a pick ranks the
@@ -172,50 +162,19 @@ class Pick:
         return actions[0]
 
 
-class Joining(Pick):
-    """Pick, noting the guess at which each number is first played on (a guess begins with
-    its `sample`; the root's look one move ahead comes before the first)."""
+class Counting(Pick):
+    """Pick, counting the guesses (`sample`) a search makes."""
 
-    def __init__(self) -> None:
-        self.guesses = 0
-        self.came: dict[int, int] = {}
+    guesses = 0
 
     def sample(self, world: Any, seat: int, rng: Random) -> Any:
         self.guesses += 1
         return world
 
-    def decide(self, state: Any, seat: int, action: Any, rng: Random) -> list[Any]:
-        if state is None and self.guesses:
-            self.came.setdefault(action, self.guesses)
-        return super().decide(state, seat, action, rng)
-
-
-def test_widening_searches_the_rest_of_the_root_once_the_first_moves_are_settled() -> None:
-    """Width 3: the policy's pick (0) and the estimate's two best (1, 2), all worse than 0,
-    are settled after 11 guesses (33 playouts). Without widening 0 stands; with it, 3 and 4
-    come in together, settled in 8 guesses (24 more), then 5 and 6, and 6 (0.9 against 0.5,
-    on the same draws) is surely better; not when the playouts left cannot give 5 and 6 their
-    SETTLE guesses (24: 81 playouts in all are enough, 80 not)."""
-    legal = list(range(len(Pick.WIN)))
-    budget = Budget(simulations=400, seconds=30.0, width=3)
-
-    def play(b: Budget, game: Pick | None = None) -> Any:
-        game = game or Pick()
-        return search(game, None, 0, legal, Random(5), b, game.estimate, game.first)  # type: ignore[arg-type]
-
-    assert play(budget) == 0
-    joining = Joining()
-    assert play(msgspec.structs.replace(budget, widen=True), joining) == 6
-    first = joining.came
-    assert first[0] == first[1] == first[2] == 1 < first[3] == first[4] < first[5] == first[6]
-    assert (first[3], first[5]) == (12, 20)
-    assert play(msgspec.structs.replace(budget, widen=True, simulations=81)) == 6
-    assert play(msgspec.structs.replace(budget, widen=True, simulations=80)) == 0
-
 
 def test_the_root_ranks_by_one_move_ahead_a_finished_game_by_its_outcome() -> None:
-    """Without widening the root is the policy's move and the next best one move ahead: on
-    a tie the earlier listed; a move that ends the game is ranked by its outcome; fewer legal
+    """The root is the policy's move and the next best one move ahead: on a tie the earlier
+    listed; a move that ends the game is ranked by its outcome; fewer legal
     moves than the width are all searched; so are two."""
 
     class Flat(Pick):
@@ -258,37 +217,10 @@ def test_the_playouts_stop_at_the_budgets_simulations_after_two_guesses_at_least
     """Three moves searched a guess, none dropped before SETTLE guesses: 3 playouts make two
     guesses (two at least, to compare), 12 make four, 13 five."""
     for simulations, guesses in ((3, 2), (12, 4), (13, 5)):
-        game = Joining()
+        game = Counting()
         budget = Budget(simulations=simulations, seconds=30.0, width=3)
         search(game, None, 0, list(range(7)), Random(5), budget, game.estimate, game.first)  # type: ignore[arg-type]
         assert game.guesses == guesses
-
-
-def test_a_late_move_cut_short_by_the_deadline_is_not_played() -> None:
-    """6 comes in last; the deadline falls after its second guess, where it leads on both
-    (without the guard this search plays it): too few guesses to leave the policy's move."""
-    looked = 0
-
-    class Timed(Pick):
-        def decide(self, state: Any, seat: int, action: Any, rng: Random) -> list[Any]:
-            nonlocal looked
-            looked += action == 6  # the root's look one move ahead, then once a guess
-            return super().decide(state, seat, action, rng)
-
-    game = Timed()
-    budget = Budget(simulations=400, seconds=5.0, width=3, widen=True)
-    move = search(
-        game,  # type: ignore[arg-type]
-        None,
-        0,
-        list(range(len(Pick.WIN))),
-        Random(4),
-        budget,
-        game.estimate,
-        game.first,
-        clock=lambda: 10.0 if looked >= 3 else 0.0,
-    )
-    assert looked == 3 and move == 0
 
 
 def test_a_move_is_dropped_when_surely_no_better_than_the_policys_own() -> None:
@@ -489,9 +421,9 @@ def test_a_playout_past_the_deadline_is_abandoned_and_its_guess_left_out() -> No
     counted: list[int] = []
     real = search_module._confident_best
 
-    def confident(results: list[list[float]], joined: Any = None) -> int:
+    def confident(results: list[list[float]]) -> int:
         counted.extend(len(r) for r in results)
-        return real(results, joined)
+        return real(results)
 
     legal = rules.legal_actions(state, seat)
     budget = Budget(simulations=10_000, seconds=5.0, rollout=400, width=3)
@@ -586,7 +518,7 @@ def test_every_search_level_is_blind_to_what_its_seat_cannot_see(key: str, level
 
     assert level in SEARCHING
     rules = registry()[key]
-    small = Budget(simulations=12, seconds=30.0, rollout=6, width=3, widen=level == "expert")
+    small = Budget(simulations=12, seconds=30.0, rollout=6, width=3)
     policy = {"mcts": mcts_policy, "expert": expert_policy}[level](key, small)
     for seed in range(2):
         state, seat = midgame(key, 20 + seed)
@@ -607,5 +539,4 @@ def test_every_level_of_the_ladder_is_offered_and_played_in_every_game() -> None
         expert, base = expert_budget(key), SEARCHED[key].budget
         assert expert.simulations > base.simulations and expert.width > base.width
         assert expert.rollout >= base.rollout  # its playouts no shorter
-        assert expert.widen and not base.widen  # and it looks further down the root's moves
     assert set(WORDS) == set(LADDER) and SEARCHING == {"mcts", "expert"}

@@ -153,11 +153,7 @@ def expert_budget(game: str) -> Budget:
         return own  # type: ignore[no-any-return]
     mcts = settings.budget
     return msgspec.structs.replace(
-        mcts,
-        simulations=mcts.simulations * 4,
-        width=mcts.width + 2,
-        seconds=mcts.seconds * 2,
-        widen=True,
+        mcts, simulations=mcts.simulations * 4, width=mcts.width + 2, seconds=mcts.seconds * 2
     )
 
 

@@ -277,4 +277,4 @@ SEARCH_BUDGET = Budget(simulations=32, width=3, rollout=30)
 # The `expert` level's: its playouts go to the end, as the `mcts` level's did before they
 # were cut (96 over 5 moves: `make tournament` measured that expert +25 points a seat over
 # that mcts; one cut at 30 moves with 128 playouts did no better than the cut mcts, -2).
-EXPERT_BUDGET = Budget(simulations=96, width=5, seconds=4.0, widen=True)
+EXPERT_BUDGET = Budget(simulations=96, width=5, seconds=4.0)
