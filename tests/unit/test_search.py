@@ -111,6 +111,8 @@ def test_the_policys_own_move_stands_unless_another_is_surely_better() -> None:
     assert _confident_best([own, luckier]) == 0  # higher on average, but by noise
     assert _confident_best([own, better]) == 1  # 0.2 better on every guess
     assert _confident_best([own, luckier, better]) == 2
+    assert _confident_best([own, better, luckier]) == 1  # the best by its wins, not its place
+    assert _confident_best([own, better, list(better)]) == 1  # a tie: the first considered
     assert _confident_best([own, [r - 0.1 for r in own]]) == 0
     assert _confident_best([[0.5], [1.0]]) == 0  # one guess tells nothing
     assert _confident_best([own, [], better]) == 2  # a move dropped as hopeless is not running
