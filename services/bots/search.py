@@ -24,9 +24,10 @@ closing note of issue 10 and `make tournament` for the figures.
 Why not a wider root for the expert: the search often ends with its budget unspent, every
 move it considered dropped (Itchy Feet's expert: 146 of 1,600 playouts a move on average).
 Bringing in the next best moves once those are settled was built and measured (issue 36):
-over 110 positions of the three games it changed one decision, by +0.01 +/- 0.02 of a win on
-a 400-guess evaluation, while the Itchy Feet expert's time a move went from 0.2 s to its 4 s
-cap at p50 in `make tournament`. The moves the one-move look ranks low are seldom better.
+over 110 positions of the three games it changed one decision, by +0.01 +/- 0.02 of a win
+(paired evaluations of 200-400 guesses), while the Itchy Feet expert's time a move went from
+0.2 s to its 4 s cap at p50 in `make tournament`. The moves the one-move look ranks low are
+seldom better.
 
 The budget's seconds count from when the turn was sent (`TURN_SENT`, set by the worker from
 the task's stamp), not from when the search starts, and searches waiting together share
