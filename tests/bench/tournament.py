@@ -136,14 +136,16 @@ def tables(
     width: int | None,
     first_deal: int = 0,
     matchups: tuple[tuple[str, str], ...] = MATCHUPS,
+    counts: tuple[int, ...] | None = None,
 ) -> list[Table]:
-    """Each match-up and seat count: `per_count` tables, two by two on the same deal with the
-    levels' seats swapped (duplicate play: the luck of a deal falls to both levels); the
-    deals counted from `first_deal` (other deals than the default's, to check a change on)."""
+    """Each match-up and seat count (`counts` of the game's, or all): `per_count` tables, two
+    by two on the same deal with the levels' seats swapped (duplicate play: the luck of a deal
+    falls to both levels); the deals counted from `first_deal` (other deals than the
+    default's, to check a change on)."""
     out = []
     for game in games:
         for strong, weak in matchups:
-            for seats in SEATS[game]:
+            for seats in (n for n in SEATS[game] if counts is None or n in counts):
                 for n in range(per_count):
                     pattern = [(strong, weak)[(s + n) % 2] for s in range(seats)]
                     seed = _seed(game, strong, seats, first_deal + n // 2)
@@ -347,6 +349,12 @@ def main() -> int:
         help="the ladder's steps to play, as stronger:weaker (default: every step)",
     )
     parser.add_argument(
+        "--seats",
+        type=int,
+        nargs="*",
+        help="the seat counts to play (default: every one the game has; 2 is the cheapest)",
+    )
+    parser.add_argument(
         "--out", type=Path, help="write the fitted ratings here (contracts/ladder.json)"
     )
     parser.add_argument(
@@ -357,7 +365,15 @@ def main() -> int:
     )
     args = parser.parse_args()
     matchups = tuple((a, b) for a, b in (step.split(":", 1) for step in args.steps))
-    todo = tables(args.games, args.tables, args.simulations, args.width, args.first_deal, matchups)
+    todo = tables(
+        args.games,
+        args.tables,
+        args.simulations,
+        args.width,
+        args.first_deal,
+        matchups,
+        tuple(args.seats) if args.seats else None,
+    )
     started = time.perf_counter()
     results = []
     if args.report:

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from tests.bench.tournament import MATCHUPS, Result, paired, ratings, t975, wilson
+from tests.bench.tournament import MATCHUPS, Result, paired, ratings, t975, tables, wilson
 
 
 def table(seed: int, levels: tuple[str, ...], winner: int) -> Result:
@@ -82,3 +82,13 @@ def test_the_ratings_follow_the_ladder_end_to_end() -> None:
     # never a win: still a finite rating, below
     swept = ratings(ladder(dict.fromkeys(MATCHUPS, 40)))["g"]
     assert math.isfinite(swept["random"].mu) and swept["random"].mu < swept["greedy"].mu
+
+
+def test_the_tables_can_be_of_some_seat_counts_only() -> None:
+    every = tables(["itty-bitty"], 4, None, None)
+    assert sorted({len(t.levels) for t in every}) == [2, 3, 4] and len(every) == 3 * 3 * 4
+    two = tables(["itty-bitty"], 4, None, None, matchups=(("mcts", "greedy"),), counts=(2,))
+    assert [len(t.levels) for t in two] == [2] * 4
+    assert {t.seed for t in two} == {
+        t.seed for t in every if t.levels in (("mcts", "greedy"), ("greedy", "mcts"))
+    }
