@@ -58,9 +58,7 @@ def positions(game: str, wanted: int) -> list[Observation]:
             obs = observation(rules, state, seat, moves)
             if moves % EVERY == EVERY // 2 and len(obs.legal) > 1:
                 out.append(obs)
-            action = POLICIES[(game, "greedy")](obs, rng)
-            for event in rules.decide(state, seat, action, rng):
-                state = rules.evolve(state, event)
+            state = _play(rules, state, seat, POLICIES[(game, "greedy")](obs, rng), rng)
             moves += 1
         deal += 1
     return out

@@ -105,7 +105,7 @@ def test_a_solo_game_is_scored_against_the_solo_win() -> None:
     p = solo.players[0]
     richer = with_player(solo, 0, resources=tuple(r + 10 for r in p.resources))  # +20 points
     assert fe.estimate(richer)[0] > chance
-    # the solo win's bar, not another seat: the same points, a higher bar, a lower chance
+    # judged against the solo win's bar (no other seat): above it, better than even
     (projected,) = fe.projected(fe.features(solo))
     assert (chance > 0.5) == (projected > fe.SOLO_WIN)
 
