@@ -232,8 +232,12 @@ async def _explain_append(db: asyncpg.Connection) -> list[str]:
     return [r[0] for r in rows]
 
 
-async def insert_floor(clients: int, seconds: float = 6.0) -> float:
-    """Postgres' CPU ms per single-row autocommit INSERT at `clients` connections."""
+async def insert_floor(clients: int, seconds: float = 6.0, pace: float = 0.0) -> float:
+    """Postgres' CPU ms per single-row autocommit INSERT at `clients` connections, as fast
+    as they go or, with `pace`, that many INSERTs a second in all (each connection's spread
+    evenly). Paced at the stack's own moves a second it is the floor a move is held to: a
+    commit's WAL flush and a backend's wake-up cost the same whatever the statement, and at
+    saturation more commits share each flush and each wake-up than at the stack's rate."""
     async with bots.own_database(ADMIN_DSN, "insert") as dsn:
         conns = [await asyncpg.connect(dsn) for _ in range(clients)]
         try:
@@ -245,9 +249,15 @@ async def insert_floor(clients: int, seconds: float = 6.0) -> float:
             stop = time.monotonic() + 1.0 + seconds
             window: list[tuple[int, int]] = []
 
-            async def worker(conn: asyncpg.Connection) -> None:
+            gap = clients / pace if pace > 0 else 0.0
+
+            async def worker(conn: asyncpg.Connection, i: int) -> None:
                 nonlocal done
+                due = time.monotonic() + gap * i / clients  # spread, not in step
                 while time.monotonic() < stop:
+                    if gap:
+                        await asyncio.sleep(max(0.0, due - time.monotonic()))
+                        due = max(due + gap, time.monotonic() - gap)
                     await conn.execute("INSERT INTO t (v) VALUES ($1)", '{"a": 1}')
                     done += 1
 
@@ -257,7 +267,7 @@ async def insert_floor(clients: int, seconds: float = 6.0) -> float:
                 await asyncio.sleep(seconds)
                 window.append((postgres_ticks(), done))
 
-            await asyncio.gather(meter(), *(worker(c) for c in conns))
+            await asyncio.gather(meter(), *(worker(c, i) for i, c in enumerate(conns)))
             (t0, n0), (t1, n1) = window
             return (t1 - t0) / HZ * 1000 / max(1, n1 - n0)
         finally:
@@ -292,11 +302,20 @@ async def run(
                     out(f"stack_c{clients}_{name}_{key}_cpu_per_move_ms", value, "ms")
         floor = await insert_floor(clients)
         out(f"stack_c{clients}_postgres_cpu_per_insert_ms", floor, "ms (bare INSERT)")
+        rate = statistics.median(x["moves_per_s"] for x in results["this"])
+        paced = await insert_floor(clients, pace=rate)
+        out(
+            f"stack_c{clients}_postgres_cpu_per_insert_paced_ms",
+            paced,
+            f"ms (bare INSERT, {rate:.0f} a second: this stack's moves)",
+        )
         pg = statistics.median(x["postgres"] for x in results["this"])
         out(f"stack_c{clients}_this_postgres_vs_insert_ratio", pg / floor, "x")
+        out(f"stack_c{clients}_this_postgres_vs_paced_insert_ratio", pg / paced, "x")
         if base:
             b = statistics.median(x["postgres"] for x in results["base"])
             out(f"stack_c{clients}_base_postgres_vs_insert_ratio", b / floor, "x")
+            out(f"stack_c{clients}_base_postgres_vs_paced_insert_ratio", b / paced, "x")
             for key in ("total", "side_processes", "game", "postgres", "redis"):
                 this = [x[key] for x in results["this"]]
                 old = [x[key] for x in results["base"]]
