@@ -107,6 +107,14 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     ratings: list[RatingChange] | None = None
     # `?at=N` on a finished game: its whole engine state at version N, every hand in it
     state: dict[str, Any] | None = None
+    legal_actions: Annotated[
+        LegalActions | None,
+        msgspec.Meta(
+            description="`?include=legal_actions`: the caller's legal actions at this view's "
+            "version, as `.../legal-actions` answers them; null when not asked for or when "
+            "the caller holds no seat"
+        ),
+    ] = None
 
 
 class Claim(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

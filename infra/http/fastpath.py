@@ -20,7 +20,7 @@ encoded by msgspec as Litestar encodes it. `FAST_ROUTES=0` turns them off.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 import msgspec
@@ -96,20 +96,38 @@ def header(scope: Scope, name: bytes) -> str | None:
     return None if found is None else found.decode("latin-1")
 
 
-def query_int(scope: Scope, name: bytes, maximum: int) -> int | None:
-    """`?name=<digits>` (at most `maximum`) or no query at all; Slow for anything else."""
-    query: bytes = scope["query_string"]
-    if not query:
-        return None
-    key, sep, digits = query.partition(b"=")
-    if key != name or not sep or not digits.isdigit() or len(digits) > 19:
+def query(
+    scope: Scope, ints: Mapping[bytes, int], words: Mapping[bytes, bytes] | None = None
+) -> dict[bytes, int | bytes]:
+    """The query as Litestar reads a plain one: `name=value` pairs, each name at most once,
+    each of `ints` (digits, no leading zero, at most its maximum) or of `words` (its one
+    value); {} for no query, Slow for anything else."""
+    raw: bytes = scope["query_string"]
+    found: dict[bytes, int | bytes] = {}
+    if not raw:
+        return found
+    for pair in raw.split(b"&"):
+        key, sep, value = pair.partition(b"=")
+        if key in found or not sep:
+            raise Slow
+        if key in ints:
+            found[key] = _digits(value, ints[key])
+        elif words is not None and words.get(key) == value:
+            found[key] = value
+        else:
+            raise Slow
+    return found
+
+
+def _digits(value: bytes, maximum: int) -> int:
+    if not value.isdigit() or len(value) > 19:
         raise Slow
-    if digits[0] == 0x30 and len(digits) > 1:
+    if value[0] == 0x30 and len(value) > 1:
         raise Slow  # Litestar reads no leading zero
-    value = int(digits)
-    if value > maximum:
+    number = int(value)
+    if number > maximum:
         raise Slow
-    return value
+    return number
 
 
 async def json_body(receive: Receive, type_: Any) -> tuple[Any, Receive]:

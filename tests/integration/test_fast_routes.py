@@ -186,6 +186,41 @@ async def test_reads_answer_as_litestar_does(twins: Twins) -> None:
 
     legal = (await both("GET", LEGAL, fast=True, headers=seat(0))).json()
     assert legal["seat"] == 0 and legal["actions"] and legal["version"] == 11
+    assert view["legal_actions"] is None  # not asked for
+
+    # the view and its legal actions in one answer: the same as the two routes give
+    include = {"include": "legal_actions"}
+    for n in (0, 1, 2):
+        with_legal = await both("GET", VIEW, fast=True, headers=seat(n), params=include)
+        alone = await both("GET", LEGAL, fast=True, headers=seat(n))
+        assert with_legal.json()["legal_actions"] == alone.json()
+        assert {**with_legal.json(), "legal_actions": None} == (
+            await both("GET", VIEW, fast=True, headers=seat(n))
+        ).json()
+    spectator = {"authorization": bearer(STRANGER)}
+    assert (await both("GET", VIEW, fast=True, headers=spectator, params=include)).json()[
+        "legal_actions"
+    ] is None
+    for params in (
+        {"min_version": 11, "include": "legal_actions"},
+        [("include", "legal_actions"), ("min_version", "11")],
+    ):
+        await both("GET", VIEW, fast=True, headers=seat(1), params=params)
+    for params in (
+        {"include": "view"},
+        {"include": ""},
+        {"include": "LEGAL_ACTIONS"},
+        [("include", "legal_actions")] * 2,
+        {"include": "legal_actions", "x": 1},
+    ):
+        await both("GET", VIEW, fast=False, headers=seat(0), params=params)
+    assert (
+        await both("GET", VIEW, fast=False, headers=seat(0), params={"include": "view"})
+    ).json()["status"] == 400
+    with_at = await both("GET", VIEW, fast=False, headers=seat(0), params={**include, "at": 3})
+    assert with_at.json()["code"] == "include_with_at"
+    # the legal-actions route reads no `include`: Litestar's answer, not the fast route's
+    await both("GET", LEGAL, fast=False, headers=seat(0), params=include)
     await both("GET", LEGAL, fast=True, headers=seat(2), params={"min_version": 11})
     stranger = {"authorization": bearer(STRANGER)}
     assert (await both("GET", LEGAL, fast=True, headers=stranger)).status_code == 403

@@ -300,10 +300,16 @@ class Table:
     and a first move refused (409, the game moved on to `moved_to`) when `refuse_first`."""
 
     def __init__(
-        self, version: int, moved_to: int, refuse_first: bool, code: str = "stale_version"
+        self,
+        version: int,
+        moved_to: int,
+        refuse_first: bool,
+        code: str = "stale_version",
+        includes: bool = False,
     ) -> None:
         self.version, self.moved_to, self.refuse = version, moved_to, refuse_first
         self.code = code  # or 422 stale_question: another question than the one answered
+        self.includes = includes  # reads `include=legal_actions` (an older release does not)
         self.asked: list[tuple[str, str | None]] = []
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
@@ -323,13 +329,15 @@ class Table:
                 return httpx.Response(409, json=problem)
             self.version += 1
             return httpx.Response(200, json={"version": self.version, "events": []})
+        legal = {"version": self.version, "seat": 0, "unavailable": [],
+                 "actions": [{"type": "pass", "text": "pass"}]}  # fmt: skip
         if path.endswith("/legal-actions"):
-            legal = {"version": self.version, "seat": 0, "unavailable": [],
-                     "actions": [{"type": "pass", "text": "pass"}]}  # fmt: skip
             return httpx.Response(200, json=legal)
         view = {"id": "g", "game": "itty-bitty", "version": self.version, "status": "active",
                 "seats": [], "to_act": [0], "your_seat": 0, "view": {}, "outcome": None,
                 "standings": [], "clock": None}  # fmt: skip
+        if self.includes and request.url.params.get("include") == "legal_actions":
+            view["legal_actions"] = legal
         return httpx.Response(200, json=view)
 
 
@@ -351,6 +359,16 @@ def test_play_reads_say_what_they_have_seen() -> None:
     with Client(token="t", http=httpx.Client(transport=httpx.MockTransport(table))) as c:
         c.play("g", first)
     assert table.asked[:2] == [("g", None), ("legal-actions", "5")]
+
+
+def test_play_reads_the_view_and_its_legal_actions_at_once() -> None:
+    """Against a service that reads `include=legal_actions`, each attempt is one read and the
+    post (against the legal actions' version), a 409's retry too; against an older one (the
+    tests above), the legal actions are read apart."""
+    table = Table(version=5, moved_to=7, refuse_first=True, includes=True)
+    with Client(token="t", http=httpx.Client(transport=httpx.MockTransport(table))) as c:
+        assert c.play("g", first, min_version=4).version == 8
+    assert table.asked == [("g", "4"), ("actions", None), ("g", "7"), ("actions", None)]
 
 
 def test_play_answers_again_when_the_question_was_another() -> None:
@@ -388,3 +406,8 @@ async def test_the_async_client_plays_alike() -> None:
     async with AsyncClient(token="t", http=http) as c:
         assert (await c.play("g", first, min_version=4)).version == 8
     assert [v for _, v in table.asked] == ["4", "5", None, "7", "7", None]
+    table = Table(version=5, moved_to=7, refuse_first=True, includes=True)
+    http = httpx.AsyncClient(transport=httpx.MockTransport(table))
+    async with AsyncClient(token="t", http=http) as c:
+        assert (await c.play("g", first, min_version=4)).version == 8
+    assert [a for a, _ in table.asked] == ["g", "actions"] * 2

@@ -4,7 +4,7 @@ cycle's fast paths past Litestar's request machinery (infra/http/fastpath.py).""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Request, get, post
@@ -26,6 +26,7 @@ from contracts.game import (
     Unavailable,
     timestamp,
 )
+from contracts.problems import ProblemError
 from games import table as tables
 from games.api import rules_version_of
 from games.registry import narrator
@@ -41,7 +42,7 @@ from infra.http.fastpath import (
     header,
     json_body,
     json_content,
-    query_int,
+    query,
 )
 from infra.http.openapi import SECURITY, problems
 from services.game import seats
@@ -67,8 +68,15 @@ async def game_view(
     game_id: str,
     min_version: int | None,
     at: int | None = None,
+    include: str | None = None,
 ) -> GameView:
     """GET /v1/games/{game_id}, behind its parameters (and its fast path)."""
+    if include is not None and at is not None:
+        raise ProblemError(
+            400,
+            "include_with_at",
+            "`include=legal_actions` is the game as it is now, `at` as it was: ask for one",
+        )
     record = await svc.record(game_id)
     loaded = await svc.load_seen(record, min_version)
     whole = None
@@ -111,6 +119,7 @@ async def game_view(
         room_id=record.room_id,
         state=whole,
         ratings=ratings,
+        legal_actions=None if include is None or seat is None else _legal(loaded, seat),
     )
 
 
@@ -120,8 +129,12 @@ async def legal_actions_of(
     """GET /v1/games/{game_id}/legal-actions, behind its parameters (and its fast path)."""
     record = await svc.record(game_id)
     seat = seated(record.seat_of(who.player_id))
-    loaded = await svc.load_seen(record, min_version)
-    rules, state = loaded.rules, loaded.state
+    return _legal(await svc.load_seen(record, min_version), seat)
+
+
+def _legal(loaded: Loaded, seat: int) -> LegalActions:
+    """The seat's legal actions in the loaded game (nothing while a bot plays it)."""
+    rules, state, record = loaded.rules, loaded.state, loaded.record
     mine = loaded.table.seats[seat]
     if bot_plays(mine):  # its person's posts are refused: nothing is theirs to post
         return LegalActions(
@@ -140,22 +153,26 @@ async def legal_actions_of(
 
 
 def _fast_read(
-    core: Callable[[GameService, Principal, str, int | None], Awaitable[Any]],
+    core: Callable[..., Awaitable[Any]], words: dict[bytes, bytes] | None = None
 ) -> FastRoute:
-    """A read's fast path: no query but `min_version=<digits>`, at most one Authorization."""
+    """A read's fast path: no query but `min_version=<digits>` and the `words` (each name
+    and its one value, passed on to `core` by name), at most one Authorization."""
 
     async def fast(scope: Scope, receive: Receive, send: Send, slow: ASGIApp) -> None:
         try:
-            min_version = query_int(scope, b"min_version", MAX_VERSION)
+            found = query(scope, {b"min_version": MAX_VERSION}, words)
             authorization = header(scope, b"authorization")
         except Slow:
             await slow(scope, receive, send)
             return
         svc: GameService = scope["litestar_app"].state.service
         game_id: str = scope["path_params"]["game_id"]
+        min_version = found.pop(b"min_version", None)
+        named = {k.decode(): v.decode() for k, v in found.items() if isinstance(v, bytes)}
 
         async def read() -> Any:
-            return await core(svc, await admit(scope, authorization), game_id, min_version)
+            who = await admit(scope, authorization)
+            return await core(svc, who, game_id, min_version, **named)
 
         await answer(scope, receive, send, read)
 
@@ -185,11 +202,15 @@ async def _fast_post_action(scope: Scope, receive: Receive, send: Send, slow: AS
 @get(
     "/v1/games/{game_id:str}",
     operation_id="getGame",
-    opt={"fast": _fast_read(game_view)},
+    opt={"fast": _fast_read(game_view, {b"include": b"legal_actions"})},
     summary="The caller's view of a game (a spectator's when not seated)",
     security=SECURITY,
     responses=problems(
-        400, 401, 404, 503, codes={**UNKNOWN_GAME, 400: [*SEEN_CODES, "at_beyond_version"]}
+        400,
+        401,
+        404,
+        503,
+        codes={**UNKNOWN_GAME, 400: [*SEEN_CODES, "at_beyond_version", "include_with_at"]},
     ),
 )
 async def get_game(
@@ -206,9 +227,17 @@ async def get_game(
             "past the game's version.",
         ),
     ] = None,
+    include: Annotated[
+        Literal["legal_actions"] | None,
+        QueryParameter(
+            description="`legal_actions`: the caller's legal actions at the view's version "
+            "in the same answer (its `legal_actions`; null for a caller with no seat), one "
+            "request where a seat to act would make two. 400 `include_with_at` with `at`.",
+        ),
+    ] = None,
 ) -> GameView:
     who = await caller(request)
-    return await game_view(service_of(request), who, game_id, min_version, at)
+    return await game_view(service_of(request), who, game_id, min_version, at, include)
 
 
 def outcome_of(loaded: Loaded) -> GameOutcome | None:

@@ -331,10 +331,14 @@ class AsyncClient:
 
     # -- game: reading and playing -----------------------------------------------------------
 
-    async def get_game(self, game_id: str, *, min_version: int | None = None) -> GameView:
+    async def get_game(
+        self, game_id: str, *, min_version: int | None = None, legal_actions: bool = False
+    ) -> GameView:
         """`min_version`: the newest version of the game you have seen (the answer is at
-        least that recent, and the service may give it without reading its store)."""
-        return await self.call(routes.get_game(game_id, min_version))
+        least that recent, and the service may give it without reading its store).
+        `legal_actions`: the caller's legal actions at the view's version in the same answer
+        (`view.legal_actions`; None when the caller holds no seat)."""
+        return await self.call(routes.get_game(game_id, min_version, legal_actions))
 
     async def get_legal_actions(
         self, game_id: str, *, min_version: int | None = None
@@ -425,7 +429,7 @@ class AsyncClient:
         attempts: int | None = None,
         min_version: int | None = None,
     ) -> ActionAccepted | None:
-        """Read the game and the legal actions, post what `decide` chooses against their version.
+        """Read the game with the legal actions, post what `decide` chooses against their version.
 
         On 409 `stale_version` (the game moved meanwhile), 422 `stale_question` (the
         question answered is no longer the one asked) or any 422 to a move posted as it was
@@ -440,8 +444,11 @@ class AsyncClient:
         last: StaleVersion | Unprocessable | None = None
         seen = min_version  # then, after a 409, the version it named
         for _ in range(max(1, attempts or self.policy.play_attempts)):
-            view = await self.get_game(game_id, min_version=seen)
-            legal = await self.get_legal_actions(game_id, min_version=view.version)
+            view = await self.get_game(game_id, min_version=seen, legal_actions=True)
+            # one request for both; a service of an older release answers without them
+            legal = view.legal_actions or await self.get_legal_actions(
+                game_id, min_version=view.version
+            )
             if view.status == "finished" or not legal.actions:
                 return None
             action = decide(view, legal)

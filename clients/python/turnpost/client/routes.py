@@ -288,8 +288,11 @@ def leave_match() -> Call[None]:
 # -- game: playing ---------------------------------------------------------------------------
 
 
-def get_game(game_id: str, min_version: int | None = None) -> Call[GameView]:
-    params = _params(min_version=min_version)
+def get_game(
+    game_id: str, min_version: int | None = None, legal_actions: bool = False
+) -> Call[GameView]:
+    include = "legal_actions" if legal_actions else None
+    params = _params(min_version=min_version, include=include)
     return Call("game", "GET", f"/v1/games/{_p(game_id)}", _json(GameView), params)
 
 

@@ -329,10 +329,14 @@ class Client:
 
     # -- game: reading and playing -----------------------------------------------------------
 
-    def get_game(self, game_id: str, *, min_version: int | None = None) -> GameView:
+    def get_game(
+        self, game_id: str, *, min_version: int | None = None, legal_actions: bool = False
+    ) -> GameView:
         """`min_version`: the newest version of the game you have seen (the answer is at
-        least that recent, and the service may give it without reading its store)."""
-        return self.call(routes.get_game(game_id, min_version))
+        least that recent, and the service may give it without reading its store).
+        `legal_actions`: the caller's legal actions at the view's version in the same answer
+        (`view.legal_actions`; None when the caller holds no seat)."""
+        return self.call(routes.get_game(game_id, min_version, legal_actions))
 
     def get_legal_actions(self, game_id: str, *, min_version: int | None = None) -> LegalActions:
         return self.call(routes.get_legal_actions(game_id, min_version))
@@ -421,7 +425,7 @@ class Client:
         attempts: int | None = None,
         min_version: int | None = None,
     ) -> ActionAccepted | None:
-        """Read the game and the legal actions, post what `decide` chooses against their version.
+        """Read the game with the legal actions, post what `decide` chooses against their version.
 
         On 409 `stale_version` (the game moved meanwhile), 422 `stale_question` (the
         question answered is no longer the one asked) or any 422 to a move posted as it was
@@ -435,8 +439,9 @@ class Client:
         last: StaleVersion | Unprocessable | None = None
         seen = min_version  # then, after a 409, the version it named
         for _ in range(max(1, attempts or self.policy.play_attempts)):
-            view = self.get_game(game_id, min_version=seen)
-            legal = self.get_legal_actions(game_id, min_version=view.version)
+            view = self.get_game(game_id, min_version=seen, legal_actions=True)
+            # one request for both; a service of an older release answers without them
+            legal = view.legal_actions or self.get_legal_actions(game_id, min_version=view.version)
             if view.status == "finished" or not legal.actions:
                 return None
             action = decide(view, legal)
