@@ -139,8 +139,10 @@ export class Api {
   putChatSettings(settings) {
     return this.request(this.game, "PUT", "/v1/me/chat-settings", { body: settings });
   }
-  view(id) {
-    return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}`);
+  /** The caller's view; with `legal`, its legal actions at the same version inside it. */
+  view(id, legal = false) {
+    const query = legal ? "?include=legal_actions" : "";
+    return this.request(this.game, "GET", `/v1/games/${encodeURIComponent(id)}${query}`);
   }
   resign(id) {
     return this.request(this.game, "POST", `/v1/games/${encodeURIComponent(id)}/resign`);

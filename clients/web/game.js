@@ -142,7 +142,7 @@ export class GameScreen {
 
   /** The view, the moves, and what the board needs besides (the map, its drawing). */
   async load() {
-    const view = await this.api.view(this.id);
+    const view = await this.api.view(this.id, true); // with the seat's moves: one read
     if (this.stopped) return; // left meanwhile: nothing more is asked
     const content = await contentOf(this.api, view.game);
     if (this.stopped) return;
@@ -150,7 +150,8 @@ export class GameScreen {
     const seated = view.your_seat !== null && view.your_seat !== undefined && !botPlaying(view);
     const board = BOARDS[view.game] || GENERIC;
     const [legal, extra] = await Promise.all([
-      seated && view.status === "active" ? this.api.legal(this.id) : null,
+      // a service of an older release (a rolling upgrade) answers the view without them
+      seated && view.status === "active" ? (view.legal_actions ?? this.api.legal(this.id)) : null,
       board.load ? board.load(this.api, this.id, this.extra, view) : null,
     ]);
     Object.assign(this, { view, content, legal, extra });

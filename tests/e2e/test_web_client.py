@@ -598,9 +598,11 @@ def test_a_read_that_never_answers_does_not_stop_the_page(tab: Tab) -> None:
     tab.start()
     page = tab.page
     page.wait_for_selector("button.action:not([disabled])")
-    # the next read of the legal actions (after this move) is held: never answered
+    # the next read of the view with its legal actions (after this move) is held: never answered
     page.route(
-        "**/v1/games/*/legal-actions*", lambda route: held.append(route.request.url), times=1
+        re.compile(r"/v1/games/[^/?]+\?include=legal_actions"),
+        lambda route: held.append(route.request.url),
+        times=1,
     )
     tab.post()
     deadline = time.monotonic() + 60
