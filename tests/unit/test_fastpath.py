@@ -18,7 +18,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from contracts.game import PostAction
 from infra.http.common import EXCEPTION_HANDLERS
 from infra.http.edge import Edge
-from infra.http.fastpath import FastFront, FastLitestar, Slow, answer, json_body
+from infra.http.fastpath import FastFront, FastLitestar, Slow, answer, json_body, query
 from infra.settings import Settings
 
 
@@ -275,3 +275,44 @@ async def test_a_client_gone_before_its_body_is_read_is_litestar_s() -> None:
     with pytest.raises(Slow) as slow:
         await json_body(gone, PostAction)
     assert slow.value.args[0] is gone
+
+
+def _query(raw: bytes) -> dict[bytes, int | bytes]:
+    return query({"query_string": raw}, {b"n": 100, b"m": 9}, {b"include": b"legal_actions"})
+
+
+def test_a_query_is_the_fast_path_s_only_when_plain() -> None:
+    """Names each once, in any order, ints as Litestar reads them (digits, no leading zero,
+    at most their maximum), words with their one value; anything else is Litestar's."""
+    assert _query(b"") == {}
+    assert _query(b"n=0") == {b"n": 0}
+    assert _query(b"n=100&include=legal_actions&m=9") == {
+        b"n": 100,
+        b"include": b"legal_actions",
+        b"m": 9,
+    }
+    assert _query(b"include=legal_actions&n=7") == {b"include": b"legal_actions", b"n": 7}
+    for slow in (
+        b"n=101",  # past the maximum
+        b"m=10",
+        b"n=01",  # a leading zero
+        b"n=00",
+        b"n=",
+        b"n",
+        b"n=-1",
+        b"n=1.0",
+        b"n=" + b"1" * 20,
+        b"n=1&n=1",  # twice
+        b"include=legal_actions&include=legal_actions",
+        b"include=view",
+        b"include=",
+        b"x=1",  # a name it does not know
+        b"n=1&x=1",
+        b"n=1&",
+        b"&n=1",
+    ):
+        with pytest.raises(Slow):
+            _query(slow)
+    # no words: every name must be an int's
+    with pytest.raises(Slow):
+        query({"query_string": b"include=legal_actions"}, {b"n": 100})
