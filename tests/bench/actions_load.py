@@ -180,8 +180,13 @@ async def play(
     alive: Callable[[], None] = lambda: None,
     note: Callable[[str], None] = lambda text: None,
     pace: float = 0.0,
+    one_read: bool = False,
 ) -> None:
     """One client: its own connection, one game at a time, until `end`.
+
+    one_read: the game read as the seat the client guesses is to act (the one after the seat
+    that moved last), with `include=legal_actions`; the legal actions read apart only when
+    the guess was wrong. Else the game is read as seat 0, and the legal actions apart.
 
     pace: this client's cycles a second (0: each as soon as the last is answered). Paced,
     the client begins a cycle (GET game, GET legal-actions, POST) every 1/pace seconds from
@@ -194,6 +199,7 @@ async def play(
         game: GameLike | None = None
         headers = {"content-type": "application/json"}
         seen: dict[str, int] = {}  # each game's newest version this client has seen
+        guess: dict[str, int] = {}  # one_read: the seat each game is read as
 
         def inside(t_done: float) -> bool:
             return warm_end <= t_done <= end
@@ -220,9 +226,13 @@ async def play(
                             st.starved_s += waited
             assert game is not None
             try:
-                since = f"?min_version={seen[game.id]}" if game.id in seen else ""
+                query = [f"min_version={seen[game.id]}"] if game.id in seen else []
+                asked = guess.get(game.id, 0) if one_read else 0
+                if one_read:
+                    query.append("include=legal_actions")
+                since = "?" + "&".join(query) if query else ""
                 t0 = time.perf_counter()
-                r = await http.get(f"/v1/games/{game.id}{since}", headers=game.auth[0])
+                r = await http.get(f"/v1/games/{game.id}{since}", headers=game.auth[asked])
                 t1 = time.perf_counter()
                 if r.status_code != 200:
                     _count(st.errors, f"get_game_{r.status_code}")
@@ -235,21 +245,25 @@ async def play(
                     if inside(time.monotonic()):
                         st.finished += 1
                     seen.pop(game.id, None)
+                    guess.pop(game.id, None)
                     game = None
                     continue
-                seat = rng.choice(view["to_act"])
-                since = f"?min_version={view['version']}" if MIN_VERSION else ""
-                t0 = time.perf_counter()
-                r = await http.get(
-                    f"/v1/games/{game.id}/legal-actions{since}", headers=game.auth[seat]
-                )
-                t1 = time.perf_counter()
-                if r.status_code != 200:
-                    _count(st.errors, f"legal_{r.status_code}")
-                    continue
-                legal = _decode(r.content)
-                if inside(time.monotonic()):
-                    st.legal_ms.append((t1 - t0) * 1000)
+                legal = view.get("legal_actions") if asked in view["to_act"] else None
+                seat = asked if legal else rng.choice(view["to_act"])
+                if legal is None:
+                    since = f"?min_version={view['version']}" if MIN_VERSION else ""
+                    t0 = time.perf_counter()
+                    r = await http.get(
+                        f"/v1/games/{game.id}/legal-actions{since}", headers=game.auth[seat]
+                    )
+                    t1 = time.perf_counter()
+                    if r.status_code != 200:
+                        _count(st.errors, f"legal_{r.status_code}")
+                        continue
+                    legal = _decode(r.content)
+                    if inside(time.monotonic()):
+                        st.legal_ms.append((t1 - t0) * 1000)
+                guess[game.id] = (seat + 1) % len(view["seats"])
                 body = _json.encode(
                     {"action": rng.choice(legal["actions"]), "expected_version": legal["version"]}
                 )
@@ -298,6 +312,7 @@ async def spawn(
     tag: str,
     pace: float = 0.0,
     ready_s: float = 120.0,
+    one_read: bool = False,
 ) -> list[asyncio.subprocess.Process]:
     """Start `processes` load processes (this module's `_main`) with their shares of
     `clients` and of `prepared` games, and wait until each has its games and says `ready`;
@@ -329,6 +344,7 @@ async def spawn(
                 "prepared": max(share, prepared * share // clients),
                 "seed": 1000 * k,
                 "pace": pace / clients,  # each client's share of the cycles a second
+                "one_read": one_read,
             }
             assert proc.stdin is not None
             proc.stdin.write(_json.encode(job) + b"\n")
@@ -407,6 +423,7 @@ async def _main() -> None:
                             end,
                             note=note,
                             pace=float(job.get("pace", 0)),
+                            one_read=bool(job.get("one_read")),
                         )
                         for i in range(clients)
                     )

@@ -24,6 +24,11 @@ on a database of its own, Postgres' CPU per INSERT, and `stack_c<n>_postgres_vs_
 (Postgres' CPU per move over it). `make bench` runs one round of this checkout alone at 16
 clients (`BENCH_STACK_BASE=<checkout>` adds the baseline).
 
+`--one-read` adds a third side, `one_read`: this checkout's stack played by clients that
+read the game with its legal actions in one request (`?include=legal_actions`, as the
+seat they guess is to act; the legal actions apart when the guess was wrong), against the
+same baseline; `_requests_per_move` says what each side's clients asked.
+
 Figures: `stack_c<n>_<side>_<process>_cpu_per_move_ms` (medians over rounds),
 `stack_c<n>_<side>_total_cpu_per_move_ms`, `_moves_per_s`, `_post_p50_ms`, `_post_p99_ms`,
 `_post_p99_vs_p50_ratio`.
@@ -72,6 +77,7 @@ NOT_CPU = {
     "post_p99_ms": "ms",
     "post_p99_vs_p50_ratio": "x",
     "non_200": "responses",
+    "requests_per_move": "requests (in the window, over the moves accepted)",
     "turns_hot_update_share": "(of the turns row's updates)",
 }
 
@@ -98,7 +104,9 @@ def _pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
-async def one_side(root: Path, clients: int, prepared: int) -> dict[str, float]:
+async def one_side(
+    root: Path, clients: int, prepared: int, one_read: bool = False
+) -> dict[str, float]:
     """One stack of `root`'s under `clients` REST players: CPU ms per move by process."""
     secret = secrets.token_urlsafe(48)
     prefix = f"stack-{uuid.uuid4().hex[:8]}:"
@@ -113,7 +121,7 @@ async def one_side(root: Path, clients: int, prepared: int) -> dict[str, float]:
             await bots._wait_healthy(game_url)
             procs = await spawn(
                 game_url, REDIS_URL, prefix, secret, clients, prepared, CLIENT_PROCS, "s",
-                ready_s=180,
+                ready_s=180, one_read=one_read,
             )  # fmt: skip
             await asyncio.sleep(1.0)  # the set-up's news drained by the side processes
             warm_end, end = await begin(procs, WARMUP_S, MEASURE_S)
@@ -159,6 +167,8 @@ async def one_side(root: Path, clients: int, prepared: int) -> dict[str, float]:
         per["post_p99_ms"] = _pct(st.post_ms, 0.99)
         per["post_p99_vs_p50_ratio"] = per["post_p99_ms"] / per["post_p50_ms"]
         per["non_200"] = float(sum(v for k, v in st.statuses.items() if k != 200))
+        asked = len(st.get_game_ms) + len(st.legal_ms) + sum(st.statuses.values())
+        per["requests_per_move"] = asked / moves
         updates = hot_b[0] - hot_a[0]
         per["turns_hot_update_share"] = (hot_b[1] - hot_a[1]) / updates if updates else 0.0
         if EXPLAIN:
@@ -280,14 +290,16 @@ async def run(
     rounds: int,
     levels: list[int],
     out: Out = _default_out,
+    one_read: bool = False,
 ) -> None:
-    sides = [("this", ROOT)] + ([("base", base)] if base else [])
+    sides = [("this", ROOT, False)] + ([("one_read", ROOT, True)] if one_read else [])
+    sides += [("base", base, False)] if base else []
     for clients in levels:
-        results: dict[str, list[dict[str, float]]] = {name: [] for name, _ in sides}
+        results: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in sides}
         for r in range(rounds):
             order = sides if r % 2 == 0 else sides[::-1]
-            for name, root in order:
-                per = await one_side(root, clients, prepared=4 * clients)
+            for name, root, reads in order:
+                per = await one_side(root, clients, prepared=4 * clients, one_read=reads)
                 results[name].append(per)
                 _note(
                     f"c{clients} round {r + 1} {name}: {per['total']:.2f} ms a move "
@@ -316,19 +328,20 @@ async def run(
             b = statistics.median(x["postgres"] for x in results["base"])
             out(f"stack_c{clients}_base_postgres_vs_insert_ratio", b / floor, "x")
             out(f"stack_c{clients}_base_postgres_vs_paced_insert_ratio", b / paced, "x")
-            for key in ("total", "side_processes", "game", "postgres", "redis"):
-                this = [x[key] for x in results["this"]]
-                old = [x[key] for x in results["base"]]
-                out(
-                    f"stack_c{clients}_{key}_cpu_per_move_this_vs_base_ratio",
-                    statistics.median(this) / statistics.median(old),
-                    "x",
-                )
-                out(
-                    f"stack_c{clients}_{key}_cpu_per_move_this_vs_base_paired_ratio",
-                    statistics.median(t / o for t, o in zip(this, old, strict=True)),
-                    "x",
-                )
+            for name in [n for n, _, _ in sides if n != "base"]:
+                for key in ("total", "side_processes", "game", "postgres", "redis"):
+                    this = [x[key] for x in results[name]]
+                    old = [x[key] for x in results["base"]]
+                    out(
+                        f"stack_c{clients}_{key}_cpu_per_move_{name}_vs_base_ratio",
+                        statistics.median(this) / statistics.median(old),
+                        "x",
+                    )
+                    out(
+                        f"stack_c{clients}_{key}_cpu_per_move_{name}_vs_base_paired_ratio",
+                        statistics.median(t / o for t, o in zip(this, old, strict=True)),
+                        "x",
+                    )
 
 
 def main() -> int:
@@ -336,9 +349,15 @@ def main() -> int:
     parser.add_argument("base", nargs="?", type=Path, help="a baseline checkout")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", default="16", help="levels, e.g. 16,64")
+    parser.add_argument(
+        "--one-read",
+        action="store_true",
+        help="also clients that read the view and its moves at once",
+    )
     args = parser.parse_args()
     levels = [int(c) for c in args.clients.split(",")]
-    asyncio.run(run(args.base.resolve() if args.base else None, args.rounds, levels))
+    base = args.base.resolve() if args.base else None
+    asyncio.run(run(base, args.rounds, levels, one_read=args.one_read))
     return 0
 
 
