@@ -313,6 +313,8 @@ def test_a_query_is_the_fast_path_s_only_when_plain() -> None:
     ):
         with pytest.raises(Slow):
             _query(slow)
+    # the largest a version may be has 19 digits: read as it is
+    assert query({"query_string": b"v=4611686018427387904"}, {b"v": 2**62}) == {b"v": 2**62}
     # no words: every name must be an int's
     with pytest.raises(Slow):
         query({"query_string": b"include=legal_actions"}, {b"n": 100})
