@@ -2,7 +2,7 @@
 what a change of budget does before `make tournament` spends hours on it.
 
     python -m tests.bench.decisions itchy-feet [--base mcts] [--variant expert]
-        [--set width=6 --set simulations=800] [--positions 40] [--evals 400]
+        [--set width=6 --set simulations=800] [--positions 40] [--evals 400] [--to-the-end]
 
 Plays greedy self-play of seeded deals (2, 3 and 4 seats in turn) and takes every eleventh
 position with a choice. At each, the base level's search and the variant's (a level's budget,
@@ -10,6 +10,8 @@ with `--set` overrides of its fields) choose a move from the same observation an
 they differ, both moves are evaluated on `--evals` paired guesses (the same guess and draws for
 both, greedy playing on as in the search, cut where the longer of the two budgets cuts), and
 the variant's gain over the base's choice is averaged: per differing position and over all.
+`--to-the-end`: the evaluation plays on to the game's end (or MAX_MOVES) and scores its
+outcome, so a variant that changes the search's cut or its estimate is not judged by itself.
 
 What it measures is the search's own model of the game (greedy play from a guessed deal), not
 play against anyone: a variant that changes no decision cannot change strength, and one whose
@@ -36,6 +38,7 @@ from services.bots.policies import POLICIES, SEARCHED, expert_budget, playing
 from services.bots.search import Budget, _play, _rollout, search
 
 EVERY = 11  # moves between positions taken
+MAX_MOVES = 5000  # `--to-the-end`: a playout this long is cut (by the game's estimate) all the same
 
 
 def budget_of(game: str, level: str, overrides: list[str]) -> Budget:
@@ -106,6 +109,9 @@ def main() -> int:
     parser.add_argument("--set", action="append", default=[], help="field=value of the variant")
     parser.add_argument("--positions", type=int, default=40)
     parser.add_argument("--evals", type=int, default=400)
+    parser.add_argument(
+        "--to-the-end", action="store_true", help="evaluate by the game's outcome, not a cut"
+    )
     args = parser.parse_args()
     rules = get_rules(args.game)
     assert rules is not None
@@ -113,7 +119,7 @@ def main() -> int:
     playout = playing(args.game, searched.policy)
     base = budget_of(args.game, args.base, [])
     variant = budget_of(args.game, args.variant, args.set)
-    rollout = max(base.rollout, variant.rollout)
+    rollout = MAX_MOVES if args.to_the_end else max(base.rollout, variant.rollout)
     gains: list[float] = []
     seconds = {"base": 0.0, "variant": 0.0}
     observations = positions(args.game, args.positions)
@@ -140,6 +146,7 @@ def main() -> int:
     n = len(observations)
     print(f"# {args.game}: base {args.base} {base}")
     print(f"# variant {args.variant} {variant}")
+    print(f"# evaluated {'to the end' if args.to_the_end else f'cut at {rollout} moves'}")
     print(f"decisions_positions {n}")
     print(f"decisions_differing {len(gains)} ({len(gains) / n:.1%})")
     if gains:
