@@ -131,10 +131,19 @@ def _free(port: int) -> bool:
     return True
 
 
+_handed_out: set[int] = set()
+
+
 def _any_free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free port, never one handed out before (the kernel may give one port twice in a
+    row, once its first socket is closed)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
 
 
 def metrics_ports(names: list[str], base: int) -> dict[str, int]:

@@ -89,10 +89,20 @@ def port_free(port: int) -> bool:
     return True
 
 
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port nothing listens on now, and none this process handed out before: the kernel
+    may give the same port to two calls in a row, the first socket being closed, and two
+    servers told one port then race for it."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
 
 
 def wait_until(

@@ -49,6 +49,7 @@ from contracts.streams import LOBBY, RoomStarted, StartedSeat
 from games.registry import registry
 from infra.auth.bearer import issue
 from infra.auth.keys import SigningKey
+from infra.servers.local import free_port as _free_port
 from infra.settings import from_env
 from infra.streams.redis import RedisStreams
 from services.game.commands import game_id_for_room
@@ -180,14 +181,6 @@ def _env(dsn: str, redis_url: str, prefix: str, secret: str) -> dict[str, str]:
         "RATE_LIMIT_READ": "10000000/minute",
         "RATE_LIMIT_WRITE": "10000000/minute",
     }
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def _start_table(

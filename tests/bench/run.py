@@ -40,7 +40,6 @@ import platform
 import re
 import secrets
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -69,6 +68,7 @@ from infra.auth.bearer import issue  # noqa: E402
 from infra.auth.keys import SigningKey  # noqa: E402
 from infra.eventstore import NewEvent, Snapshot  # noqa: E402
 from infra.eventstore.postgres import PostgresEventStore  # noqa: E402
+from infra.servers.local import free_port  # noqa: E402
 from infra.servers.migrate import migrate  # noqa: E402
 from infra.streams.redis import RedisStreams  # noqa: E402
 from services.game.commands import game_id_for_room  # noqa: E402
@@ -117,12 +117,6 @@ def pct(values: list[float], q: float) -> float:
         return float("nan")
     s = sorted(values)
     return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # -- CPU accounting (Linux /proc), to say who was busy during a measurement --------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,15 +15,10 @@ from typing import Any
 import httpx
 import pytest
 
+from infra.servers.local import free_port as _free_port
 from tests.conftest import RUN_ID, fresh_database
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_for(check: Any, what: str, seconds: float = 60) -> Any:

@@ -22,14 +22,9 @@ from typing import IO
 import pytest
 
 from infra.servers.embedded import EmbeddedPostgres, postgres_binaries, redis_binary
+from infra.servers.local import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait_port(port: int, seconds: float = 30) -> None:

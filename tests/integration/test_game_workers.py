@@ -11,7 +11,6 @@ import contextlib
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,18 +27,13 @@ import redis.asyncio as aioredis
 from contracts.streams import LOBBY, RoomStarted, StartedSeat
 from infra.auth.bearer import issue
 from infra.auth.keys import SigningKey
+from infra.servers.local import free_port as _free_port
 from services.game.commands import game_id_for_room
 from tests.integration.tables import game_service, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = secrets.token_urlsafe(48)
 KEY = SigningKey.from_secret(SECRET)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _workers(pid: int) -> list[int]:

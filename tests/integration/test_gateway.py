@@ -24,6 +24,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from infra.servers.local import free_port as _free_port
 from infra.settings import Settings
 from services.lobby.app import create_app as lobby_app
 from tests.integration.serve import serving
@@ -32,12 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "deploy" / "gateway" / "nginx.conf"
 NGINX = shutil.which("nginx", path=f"{os.environ.get('PATH', '')}:/usr/sbin:/sbin")
 pytestmark = pytest.mark.skipif(NGINX is None, reason="nginx is not installed")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def local_config(folder: Path, port: int, lobby: int, game: int) -> str:

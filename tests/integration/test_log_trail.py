@@ -10,7 +10,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import uuid
@@ -24,17 +23,12 @@ import pytest
 
 from infra.auth.bearer import issue
 from infra.auth.keys import SigningKey
+from infra.servers.local import free_port
 from tests.conftest import RUN_ID, fresh_database
 from tests.integration.tables import game_service, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = secrets.token_urlsafe(48)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,14 +17,10 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from infra.servers.local import free_port as _free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 5
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextlib.contextmanager

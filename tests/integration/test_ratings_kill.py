@@ -14,7 +14,6 @@ import os
 import random
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import uuid
@@ -24,18 +23,13 @@ import asyncpg
 import msgspec
 
 from contracts.streams import LIFECYCLE, GameEvent
+from infra.servers.local import free_port
 from infra.streams.redis import RedisStreams
 from services.lobby.ratings import Seat, fresh, rate
 from tests.bench.records import GAME, finished_game
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES_N = 50
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def made(
