@@ -79,6 +79,15 @@ async def test_the_games_of_public_rooms_are_listed_to_watch_and_unlisted_ones_n
         room, private = await finished_game(client, pool, ada, bob, seed=7, visibility="unlisted")
         problem(await game.get(f"/v1/games/{private}/record", headers=auth(cy)), 403, "not_seated")
         assert (await game.get(f"/v1/games/{private}/record", headers=auth(bob))).status_code == 200
+        # nor its hands version by version: the whole state at N is its players' too
+        at = {"at": 3}
+        then = (await game.get(f"/v1/games/{private}", params=at, headers=auth(cy))).json()
+        assert then["version"] == 3 and then["state"] is None and then["your_seat"] is None
+        assert then["view"]["private"] is None
+        theirs_then = await game.get(f"/v1/games/{private}", params=at, headers=auth(bob))
+        assert theirs_then.json()["state"]["hands"]
+        public_then = await game.get(f"/v1/games/{over}", params=at, headers=auth(cy))
+        assert public_then.json()["state"]["hands"]  # a public room's: anyone's
         assert private not in [g["id"] for g in await listing(game, status="finished")]
         assert await Ratings(pool).game_finished(private, room, "itty-bitty")
         path = f"/v1/players/{ada['id']}/games"

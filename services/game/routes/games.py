@@ -79,14 +79,16 @@ async def game_view(
         )
     record = await svc.record(game_id)
     loaded = await svc.load_seen(record, min_version)
+    seat = record.seat_of(who.player_id)
     whole = None
     if at is not None:  # the game as it stood at version `at`
         finished = outcome_of(loaded) is not None
         loaded = await svc.as_of(loaded, at)
-        if finished:  # nothing is secret any more: the whole state, every hand
+        # nothing is secret any more: the whole state, every hand; an unlisted room's to
+        # its players alone, as its record
+        if finished and (seat is not None or not await svc.games.unlisted(record.room_id)):
             whole = msgspec.to_builtins(loaded.state)
     rules, state = loaded.rules, loaded.state
-    seat = record.seat_of(who.player_id)
     ratings = None
     if at is None and outcome_of(loaded) is not None:
         changes = await svc.games.rating_changes(record.id)
@@ -223,8 +225,8 @@ async def get_game(
             ge=1,
             le=MAX_VERSION,
             description="The game as it stood at this version: your own view then, and once "
-            "the game has finished its whole `state` (every hand). 400 `at_beyond_version` "
-            "past the game's version.",
+            "the game has finished its whole `state` (every hand; an unlisted room's to its "
+            "players alone). 400 `at_beyond_version` past the game's version.",
         ),
     ] = None,
     include: Annotated[
