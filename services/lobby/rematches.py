@@ -49,25 +49,29 @@ class Rematches:
                 raise ProblemError(403, "not_seated", "only the room's players may ask a rematch")
             if old.status != "finished":
                 raise ProblemError(409, "room_not_finished", f"the room is {old.status}")
-            made, offers = old.rematch_id, None
-            if made is None:
+            made, offers, code = old.rematch_id, None, None
+            if made is not None:  # a player of the old room needs no code for the new one
+                code = await conn.fetchval("SELECT invite_code FROM rooms WHERE id = $1", made)
+            else:
                 made = await self._make(conn, old, player_id, bots_for_declined)
                 offers = await self._offers(conn, made, player_id)
                 room, started = await self.lobby.start_if_full(conn, made, player_id)
         if offers is None:  # made before: this call accepts
-            room, started = await self.accept(made, player_id)
+            room, started = await self.accept(made, player_id, code)
             return room, False, started
         for news in offers:
             await self.invitations.tell(news)
         return room, True, started
 
-    async def accept(self, room_id: str, player_id: str) -> tuple[Room, RoomStarted | None]:
+    async def accept(
+        self, room_id: str, player_id: str, invite_code: str | None
+    ) -> tuple[Room, RoomStarted | None]:
         """The caller takes their seat in the rematch (nothing when they sit there already,
         or the room has started: they see it as it is)."""
         room = await self.lobby.get(room_id, player_id)
         if room.status != "open" or any(s.player_id == player_id for s in room.seats):
             return room, None
-        return await self.lobby.join(room_id, player_id, None)
+        return await self.lobby.join(room_id, player_id, None, invite_code)
 
     async def _make(
         self, conn: asyncpg.Connection, old: Room, caller: str, bots_for_declined: bool

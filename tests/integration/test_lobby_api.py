@@ -353,7 +353,11 @@ async def test_fill_level_is_kept_and_republished(
 
 
 async def finished_room(
-    client: httpx.AsyncClient, pool: asyncpg.Pool, host: dict[str, str], bob: dict[str, str]
+    client: httpx.AsyncClient,
+    pool: asyncpg.Pool,
+    host: dict[str, str],
+    bob: dict[str, str],
+    visibility: str = "public",
 ) -> dict[str, Any]:
     """A finished 4-seat itchy-feet room: host at 0, a greedy filler at 1, bob at 2, random at 3."""
     body = {
@@ -361,11 +365,13 @@ async def finished_room(
         "seats": 4,
         "options": {"events": True, "characters": "random"},
         "timing": {"bank_s": 600, "increment_s": 5},
+        "visibility": visibility,
     }
     r = await client.post("/v1/rooms", json=body, headers=auth(host))
     assert r.status_code == 201, r.text
     rid = r.json()["id"]
-    await client.post(f"/v1/rooms/{rid}/join", json={"seat": 2}, headers=auth(bob))
+    code = {"invite_code": r.json()["invite_code"]} if visibility == "unlisted" else {}
+    await client.post(f"/v1/rooms/{rid}/join", json={"seat": 2, **code}, headers=auth(bob))
     await client.post(
         f"/v1/rooms/{rid}/bots", json={"level": "random", "seat": 3}, headers=auth(host)
     )

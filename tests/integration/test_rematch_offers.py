@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncpg
 import httpx
 import msgspec
+import pytest
 
 from contracts.notifications import RoomNews
 from contracts.streams import LOBBY, NEWS
@@ -22,13 +23,16 @@ from tests.integration.test_lobby_api import (  # noqa: F401
 )
 
 
+@pytest.mark.parametrize("visibility", ["public", "unlisted"])
 async def test_an_offer_is_told_and_a_decline_frees_the_seat(
     client: httpx.AsyncClient,  # noqa: F811
     settings: Settings,  # noqa: F811
     pool: asyncpg.Pool,
+    visibility: str,
 ) -> None:
     host, bob = await player(client, "host"), await player(client, "bob")
-    old = await finished_room(client, pool, host, bob)
+    old = await finished_room(client, pool, host, bob, visibility)
+    assert old["visibility"] == visibility
     streams = RedisStreams.from_url(settings.redis_url)
     try:
         since = await streams.latest_id(settings.stream(NEWS))
@@ -57,9 +61,11 @@ async def test_an_offer_is_told_and_a_decline_frees_the_seat(
         "seat": 2, "player_id": None, "name": None, "bot": None, "reserved_for": None,
         "rating": None,
     }  # fmt: skip
-    # asking the rematch after declining: the seat is free, so it is taken (an accept)
+    # asking the rematch after declining: the seat is free, so it is taken (an accept; an
+    # unlisted room's player of the old room needs no code)
     back = await client.post(f"/v1/rooms/{old['id']}/rematch", headers=auth(bob))
-    assert back.status_code == 200 and back.json()["status"] == "starting"
+    assert back.status_code == 200, back.text
+    assert back.json()["status"] == "starting"
 
 
 async def test_with_bots_for_declined_the_others_play_on_at_once(
