@@ -27,8 +27,8 @@ log = logging.getLogger(__name__)
 
 _INVITATION = """
 SELECT i.room_id, r.game, i.seat, i.player_id, i.invited_by, coalesce(p.name, '') AS by_name,
-       CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired'
-            ELSE i.status END AS status,
+       CASE WHEN i.status = 'pending' AND (i.expires_at <= now() OR r.status <> 'open')
+            THEN 'expired' ELSE i.status END AS status,
        i.expires_at, i.created_at
 FROM room_invitations i JOIN rooms r ON r.id = i.room_id
 LEFT JOIN players p ON p.id = i.invited_by"""
@@ -130,25 +130,26 @@ class RoomInvitations:
         a rematch whose offer asked so, a bot's; a room that starts when full and now is
         starts (its RoomStarted to announce)."""
         async with self.pool.acquire() as conn, conn.transaction():
-            await self.lobby.locked(conn, room_id)
+            room = await self.lobby.locked(conn, room_id)
             seat = await conn.fetchval(
                 """UPDATE room_invitations SET status = 'declined'
                    WHERE room_id = $1 AND player_id = $2 AND status = 'pending'
-                     AND expires_at > now() RETURNING seat""",
+                     AND expires_at > now() AND $3 RETURNING seat""",
                 room_id,
                 player_id,
+                room.status == "open",  # a room that started or closed holds no seat
             )
             if seat is None:
                 raise ProblemError(404, "no_invitation", "no invitation of yours waits here")
-            room = await conn.fetchrow(
-                "SELECT status, bots_for_declined, fill_level FROM rooms WHERE id = $1", room_id
+            row = await conn.fetchrow(
+                "SELECT bots_for_declined, fill_level FROM rooms WHERE id = $1", room_id
             )
             taken = await conn.fetchval(
                 "SELECT 1 FROM room_seats WHERE room_id = $1 AND seat = $2", room_id, seat
             )
             started = None
-            if room["status"] == "open" and room["bots_for_declined"] and not taken:
-                level = room["fill_level"] or DEFAULT_LEVEL
+            if row["bots_for_declined"] and not taken:
+                level = row["fill_level"] or DEFAULT_LEVEL
                 await self.lobby.seat_bot(conn, room_id, seat, level)
                 _, started = await self.lobby.start_if_full(conn, room_id, None)
             return await invitation_of(conn, room_id, player_id), started

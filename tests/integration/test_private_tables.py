@@ -169,3 +169,35 @@ async def test_a_declined_or_expired_invitation_frees_its_seat(
         403,
         "not_host",
     )
+
+
+async def test_a_room_that_starts_or_closes_holds_no_seat_for_an_invitation(
+    client: httpx.AsyncClient,  # noqa: F811
+) -> None:
+    ada, bob, cy = [await player(client, n) for n in ("Ada", "Bob", "Cy")]
+    made = []
+    for _ in range(2):
+        body = {"game": "itty-bitty", "seats": 3}
+        room = (await client.post("/v1/rooms", json=body, headers=auth(ada))).json()
+        r = await client.post(
+            f"/v1/rooms/{room['id']}/invitations", json={"player_id": bob["id"]}, headers=auth(ada)
+        )
+        assert r.json()["status"] == "pending"
+        made.append(room["id"])
+    started, closed = made
+    assert (await client.post(f"/v1/rooms/{started}/start", headers=auth(ada))).status_code == 202
+    assert (await client.post(f"/v1/rooms/{closed}/leave", headers=auth(ada))).status_code == 200
+    for room_id in made:  # the host's list and the invited's agree: nothing is held any more
+        listing = (await client.get(f"/v1/rooms/{room_id}/invitations", headers=auth(ada))).json()
+        assert [(i["player_id"], i["status"]) for i in listing["items"]] == [(bob["id"], "expired")]
+        problem(
+            await client.post(f"/v1/rooms/{room_id}/invitations/decline", headers=auth(bob)),
+            404,
+            "no_invitation",
+        )
+    assert (await client.get("/v1/me/invitations", headers=auth(bob))).json()["items"] == []
+    problem(
+        await client.post("/v1/rooms/r-nope/invitations/decline", headers=auth(cy)),
+        404,
+        "unknown_room",
+    )

@@ -298,7 +298,15 @@ async def start_room(
                 **AUTH_CODES,
                 403: ["not_seated"],
                 404: ["unknown_room"],
-                409: ["room_not_finished", "too_many_open_rooms"],
+                # room_full: the caller declined and another took the seat; room_not_open:
+                # the rematch started meanwhile; stale_version: made meanwhile, ask again
+                409: [
+                    "room_not_finished",
+                    "too_many_open_rooms",
+                    "room_full",
+                    "room_not_open",
+                    "stale_version",
+                ],
             },
             body=True,
         ),
