@@ -144,14 +144,17 @@ class Matchmaker:
         return self._state(await self.lobby.get(row["id"]))
 
     async def leave(self, player_id: str) -> list[Room]:
-        """Leave every table the caller waits at; 404 when there is none."""
+        """Leave every table the caller waits at; 404 when there is none, 409 when theirs has
+        started (GET /v1/match shows it, starting or playing: the match was found)."""
         rows = await self.pool.fetch(
-            """SELECT r.id FROM rooms r JOIN room_seats s ON s.room_id = r.id
-               WHERE s.player_id = $1 AND r.match_key IS NOT NULL AND r.status = 'open'""",
+            """SELECT r.id, r.status FROM rooms r JOIN room_seats s ON s.room_id = r.id
+               WHERE s.player_id = $1 AND r.match_key IS NOT NULL
+                 AND r.status IN ('open', 'starting', 'playing')""",
             player_id,
         )
         if not rows:
             raise ProblemError(404, "not_matching", "you wait at no quick-match table")
+        rows = [r for r in rows if r["status"] == "open"]
         left = []
         for row in rows:
             try:

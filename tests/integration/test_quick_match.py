@@ -76,8 +76,9 @@ async def test_a_caller_waits_at_one_table_until_another_comes_then_both_play(
     eve = await player(client, "Eve")
     joined = await client.post(f"/v1/rooms/{lonely['id']}/join", headers=auth(eve))
     assert joined.status_code == 200 and joined.json()["status"] == "starting"
-    # the table has started: leaving is refused, the match was found
-    problem(await client.delete("/v1/match", headers=auth(bob)), 404, "not_matching")
+    # the table has started: leaving is refused, the match was found (and shown, not denied)
+    assert (await client.get("/v1/match", headers=auth(bob))).json()["room"]["id"] == room["id"]
+    problem(await client.delete("/v1/match", headers=auth(bob)), 409, "room_not_open")
     # Cy leaves the queue: their table is cancelled (nobody else sat there)
     assert (await client.delete("/v1/match", headers=auth(cy))).status_code == 204
     problem(await client.get("/v1/match", headers=auth(cy)), 404, "not_matching")
