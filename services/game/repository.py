@@ -13,8 +13,8 @@ import asyncpg
 import msgspec
 
 from contracts.game import SeatInfo
-from contracts.problems import ProblemError
 from infra.eventstore.memory import MemoryEventStore
+from infra.http.cursors import Int64, bad_cursor, instant
 
 
 class GameRecord(msgspec.Struct, frozen=True, kw_only=True, dict=True):  # dict: cached names
@@ -54,7 +54,7 @@ class GameRecord(msgspec.Struct, frozen=True, kw_only=True, dict=True):  # dict:
 
 # A listing's sort key: (deadline in µs or NO_DEADLINE when awaiting, else 0; created in µs;
 # game id). Keyset paging: the next page starts after the last key of this one.
-PageKey = tuple[int, int, str]
+PageKey = tuple[Int64, Int64, str]
 NO_DEADLINE = 2**62
 
 
@@ -267,12 +267,11 @@ async def watchable_games(
 ) -> list[Watchable]:
     at, last = None, None
     if after is not None:
+        at = instant(after[0])
         try:
-            at, last = datetime.fromisoformat(after[0]), uuid.UUID(after[1])
+            last = uuid.UUID(after[1])
         except ValueError as exc:
-            raise ProblemError(
-                400, "bad_cursor", "the cursor is not one this API returned"
-            ) from exc
+            raise bad_cursor() from exc
     rows = await pool.fetch(_WATCHABLE, status, game, at, last, limit)
     return [
         Watchable(

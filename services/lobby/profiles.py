@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
-from datetime import datetime
+import math
 from typing import Any
 
 import asyncpg
@@ -24,6 +24,7 @@ from contracts.players import (
 )
 from contracts.problems import ProblemError
 from games.registry import keys
+from infra.http.cursors import bad_cursor, instant, word
 from services.lobby.ratings import BOT, SETTLED_AFTER
 
 
@@ -115,14 +116,8 @@ class Profiles:
         """The player's finished games, newest first (an index-only walk of player_games);
         to another `viewer`, none of an unlisted room (a page may then hold fewer)."""
         at, game_id = _uncursor(cursor, str, str) if cursor else (None, None)
-        try:
-            after = datetime.fromisoformat(at) if at else None
-        except ValueError as exc:
-            raise ProblemError(
-                400, "bad_cursor", "the cursor is not one this API returned"
-            ) from exc
-        if after is not None and after.tzinfo is None:
-            raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned")
+        after = instant(at) if cursor else None
+        game_id = word(game_id) if cursor else None
         rows = await self.pool.fetch(
             """SELECT f.game_id, f.room_id, f.game, f.rated, f.options, f.started_at,
                       f.finished_at, f.outcome, f.seats,
@@ -168,6 +163,9 @@ class Profiles:
         ordinal, subject, place = (
             _uncursor(cursor, (int, float), str, int) if cursor else (None, None, 0)
         )
+        if cursor and (not math.isfinite(ordinal) or not 0 <= place < 2**31):
+            raise bad_cursor()  # NaN, infinities and any place a page never ended at
+        subject = word(subject) if cursor else None
         settled = "games < 10" if provisional else "games >= 10"  # the partial indexes' own
         rows = await self.pool.fetch(
             f"""SELECT r.subject, r.mu, r.sigma, r.ordinal, r.games, r.wins, p.name

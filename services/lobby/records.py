@@ -14,8 +14,8 @@ from asyncpg.transaction import Transaction
 from contracts.game import timestamp
 from contracts.levels import measured_rating
 from contracts.lobby import Room, Seat, Timing
-from contracts.problems import ProblemError
 from contracts.streams import RoomStarted, StartedSeat
+from infra.http.cursors import instant, word
 from infra.observability.context import carry
 
 
@@ -116,8 +116,5 @@ def started_message(room: Room, fill_level: str) -> RoomStarted:
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        ts, _, room_id = cursor.partition("|")
-        return datetime.fromisoformat(ts), room_id
-    except ValueError as exc:
-        raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned") from exc
+    ts, _, room_id = cursor.partition("|")
+    return instant(ts), word(room_id)

@@ -10,7 +10,7 @@ from litestar import Request, get
 from litestar.params import FromQuery, QueryParameter
 
 from contracts.game import GameSummary, MyGames, timestamp
-from contracts.problems import ProblemError
+from infra.http.cursors import bad_cursor, word
 from infra.http.openapi import SECURITY, problems
 from services.game.repository import PageKey
 from services.game.routes.common import caller, service_of
@@ -62,9 +62,12 @@ def _cursor(key: PageKey) -> str:
 
 def _page_key(cursor: str) -> PageKey:
     try:
-        return msgspec.json.decode(base64.urlsafe_b64decode(cursor), type=PageKey)
+        deadline, created, game_id = msgspec.json.decode(
+            base64.urlsafe_b64decode(cursor), type=PageKey
+        )
     except (ValueError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned") from exc
+        raise bad_cursor() from exc
+    return deadline, created, word(game_id)
 
 
 ROUTES = [my_games]

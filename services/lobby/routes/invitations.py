@@ -113,9 +113,7 @@ async def withdraw_invitation(
     summary="Decline your invitation to the room: the seat held for you is free again",
     status_code=200,
     security=SECURITY,
-    responses=problems(
-        400, 401, 404, codes={**AUTH_CODES, 404: ["unknown_room", "no_invitation"]}
-    ),
+    responses=problems(400, 401, 404, codes={**AUTH_CODES, 404: ["unknown_room", "no_invitation"]}),
 )
 async def decline_invitation(room_id: FromPath[str], request: Request[Any, Any, Any]) -> Invitation:
     """A rematch's offer too: a bot then takes the seat if the one who offered asked so."""
