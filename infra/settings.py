@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 
 import msgspec
@@ -156,6 +158,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         if self.stream_key:
             return self.stream_key.encode()
         return derive_key(self.keyring().signing.secret)
+
+    def bot_draws_key(self) -> bytes:
+        """The key that seeds a bot's random draws from its turn's public command id
+        (services/bots/turns.py `draws`), never the one that signs commands."""
+        return hmac.new(self.command_key(), b"turnpost:bot-draws", hashlib.sha256).digest()
 
     def keyring(self) -> Keyring:
         """The token keys; BadKeys if they cannot be read (infra.auth.keys.check_secrets at start)."""

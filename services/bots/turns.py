@@ -4,9 +4,12 @@ every task that finds the game at the same version), and the time limit a turn r
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import signal
 import threading
 from collections.abc import Iterator
+from random import Random
 from typing import NamedTuple
 
 from infra.eventstore.api import command_uuid
@@ -15,6 +18,15 @@ from infra.settings import Settings
 
 def bot_command_id(game_id: str, version: int, seat: int) -> str:
     return str(command_uuid("bot", game_id, str(version), str(seat)))
+
+
+def draws(key: bytes, command_id: str) -> Random:
+    """The bot's random draws for one turn: the same for every task of the turn (a
+    redelivery decides as the first did), and private. The command id is public (the game,
+    the version, the seat): seeded by it alone, an opponent who knows the open policies
+    could replay the bot's choices for each hand it might hold and keep the hands that
+    choose as it did. So the seed is a keyed hash of it (`Settings.bot_draws_key`)."""
+    return Random(hmac.new(key, command_id.encode(), hashlib.sha256).digest())
 
 
 class Turn(NamedTuple):

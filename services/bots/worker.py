@@ -31,7 +31,6 @@ import socket
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from random import Random
 from typing import Any, TypeGuard
 
 import asyncpg
@@ -67,7 +66,7 @@ from services.bots.observe import Observation, States, observe, observe_many
 from services.bots.outbox import Outbox
 from services.bots.policies import SEARCHING, policy_for
 from services.bots.search import TURN_SECONDS, TURN_SENT, TURN_SHARE
-from services.bots.turns import Turn, bot_command_id, time_limit
+from services.bots.turns import Turn, bot_command_id, draws, time_limit
 from services.bots.turns import TurnTooLong as TurnTooLong  # raised in a turn: caught by this name
 
 log = logging.getLogger(__name__)
@@ -82,10 +81,11 @@ def _settle_heap(**_: object) -> None:
     settle_heap()
 
 
-def command_for(obs: Observation, game_id: str, level: str) -> SubmitAction:
-    """The bot's move at the version it observed; the same for every task that observes it."""
+def command_for(obs: Observation, game_id: str, level: str, key: bytes) -> SubmitAction:
+    """The bot's move at the version it observed; the same for every task that observes it
+    (its draws seeded by `key` and the command id: `draws`)."""
     command_id = bot_command_id(game_id, obs.version, obs.seat)
-    action = policy_for(obs.game, level)(obs, Random(command_id))
+    action = policy_for(obs.game, level)(obs, draws(key, command_id))
     return SubmitAction(
         command_id=command_id,
         game_id=game_id,
@@ -121,11 +121,11 @@ def wants_a_move(obs: Observation | None, turn: Turn) -> TypeGuard[Observation]:
 
 
 async def decide(
-    conn: asyncpg.Connection, turn: Turn, states: States | None = None
+    conn: asyncpg.Connection, turn: Turn, key: bytes, states: States | None = None
 ) -> SubmitAction | None:
     """The bot's move for this turn now, or None if it has none to make."""
     obs = await observe(conn, turn.game, turn.game_id, turn.seat, states, turn.level in SEARCHING)
-    return command_for(obs, turn.game_id, turn.level) if wants_a_move(obs, turn) else None
+    return command_for(obs, turn.game_id, turn.level, key) if wants_a_move(obs, turn) else None
 
 
 class Bot(Outbox):
@@ -139,6 +139,7 @@ class Bot(Outbox):
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)  # the Redis client, the commands' stream and key
+        self.draws_key = settings.bot_draws_key()
         self.pid = os.getpid()
         self.loop = asyncio.new_event_loop()
         self.pool: asyncpg.Pool | None = None
@@ -198,7 +199,7 @@ class Bot(Outbox):
         command = self.decided.get(key)
         if command is None:
             with self.thinking(turn):
-                command = command_for(obs, turn.game_id, turn.level)
+                command = command_for(obs, turn.game_id, turn.level, self.draws_key)
             self.decided[key] = command
             while len(self.decided) > self.DECISIONS:
                 self.decided.popitem(last=False)

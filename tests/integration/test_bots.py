@@ -56,9 +56,12 @@ def test_celery_is_configured_for_at_least_once_delivery() -> None:
     assert conf.broker_transport_options["visibility_timeout"] > conf.task_time_limit
 
 
+DRAWS_KEY = b"bot draws of these tests"
+
+
 async def _decide(pool: asyncpg.Pool, turn: Turn, states: States | None = None) -> Any:
     async with pool.acquire() as conn:
-        return await decide(conn, turn, states)
+        return await decide(conn, turn, DRAWS_KEY, states)
 
 
 async def _apply(service: GameService, cmd: SubmitAction) -> Any:
