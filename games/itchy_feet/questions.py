@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
+
+from msgspec.structs import replace
 
 from games.api import Unavailable
 from games.itchy_feet.content import Content
@@ -53,15 +56,16 @@ def asked(c: Content, state: State, seat: int) -> tuple[AnyQuestion, ...]:
     return ()
 
 
-def named_before(state: State, seat: int) -> tuple[AnyQuestion, ...]:
-    """The trade question as it named the offered cards before they were shown by kind (by
-    id): an answer a client read then still names its question."""
-    match state.pending:
-        case TradeOffer(asker=asker, responder=responder, give=give, want=want) if (
-            responder == seat and state.end is None
-        ):
-            return (TradeQuestion(seat=seat, asker=asker, give=give, want=want),)
-    return ()
+def by_kind(c: Content, action: Any) -> Any:
+    """The answer with the trade question it names shown as the table sees it, the offered
+    cards by kind: an answer naming them by id (as a client read the question before they
+    were shown by kind) names the same question whichever copies it names, so no guess of
+    which copy is offered is ever told apart from another (RULES.md, "Identical cards")."""
+    named = getattr(action, "question", None)
+    if not isinstance(named, TradeQuestion):
+        return action
+    give = tuple(c.alike.get(x, x) for x in named.give)
+    return replace(action, question=replace(named, give=give))
 
 
 def shortfall(c: Content, hand: Sequence[str], want: Sequence[str]) -> tuple[str, int] | None:

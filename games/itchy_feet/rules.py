@@ -177,7 +177,7 @@ class ItchyFeet:
         if seat not in self.to_act(state):
             raise _illegal("not_your_turn", f"seat {seat} is not to act now")
         asked = questions.asked(self.content, state, seat)
-        check_named(action, (*asked, *questions.named_before(state, seat)))  # "stale_question"
+        check_named(questions.by_kind(self.content, action), asked)  # "stale_question"
         tx = Tx(self.content, state, rng)
         if state.rules >= 2 and type(action) in COPY_FIELDS:
             action = self._held_copies(state, seat, action)

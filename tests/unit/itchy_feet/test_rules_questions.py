@@ -36,7 +36,6 @@ from games.itchy_feet.model import (
     StealQuestion,
     TradeQuestion,
 )
-from games.itchy_feet.questions import named_before
 from games.itchy_feet.rules import CHARACTERS
 from games.testing import card_ids_in, check_questions
 from tests.unit.itchy_feet.test_generic import options
@@ -220,11 +219,26 @@ def test_an_answer_naming_another_question_is_refused_and_one_naming_none_is_not
     assert play(state, 1, AcceptTrade(question=by_id))[0] == play(state, 1, AcceptTrade())[0]
 
 
-def test_the_question_as_named_before_is_the_responders_alone() -> None:
+def test_naming_the_offered_cards_by_id_tells_no_copy_from_another() -> None:
+    """The responder sees the offer by kind. An answer naming the offered cards by id names
+    the same question whichever copy it names: a refusal (here of a card the responder does
+    not hold) is the same for the copy offered and for another, so no copy is told apart by
+    probing; a card of another kind is another question."""
     state = offered()
-    before = TradeQuestion(seat=1, asker=0, give=(CAM,), want=("umbrella",))
-    assert named_before(state, 1) == (before,)
-    assert named_before(state, 0) == () and named_before(state, 2) == ()
+    asked = TradeQuestion(seat=1, asker=0, give=("camera",), want=("umbrella",))
+    for copy in (CAM, CAM2):  # CAM is the copy offered
+        named = replace(asked, give=(copy,))
+        assert play(state, 1, AcceptTrade(question=named))[0] == play(state, 1, AcceptTrade())[0]
+        wrong = AcceptTrade(cards=(SUN2,), question=named)
+        assert refused(state, 1, wrong) == refused(state, 1, replace(wrong, question=asked))
+        assert refused(state, 1, wrong) != "stale_question"
+    assert refused(state, 1, AcceptTrade(question=replace(asked, give=(SUN,)))) == (
+        "stale_question"
+    )
+    # the question of another seat, or of no trade, is not made the open one by its kinds
+    assert refused(state, 1, AcceptTrade(question=replace(asked, give=(CAM2,), seat=2))) == (
+        "stale_question"
+    )
 
 
 def test_an_answer_to_a_question_already_answered_is_stale() -> None:
