@@ -332,11 +332,12 @@ class ItchyFeet:
 
     def _from_discard(self, state: State, named: str) -> str:
         """The card a recycle takes. Named by its kind (as the table sees the discard:
-        `Content.alike`), or by a card of the discard that stands for its kind (rules 2;
-        rules 1: the very card), it is the copy of that kind longest in the discard. A card
-        not in the discard is left as named, for `decide` to refuse."""
+        `Content.alike`), or by any copy of it (rules 2; rules 1: the very card), it is the
+        copy of that kind longest in the discard; none there, it is left as named, for
+        `decide` to refuse. Under rules 2 the copy named is never looked for: whether that
+        very copy is in the discard, which the table sees by kind, is not told by a refusal."""
         kind = self.content.kind_of.get(named)
-        if kind is None or (named != kind and (state.rules < 2 or named not in state.discard)):
+        if kind is None or (named != kind and state.rules < 2):
             return named
         return next((x for x in state.discard if self.content.kind_of[x] == kind), named)
 

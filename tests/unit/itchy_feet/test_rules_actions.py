@@ -133,7 +133,9 @@ def test_recycle_costs_exactly_two_cards_of_your_hand_and_not_the_ones_just_disc
     assert refused(state, 0, Recycle(discard=(CAM, SUN, GERMANY[0]), take=GUIDE)) == "wrong_cost"
     assert refused(state, 0, Recycle(discard=(CAM, CAM), take=GUIDE)) == "card_named_twice"
     assert refused(state, 0, Recycle(discard=(CAM, BOOTS), take=GUIDE)) == "card_not_in_hand"
-    assert refused(state, 0, Recycle(discard=(CAM, SUN), take=CAM)) == "not_in_discard"
+    assert refused(recycle_table(rules=1), 0, Recycle(discard=(CAM, SUN), take=CAM)) == (
+        "not_in_discard"  # rules 1: the very card named, and that one is being paid
+    )
     assert refused(state, 0, Recycle(discard=(CAM, SUN), take=BOOTS)) == "not_in_discard"
     # by its kind, as the table names the discard: no copy of it there
     assert refused(state, 0, Recycle(discard=(CAM, SUN), take="hiking-boots")) == "not_in_discard"

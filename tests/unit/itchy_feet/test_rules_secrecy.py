@@ -25,6 +25,7 @@ from games.itchy_feet.events import (
     CardsDealt,
     CardStolen,
     PlannerChoice,
+    Recycled,
     StealAttempted,
     StealCancelled,
     TradeAccepted,
@@ -417,6 +418,28 @@ def test_under_rules_2_a_card_named_stands_for_its_kind_the_longest_held_moves()
     assert of(TradeAccepted, play(offered, 0, AcceptTrade())[0])[0].received == (UMB3,)
     old = of(TradeAccepted, play(replace(offered, rules=1), 0, AcceptTrade())[0])
     assert old[0].received == (UMB,)  # rules 1: the lowest id
+
+
+def test_under_rules_2_a_recycle_naming_a_copy_tells_nothing_of_where_that_copy_lies() -> None:
+    """The discard is seen by kind. Rules 2: a recycle naming a copy takes the copy of its
+    kind longest in the discard whether or not the one named lies there, so a refusal can
+    never say where a copy is; a kind with no card there is refused whatever copy is named.
+    Rules 1: the very card named."""
+    cam2, cam3 = item("camera", 2), item("camera", 3)
+    hands = [[*GERMANY, SUN, BOOTS], [cam3], [item("sunscreen", 2)]]
+    state = table(3, hands=hands, discard=[GUIDE, cam2])
+    assert state.rules >= 2
+    pay = (SUN, BOOTS)
+    took = [
+        of(Recycled, play(state, 0, Recycle(discard=pay, take=named))[0])[0].taken
+        for named in (CAM, cam2, cam3, "camera")  # cam2 lies there, the others do not
+    ]
+    assert took == [cam2] * 4
+    for named in (UMB, item("umbrella", 3), "umbrella"):  # no umbrella there: one refusal
+        assert refused(state, 0, Recycle(discard=pay, take=named)) == "not_in_discard"
+    old = replace(state, rules=1)
+    assert refused(old, 0, Recycle(discard=pay, take=cam3)) == "not_in_discard"
+    assert of(Recycled, play(old, 0, Recycle(discard=pay, take=cam2))[0])[0].taken == cam2
 
 
 def test_a_guess_of_the_hidden_cards_does_not_depend_on_which_copy_lies_where() -> None:
