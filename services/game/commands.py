@@ -28,7 +28,7 @@ from infra.observability.metrics import APPEND_CONFLICTS, APPENDS
 from infra.observability.tracing import enabled as tracing_enabled
 from infra.observability.tracing import span
 from services.game.loading import Loaded, Loading, status_of
-from services.game.memory import RECENT_STATES
+from services.game.memory import RECENT_STATES, state_at
 from services.game.repository import GameRecord, new_seed, stream_id
 
 log = logging.getLogger(__name__)
@@ -221,7 +221,7 @@ class Commands(Loading):
         if not 0 < expected < loaded.version or loaded.version - expected > UNAFFECTED_WINDOW:
             return False
         cached = self._cache.get(loaded.record.id)
-        then = next((st for v, st in cached.recent if v == expected), None) if cached else None
+        then = state_at(cached.recent, expected) if cached else None
         if then is None:
             return False
         news = await self.store.read(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -14,12 +14,35 @@ from games.table import TableState
 from infra.eventstore import StoredEvent
 from services.game.live import Waiters
 
-# Engine states kept per game (the cached one's predecessors, one per command), so a move
-# against a recent version is judged without a replay. A simultaneous phase is at most twelve
-# commands (six Footprints seats choose a leader and a card each), and a seat's choice may
-# come after all ten of the others' (and a few clock commands): 8 was too few. They share
-# most of their structure: under 1 KB each beside the current state.
+# Engine states kept per game (the cached one's predecessors, one per command that changed
+# it), so a move against a recent version is judged without a replay. A simultaneous phase is
+# at most twelve commands (six Footprints seats choose a leader and a card each), and a seat's
+# choice may come after all ten of the others' (and a few clock commands): 8 was too few. They
+# share most of their structure: under 1 KB each beside the current state. A command that
+# leaves the engine's state as it was (a chat message) takes no place of its own: the state's
+# span of versions grows (`Span`), so no one's chatter pushes a seat's version out.
 RECENT_STATES = 16
+
+
+class Span(NamedTuple):
+    """An engine state and the versions it stood at, first to last, each seen."""
+
+    first: int
+    last: int
+    state: Any
+
+
+def kept(spans: tuple[Span, ...], version: int, state: Any) -> tuple[Span, ...]:
+    """`spans` with the state seen at `version` (after every version they hold): the last
+    span grows when it is the same state at the version after it, else a span begins."""
+    if spans and spans[-1].state is state and spans[-1].last == version - 1:
+        return (*spans[:-1], spans[-1]._replace(last=version))
+    return (*spans, Span(version, version, state))[-RECENT_STATES:]
+
+
+def state_at(spans: tuple[Span, ...], version: int) -> Any | None:
+    """The engine state at `version`, if a kept span holds it."""
+    return next((s.state for s in spans if s.first <= version <= s.last), None)
 
 
 # A read that says what it has seen is answered from memory only within this long of the store
@@ -39,7 +62,7 @@ class Cached(msgspec.Struct, kw_only=True):
     version: int
     state: Any
     table: TableState
-    recent: tuple[tuple[int, Any], ...] = ()  # a few earlier (version, engine state)
+    recent: tuple[Span, ...] = ()  # a few earlier engine states and their versions
     events: tuple[StoredEvent, ...] = ()  # the last few stored events, ending at `version`
     confirmed: float = 0.0  # time.monotonic() when the store last said `version` was its latest
 
@@ -108,25 +131,27 @@ class Memory:
         cached = self._cache.get(game_id)
         if cached is not None and cached.version > version:
             return
-        recent: tuple[tuple[int, Any], ...] = ()
-        kept: tuple[StoredEvent, ...] = ()
+        recent: tuple[Span, ...] = ()
+        stored: tuple[StoredEvent, ...] = ()
         if cached is not None:
             recent = cached.recent
             if cached.version < version:
-                recent = (*recent, (cached.version, cached.state))
-            kept = cached.events
-        recent = (*recent, *(p for p in passed if p[0] < version))[-RECENT_STATES:]
-        if events and (not kept or kept[-1].version != events[0].version - 1):
-            kept = ()  # a gap: only the new ones join
-        kept = (*kept, *events)[-RECENT_EVENTS:]
-        if kept and kept[-1].version != version:
-            kept = ()
+                recent = kept(recent, cached.version, cached.state)
+            stored = cached.events
+        for at, was in passed:
+            if at < version and (not recent or at > recent[-1].last):
+                recent = kept(recent, at, was)
+        if events and (not stored or stored[-1].version != events[0].version - 1):
+            stored = ()  # a gap: only the new ones join
+        stored = (*stored, *events)[-RECENT_EVENTS:]
+        if stored and stored[-1].version != version:
+            stored = ()
         self._cache[game_id] = Cached(
             version=version,
             state=state,
             table=table,
             recent=recent,
-            events=kept,
+            events=stored,
             confirmed=confirmed,
         )
         self._cache.move_to_end(game_id)

@@ -145,6 +145,27 @@ async def test_a_move_at_an_older_version_is_accepted_only_when_unaffected() -> 
     assert (await svc.load(gid)).version == after.version
 
 
+async def test_chatter_never_makes_a_seats_unaffected_move_stale() -> None:
+    """A chat message is a command that leaves the engine's state as it was: however many
+    come between a seat's read and its move (more than the recent states kept), the move is
+    judged against the version it read, as news that changed nothing for it."""
+    from infra.auth.bearer import Principal
+    from services.game.chat import say
+    from services.game.memory import RECENT_STATES
+
+    svc = service()
+    gid = await new_game(svc, seats=3)
+    start = await svc.load(gid)
+    rules = start.rules
+    choice = [msgspec.to_builtins(rules.legal_actions(start.state, s)[0]) for s in range(3)]
+    await svc.submit(gid, 0, choice[0], start.version, uuid.uuid4())
+    for n in range(RECENT_STATES + 4):  # spectators chatting
+        await say(svc, gid, Principal(player_id=f"watcher-{n}", name="W"), f"hi {n}", None)
+    await svc.submit(gid, 1, choice[1], start.version, uuid.uuid4())  # news to seat 2 too
+    accepted = await svc.submit(gid, 2, choice[2], start.version, uuid.uuid4())
+    assert not accepted.replayed and accepted.version == (await svc.load(gid)).version
+
+
 async def test_an_unaffected_move_is_refused_beyond_the_window() -> None:
     from services.game import commands
 
@@ -657,3 +678,20 @@ async def test_a_long_poll_from_memory_still_answers_with_another_replica_s_move
     counted = reads.count
     loaded, got = await a.events_since(record, latest, wait=5)
     assert reads.count > counted and got and loaded.version == got[-1].version > latest
+
+
+def test_a_kept_state_stands_for_the_versions_it_was_seen_at_and_no_others() -> None:
+    from services.game.memory import RECENT_STATES, kept, state_at
+
+    a, b = object(), object()
+    spans = kept(kept(kept((), 5, a), 6, a), 7, b)  # 6 changed nothing (a chat message)
+    assert [state_at(spans, v) for v in (4, 5, 6, 7, 8)] == [None, a, a, b, None]
+    gap = kept(spans, 9, b)  # 8 was never seen: the same state after it is not assumed there
+    assert state_at(gap, 8) is None and state_at(gap, 9) is b and state_at(gap, 7) is b
+    other = kept(spans, 8, object())  # another state at 8: a span of its own
+    assert state_at(other, 7) is b and state_at(other, 8) is not b
+    many = ()
+    for v in range(100):
+        many = kept(many, v, object())
+    assert len(many) == RECENT_STATES and state_at(many, 100 - RECENT_STATES) is not None
+    assert state_at(many, 99 - RECENT_STATES) is None
