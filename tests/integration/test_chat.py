@@ -5,6 +5,7 @@ the record; the rules of speaking (blank, NUL, too long, after the end, a retry,
 
 from __future__ import annotations
 
+import asyncio
 import random
 import uuid
 from collections.abc import AsyncIterator
@@ -116,14 +117,32 @@ async def test_chat_is_plain_text_and_what_a_reader_muted_or_hid_never_reaches_t
         frames = await live.until(last)
     assert ("hello again" not in str(frames)) and "go Bob" not in str(frames)
 
+    # Ada's long-poll: a spectator's message, hidden from her, is no news: the wait goes on
+    # to the next thing she reads (it answered at once with nothing before)
+    now = (await c.get(f"/v1/games/{game_id}", headers=auth(ada))).json()["version"]
+
+    async def chatter() -> int:
+        await asyncio.sleep(0.2)
+        await say(c, game_id, cy, "psst")
+        await asyncio.sleep(0.3)
+        return int((await say(c, game_id, bob, "ok")).json()["version"])
+
+    talking = asyncio.create_task(chatter())
+    params = {"after": now, "wait": 10}
+    polled = (await c.get(f"/v1/games/{game_id}/events", params=params, headers=auth(ada))).json()
+    bobs = await talking
+    assert [e["data"]["text"] for e in polled["events"]] == ["ok"]
+    assert polled["last_version"] == bobs
+
     # the record, once the game is over: every message kept, the hidden ones blanked
     await play(svc, game_id, 5_000, random.Random(3))
     record = (await c.get(f"/v1/games/{game_id}/record", headers=auth(bob))).text
     lines = [msgspec.json.decode(x) for x in record.splitlines()]
     chats = [e["data"] for line in lines[1:] for e in line["events"] if e["type"] == "chat_said"]
-    assert len(chats) == 6
-    assert [c_["text"] for c_ in chats] == ["", "go Bob", "thanks", "", "hello again", "yes"]
-    assert [c_["hidden"] for c_ in chats] == [True, False, False, True, False, False]
+    assert len(chats) == 8
+    texts = ["", "go Bob", "thanks", "", "hello again", "yes", "psst", "ok"]
+    assert [c_["text"] for c_ in chats] == texts
+    assert [c_["hidden"] for c_ in chats] == [True, False, False, True, False, False, False, False]
     assert ada not in str([c_ for c_ in chats if c_["hidden"]]) and NASTY not in record
     full = (await c.get(f"/v1/games/{game_id}/record", headers=auth(dee))).text
     assert msgspec.json.encode(NASTY).decode() in full  # a reader who hid nothing: all of it

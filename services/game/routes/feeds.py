@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any
 
 from litestar import Request, get
@@ -48,18 +49,26 @@ async def events(
     svc = service_of(request)
     record = await svc.record(game_id)
     seat = record.seat_of(who.player_id)
+    deadline = time.monotonic() + wait
+    last = after
     with LIVE_SUBSCRIBERS.labels("long_poll").track_inprogress():
         # a long-poll holds its token: 401 as soon as it ends meanwhile (infra.auth.tokens.Held)
         held = await holding(request) if wait > 0 else None
-        polled = svc.events_since(record, after, wait, limit)
-        loaded, stored = await (polled if held is None else while_held(held, polled))
+        while True:
+            left = max(0.0, deadline - time.monotonic()) if wait > 0 else 0.0
+            polled = svc.events_since(record, last, left, limit)
+            loaded, stored = await (polled if held is None else while_held(held, polled))
+            shown = stored
+            if any(e.type == CHAT for e in stored):  # what the caller chose not to read, left out
+                shown = (await prefs_of(request).view(who.player_id)).visible(stored)
+            last = stored[-1].version if stored else last
+            # only messages the caller does not read came: no news, so the wait goes on
+            if shown or not stored or left <= 0 or outcome_of(loaded) is not None:
+                break
     to_act = sorted(svc.to_act(loaded.rules, loaded.state))
-    shown = stored
-    if any(e.type == CHAT for e in stored):  # what the caller chose not to read, left out
-        shown = (await prefs_of(request).view(who.player_id)).visible(stored)
     return EventFeed(
         events=svc.feed(loaded.rules, shown, seat, record.names),
-        last_version=(last := stored[-1].version if stored else after),
+        last_version=last,
         version=loaded.version,
         has_more=last < loaded.version,
         status=status_of(loaded.rules, loaded.state),
