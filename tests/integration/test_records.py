@@ -55,6 +55,10 @@ async def test_a_record_is_refused_until_the_end_then_hides_nothing(
     past = (await table.get(2, at=4)).json()
     assert past["version"] == 4 and past["outcome"] is None
     assert len(past["state"]["hands"]) == 3 and all(past["state"]["hands"])
+    # inside the setup's deal nobody is to act yet: the game was on, not over
+    assert (past["status"], past["to_act"]) == ("active", [])
+    last = (await table.get(2, at=header["version"])).json()
+    assert last["status"] == "finished" and last["outcome"] == view["outcome"]
     # my games by status: this one is finished now
     auth = table.auth(1)
     finished = (

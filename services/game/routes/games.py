@@ -81,6 +81,7 @@ async def game_view(
     loaded = await svc.load_seen(record, min_version)
     seat = record.seat_of(who.player_id)
     whole = None
+    latest = loaded.version
     if at is not None:  # the game as it stood at version `at`
         finished = outcome_of(loaded) is not None
         loaded = await svc.as_of(loaded, at)
@@ -106,7 +107,9 @@ async def game_view(
         id=record.id,
         game=record.game,
         version=loaded.version,
-        status=status_of(rules, state),
+        # at an earlier version, maybe inside a command (the setup's deal, say), nobody is to
+        # act until the command ends: the game was not over for that, only with an outcome
+        status=status_of(rules, state) if at in (None, latest) else _status_then(loaded),
         seats=record.seats,
         to_act=sorted(rules.to_act(state)),
         your_seat=seat,
@@ -123,6 +126,10 @@ async def game_view(
         ratings=ratings,
         legal_actions=None if include is None or seat is None else _legal(loaded, seat),
     )
+
+
+def _status_then(loaded: Loaded) -> Literal["active", "finished"]:
+    return "active" if outcome_of(loaded) is None else "finished"
 
 
 async def legal_actions_of(
