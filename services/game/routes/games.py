@@ -388,7 +388,13 @@ def _answer(svc: GameService, record: Any, accepted: Accepted, seat: int) -> Act
     status_code=200,
     security=SECURITY,
     responses=problems(
-        400, 401, 403, 404, 409, 503, codes={**SEATED, 409: ["game_finished", "stale_version"]}
+        400,
+        401,
+        403,
+        404,
+        409,
+        503,
+        codes={**SEATED, 409: ["game_finished", "stale_version", "seat_played_by_bot"]},
     ),
 )
 async def resign(game_id: FromPath[str], request: Request[Any, Any, Any]) -> ActionAccepted:
