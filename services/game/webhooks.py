@@ -19,6 +19,7 @@ from litestar.params import Body, FromPath, QueryParameter
 
 from contracts.notifications import (
     NOTIFICATION_TYPES,
+    ROOM_NEWS_TYPES,
     Deliveries,
     NewWebhook,
     QueuedTest,
@@ -177,7 +178,7 @@ def _hook_id(webhook_id: str) -> str:
             403: ["not_seated"],
             404: ["unknown_game"],
             409: ["too_many_webhooks"],
-            422: REFUSED_URL,
+            422: [*REFUSED_URL, "room_news_for_one_game"],
         },
         body=True,
     ),
@@ -207,6 +208,13 @@ async def create_webhook(
         raise ProblemError(422, exc.code, str(exc)) from exc
     game_id = None
     if data.game_id is not None:
+        if rooms := [e for e in data.events if e in ROOM_NEWS_TYPES]:
+            raise ProblemError(
+                422,
+                "room_news_for_one_game",
+                f"{', '.join(rooms)}: a room's news, never one game's; register them on an "
+                "endpoint of no one game",
+            )
         svc: GameService = request.app.state.service
         record = await svc.record(data.game_id)  # 404 unknown_game
         if record.seat_of(who.player_id) is None:

@@ -145,6 +145,14 @@ async def test_one_game_only_if_seated_in_it(client: httpx.AsyncClient, pool: An
         404,
         "unknown_game",
     )
+    # a room's news never goes to an endpoint of one game: asking for it there is refused
+    for room_news in ("invited", "rematch_offered"):
+        mixed = {**body, "events": ["your_turn", room_news]}
+        problem(
+            await client.post("/v1/me/webhooks", json=mixed, headers=auth(players[0])),
+            422,
+            "room_news_for_one_game",
+        )
 
 
 @pytest.mark.parametrize(
