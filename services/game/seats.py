@@ -66,6 +66,8 @@ async def claim(svc: GameService, game_id: str, by: int, seat: int) -> Accepted:
         target = table.seats[seat]
         if target.bot is not None:
             raise ProblemError(409, "seat_played_by_bot", f"a bot plays seat {seat} already")
+        if not table.timing.clocked:
+            raise ProblemError(409, "not_claimable", "this game has no clock: no seat times out")
         if table.timing.on_timeout != "wait":
             raise ProblemError(
                 409,

@@ -119,3 +119,18 @@ def test_the_wire_names_the_standing() -> None:
         msgspec.json.encode(LegalActions(version=3, seat=0, actions=[], unavailable=[]))
     )
     assert wire["standing"] == "playing"
+
+
+async def test_a_seat_no_claim_can_take_says_why() -> None:
+    """A claim needs a clock that waits on a timeout: without a clock no seat ever times out;
+    with one that acts itself, it does so without anyone's claim."""
+    for timing, why in [
+        (None, "this game has no clock: no seat times out"),
+        ({"per_move_s": 60, "on_timeout": "bot_move"}, "acts on timeouts itself (bot_move)"),
+    ]:
+        svc, game_id, clock = await table(timing)
+        clock.at += timedelta(seconds=61)
+        with pytest.raises(ProblemError) as err:
+            await seats.claim(svc, game_id, 0, 1)
+        assert (err.value.status, err.value.code) == (409, "not_claimable")
+        assert why in err.value.detail
