@@ -131,29 +131,16 @@ def _free(port: int) -> bool:
     return True
 
 
-_handed_out: set[int] = set()
-
-
-def _any_free_port() -> int:
-    """A free port, never one handed out before (the kernel may give one port twice in a
-    row, once its first socket is closed)."""
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = int(s.getsockname()[1])
-        if port not in _handed_out:
-            _handed_out.add(port)
-            return port
-
-
 def metrics_ports(names: list[str], base: int) -> dict[str, int]:
     """A metrics port for each process but the HTTP services: base, base+1, ... in order,
     or a free one where that one is taken; none when base is 0."""
     if not base:
         return {}
+    from infra.servers.local import free_port  # never one port twice
+
     wanted = [n for n in names if n not in HTTP]
     return {
-        name: port if _free(port) else _any_free_port()
+        name: port if _free(port) else free_port()
         for name, port in zip(wanted, range(base, base + len(wanted)), strict=True)
     }
 

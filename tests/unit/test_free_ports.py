@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 
 from infra.servers.local import free_port
-from tests.unit.test_deploy_metrics import stack
 
 CALLS = 2000  # the kernel's ephemeral ports number about 14,000 here: closed, one comes again
 
@@ -15,9 +14,3 @@ def test_free_port_never_hands_out_a_port_twice() -> None:
     assert len(set(ports)) == CALLS
     with socket.socket() as s:  # and each was free
         s.bind(("127.0.0.1", ports[-1]))
-
-
-def test_make_runs_metrics_ports_never_hand_out_a_port_twice() -> None:
-    pick = stack()._any_free_port
-    ports = [pick() for _ in range(CALLS)]
-    assert len(set(ports)) == CALLS
