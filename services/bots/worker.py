@@ -82,8 +82,7 @@ def _settle_heap(**_: object) -> None:
 
 
 def command_for(obs: Observation, game_id: str, level: str, key: bytes) -> SubmitAction:
-    """The bot's move at the version it observed; the same for every task that observes it
-    (its draws seeded by `key` and the command id: `draws`)."""
+    """The bot's move at the version it observed; the same for every task that observes it."""
     command_id = bot_command_id(game_id, obs.version, obs.seat)
     action = policy_for(obs.game, level)(obs, draws(key, command_id))
     return SubmitAction(
