@@ -131,14 +131,15 @@ class RoomInvitations:
         starts (its RoomStarted to announce)."""
         async with self.pool.acquire() as conn, conn.transaction():
             room = await self.lobby.locked(conn, room_id)
-            seat = await conn.fetchval(
-                """UPDATE room_invitations SET status = 'declined'
-                   WHERE room_id = $1 AND player_id = $2 AND status = 'pending'
-                     AND expires_at > now() AND $3 RETURNING seat""",
-                room_id,
-                player_id,
-                room.status == "open",  # a room that started or closed holds no seat
-            )
+            seat = None
+            if room.status == "open":  # a room that started or closed holds no seat
+                seat = await conn.fetchval(
+                    """UPDATE room_invitations SET status = 'declined'
+                       WHERE room_id = $1 AND player_id = $2 AND status = 'pending'
+                         AND expires_at > now() RETURNING seat""",
+                    room_id,
+                    player_id,
+                )
             if seat is None:
                 raise ProblemError(404, "no_invitation", "no invitation of yours waits here")
             row = await conn.fetchrow(

@@ -55,7 +55,7 @@ def _uncursor(cursor: str, *types: type) -> list[Any]:
             raise ValueError
         return values
     except ValueError as exc:
-        raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned") from exc
+        raise bad_cursor() from exc
 
 
 class Profiles:

@@ -10,8 +10,8 @@ from litestar import Request, get
 from litestar.params import FromQuery, QueryParameter
 
 from contracts.game import WatchedGame, WatchPage, timestamp
-from contracts.problems import ProblemError
 from games.registry import get as get_rules
+from infra.http.cursors import bad_cursor
 from infra.http.openapi import problems
 from services.game.repository import WatchKey
 from services.game.routes.common import service_of
@@ -66,7 +66,7 @@ def _key(cursor: str) -> WatchKey:
             raise ValueError("no game")
         return at, game_id
     except (ValueError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise ProblemError(400, "bad_cursor", "the cursor is not one this API returned") from exc
+        raise bad_cursor() from exc
 
 
 ROUTES = [list_games]
