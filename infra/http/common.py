@@ -75,9 +75,14 @@ def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[b
 
 def on_data_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     # Postgres class 22 (a NUL in a string, a number out of range...): the input was bad.
+    # The driver's text names the statement's arguments and the server's internals: logged,
+    # not sent. What a client can change is said instead.
     log.info("rejected a value Postgres cannot store on %s: %s", request.url.path, exc)
     error = ProblemError(
-        400, "malformed_request", f"a value in the request cannot be stored: {exc}"
+        400,
+        "malformed_request",
+        "a value in the request cannot be stored (a NUL character, a lone surrogate, a number"
+        " or a time out of range)",
     )
     return problem_response(error, request)
 
@@ -147,12 +152,18 @@ async def while_held(held: Held, work: Awaitable[T]) -> T:
 
 
 def authorization_of(scope: Scope) -> str | None:
-    """The request's Authorization header as Litestar's `request.headers` gives it: the first
-    one (latin-1), None without any."""
+    """The request's Authorization header (latin-1), None without one. Several are refused
+    (400): whose request it is must not hang on which one a reader takes (RFC 6750's
+    invalid_request: more than one way of carrying a token)."""
+    found: bytes | None = None
     for name, value in scope["headers"]:
         if name == b"authorization":
-            return value.decode("latin-1")
-    return None
+            if found is not None:
+                raise ProblemError(
+                    400, "malformed_request", "a request carries one Authorization header"
+                )
+            found = value
+    return None if found is None else found.decode("latin-1")
 
 
 def takes_token(scope: Scope) -> bool:

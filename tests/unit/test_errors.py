@@ -89,3 +89,21 @@ def test_the_relay_reconnects_after_every_outage_the_services_wait_out() -> None
     relay reconnects after (services/game/relay.py, beside its own wider set)."""
     assert set(TRANSIENT) <= set(CONNECTION_ERRORS)
     assert isinstance(LOST_MID_REQUEST, CONNECTION_ERRORS) and is_transient(LOST_MID_REQUEST)
+
+
+@get("/v1/unstorable", sync_to_thread=False)
+def unstorable() -> None:
+    raise asyncpg.exceptions.CharacterNotInRepertoireError(
+        'invalid byte sequence for encoding "UTF8": 0x00 (query argument $3 of players.name)'
+    )
+
+
+def test_a_value_postgres_cannot_store_is_400_without_the_drivers_words() -> None:
+    """The client's input was bad: 400, said in the API's words; the driver's (its query's
+    arguments, the server's tables) stay in the log."""
+    app = Litestar([unstorable], exception_handlers=EXCEPTION_HANDLERS)
+    with TestClient(app) as client:
+        answer = client.get("/v1/unstorable")
+    assert answer.status_code == 400 and answer.json()["code"] == "malformed_request"
+    assert "NUL" in answer.json()["detail"]
+    assert "query argument" not in answer.text and "players" not in answer.text
