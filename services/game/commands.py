@@ -34,7 +34,12 @@ from services.game.repository import GameRecord, new_seed, stream_id
 log = logging.getLogger(__name__)
 
 
-UNAFFECTED_WINDOW = 64  # versions back within which a move may still be unaffected by news
+# Versions back within which a move may still be unaffected by news: the news is read from the
+# store to see that the seat has not moved since, so this bounds what a stale request costs.
+# The states it is judged against are bounded apart (RECENT_STATES, chat taking none), so the
+# window is wide: table chat (10 messages a minute a player) between a read and a move would
+# take a hundred people's whole minute to push a seat past it.
+UNAFFECTED_WINDOW = 1024
 
 
 # A move that lost the race to append is decided again against the news, as long as it stays

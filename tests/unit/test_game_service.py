@@ -159,7 +159,7 @@ async def test_chatter_never_makes_a_seats_unaffected_move_stale() -> None:
     rules = start.rules
     choice = [msgspec.to_builtins(rules.legal_actions(start.state, s)[0]) for s in range(3)]
     await svc.submit(gid, 0, choice[0], start.version, uuid.uuid4())
-    for n in range(RECENT_STATES + 4):  # spectators chatting
+    for n in range(max(RECENT_STATES, 64) + 4):  # spectators chatting (past the old window)
         await say(svc, gid, Principal(player_id=f"watcher-{n}", name="W"), f"hi {n}", None)
     await svc.submit(gid, 1, choice[1], start.version, uuid.uuid4())  # news to seat 2 too
     accepted = await svc.submit(gid, 2, choice[2], start.version, uuid.uuid4())
