@@ -35,7 +35,8 @@ class GameFacts(msgspec.Struct, frozen=True, kw_only=True):
 
     players: Mapping[int, str]  # seat -> player id of every seat a person took (not bots')
     deadlines: Mapping[int, datetime]  # seat -> deadline of its running clock (turns.deadlines)
-    # to_act after the command before this one; None when this command set the game up
+    # to_act after the command before this one, less the seats a bot played then; None when
+    # this command set the game up
     before: Iterable[int] | None
     # the game's result when this command ended it (its game_over: infra/notify/facts.py)
     outcome: GameResult | None = None

@@ -23,7 +23,8 @@ from infra.notify.derive import GameFacts
 # the rating changes once the lobby has rated the game (services/lobby/ratings.py).
 _FACTS = """
 SELECT g.seats::text AS seats, t.deadlines::text AS deadlines,
-       (SELECT (e.metadata -> 'to_act')::text FROM events e
+       (SELECT jsonb_build_array(e.metadata -> 'to_act', e.metadata -> 'bots')::text
+        FROM events e
         WHERE e.stream_id = 'game-' || g.id::text AND e.version < $2
           AND coalesce((e.metadata ->> 'batch_end')::boolean, true)
         ORDER BY e.version DESC LIMIT 1) AS before,
@@ -37,6 +38,14 @@ SELECT g.seats::text AS seats, t.deadlines::text AS deadlines,
 FROM games g LEFT JOIN turns t ON t.game_id = g.id
 LEFT JOIN events e ON e.stream_id = 'game-' || g.id::text AND e.version = $2
 WHERE g.id = $1"""
+
+
+def awaited(before_json: str) -> list[int]:
+    """The seats a person had to act for after the command before: its `to_act` without
+    the seats a bot played then (for good, or for the one move of a `bot_move` timeout,
+    after which the person must act again and is told so)."""
+    to_act, bots = json.loads(before_json)
+    return [int(s) for s in to_act or () if str(s) not in (bots or {})]
 
 
 def players_of(seats_json: str | bytes) -> dict[int, str]:
@@ -62,7 +71,7 @@ async def read_facts(conn: asyncpg.Pool | asyncpg.Connection, event: GameEvent) 
     row = await conn.fetchrow(_FACTS, uuid.UUID(event.game_id), event.version)
     if row is None or not of_this_database(event, row["recorded_at"], row["global_position"]):
         return None
-    before = None if row["before"] is None else [int(s) for s in json.loads(row["before"])]
+    before = None if row["before"] is None else awaited(row["before"])
     return GameFacts(
         players=players_of(row["seats"]),
         deadlines=deadlines_of(row["deadlines"]),
