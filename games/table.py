@@ -309,6 +309,15 @@ def deadlines(table: TableState) -> dict[int, datetime]:
     }
 
 
+def turn_starts(table: TableState) -> dict[int, datetime]:
+    """When the turn of every running clock of a person began (its `deadlines`' turns)."""
+    return {
+        i: s.running_since
+        for i, s in enumerate(table.seats)
+        if s.deadline is not None and s.running_since is not None and s.bot is None
+    }
+
+
 def overdue(table: TableState) -> list[int]:
     """Seats past their deadline under policy `wait`: shown, claimable, not fired again."""
     return [i for i, s in enumerate(table.seats) if s.overdue and s.bot is None]

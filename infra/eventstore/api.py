@@ -55,6 +55,7 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True):
     to_act: list[int]
     bots: dict[str, str]  # seats in to_act that a bot plays -> level
     deadlines: dict[str, datetime]  # seat -> deadline of each running clock
+    started: dict[str, datetime] = {}  # seat -> when each running clock's turn began
     overdue: list[int] = []  # seats past their deadline under policy `wait`: not fired again
     # an append that changes nothing of who must act or by when (a word of table chat): the
     # row's timers (waiting since, the bot turns' resends) stay as they were

@@ -43,14 +43,14 @@ WITH ins AS ({_INSERT.strip()}),
 turn AS (
     INSERT INTO turns (game_id, room_id, game, version, status, to_act, bots, deadlines,
                        overdue, next_deadline, waiting_since, fire_after, bot_sends,
-                       bot_resend_at)
+                       bot_resend_at, started)
     SELECT $7::uuid, $8, $9, $2 + cardinality($3::uuid[]), $10, $11::int[], $12::jsonb,
-           $13::jsonb, $15::int[], $14, now(), NULL, 0, NULL
+           $13::jsonb, $15::int[], $14, now(), NULL, 0, NULL, $17::jsonb
     WHERE EXISTS (SELECT 1 FROM ins)
     ON CONFLICT (game_id) DO UPDATE SET
         version = EXCLUDED.version, status = EXCLUDED.status, to_act = EXCLUDED.to_act,
         bots = EXCLUDED.bots, deadlines = EXCLUDED.deadlines, overdue = EXCLUDED.overdue,
-        next_deadline = EXCLUDED.next_deadline,
+        next_deadline = EXCLUDED.next_deadline, started = EXCLUDED.started,
         waiting_since = CASE WHEN $16::bool THEN turns.waiting_since ELSE now() END,
         fire_after = CASE WHEN turns.next_deadline = EXCLUDED.next_deadline
                           THEN turns.fire_after END,
@@ -136,6 +136,7 @@ class PostgresEventStore:
                 turn.next_deadline,
                 turn.overdue,
                 turn.quiet,
+                msgspec.json.encode(turn.started).decode(),
             ]
         async with self.pool.acquire() as conn:
             try:

@@ -56,8 +56,11 @@ class Clocks(msgspec.Struct, frozen=True, kw_only=True):
     version: int
     deadlines: Mapping[int, datetime]  # people's running clocks only (bots have none)
     overdue: Iterable[int] = ()  # past their deadline under policy wait: nothing is soon
-    # when the row was last written (turns.waiting_since): a deadline already within the lead
-    # then was told by an earlier sweep, or set that close (its your_turn said it)
+    # seat -> when its running clock's turn began (turns.started): a deadline already within
+    # the lead then was set that close, and its your_turn said it
+    started: Mapping[int, datetime] = {}
+    # when the row was last written (turns.waiting_since): the turns' beginning for a row
+    # written before `started` was (a deadline within the lead then is not told)
     since: datetime | None = None
 
 
@@ -116,10 +119,11 @@ def deadlines_soon(
             links=links_for(clocks.game_id),
         )
         for seat, deadline in sorted(clocks.deadlines.items())
+        for began in [clocks.started.get(seat, clocks.since)]
         if seat in players
         and seat not in overdue
         and now < deadline <= now + lead
-        and (clocks.since is None or deadline - clocks.since > lead)
+        and (began is None or deadline - began > lead)
     ]
 
 

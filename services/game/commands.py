@@ -399,6 +399,7 @@ class Commands(Loading):
             to_act=to_act,
             bots={k: v for k, v in bots.items() if int(k) in to_act},
             deadlines={str(k): d for k, d in tables.deadlines(table).items() if status == "active"},
+            started={str(k): d for k, d in tables.turn_starts(table).items() if status == "active"},
             overdue=tables.overdue(table) if status == "active" else [],
             quiet=all(isinstance(e, ChatSaid) for e in events),  # chat: the timers stay
         )

@@ -28,7 +28,7 @@ QUEUED = 256  # news waiting for one slow listener; more is dropped (and logged)
 # The listeners' games with a running deadline within the lead.
 _SOON = """
 SELECT t.game_id::text AS game_id, t.game, t.version, t.deadlines::text AS deadlines,
-       t.overdue, t.waiting_since, g.seats::text AS seats
+       t.overdue, t.waiting_since, t.started::text AS started, g.seats::text AS seats
 FROM turns t JOIN games g ON g.id = t.game_id
 WHERE t.status = 'active' AND t.next_deadline IS NOT NULL
   AND t.next_deadline <= now() + make_interval(secs => $1)
@@ -63,7 +63,9 @@ class PlayerNews:
     ) -> None:
         self._svc, self._pool = svc, pool
         self._lead = timedelta(seconds=lead_s)
-        self._sweep_s = sweep_s
+        # a deadline is looked for at least four times within its lead: one coming within a
+        # lead shorter than the heartbeat is not missed between two sweeps
+        self._sweep_s = min(sweep_s, max(0.5, lead_s / 4))
         self._listeners: dict[str, set[_Listener]] = {}
         self._envelopes: asyncio.Queue[GameEvent] = asyncio.Queue()
         self._kick = asyncio.Event()  # a new listener: its deadlines now, not at the next sweep
@@ -178,6 +180,7 @@ class PlayerNews:
                 version=row["version"],
                 deadlines=deadlines_of(row["deadlines"]),
                 overdue=row["overdue"],
+                started=deadlines_of(row["started"]),
                 since=row["waiting_since"],
             )
             for note in deadlines_soon(clocks, players_of(row["seats"]), now, self._lead):

@@ -89,7 +89,7 @@ _room_news = msgspec.json.Decoder(RoomNews)
 # (next_deadline is the earliest running deadline: any within the lead makes it so).
 _SOON = """
 SELECT t.game_id::text AS game_id, t.game, t.version, t.deadlines::text AS deadlines,
-       t.overdue, t.waiting_since, g.seats::text AS seats
+       t.overdue, t.waiting_since, t.started::text AS started, g.seats::text AS seats
 FROM turns t JOIN games g ON g.id = t.game_id
 WHERE t.status = 'active' AND t.next_deadline IS NOT NULL
   AND t.next_deadline <= now() + make_interval(secs => $1)
@@ -192,6 +192,7 @@ class Notifier:
                 version=row["version"],
                 deadlines=deadlines,
                 overdue=row["overdue"],
+                started=deadlines_of(row["started"]),
                 since=row["waiting_since"],
             )
             for note in deadlines_soon(clocks, players_of(row["seats"]), now, lead):

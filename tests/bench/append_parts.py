@@ -99,7 +99,7 @@ RETURNING version, global_position, recorded_at
 
 def _command_with_turn() -> str:
     """Production's append-with-turn, its events insert swapped for the command row's: the
-    `turns` upsert stays production's own text ($7-$16 as there)."""
+    `turns` upsert stays production's own text ($7-$17 as there)."""
     count = "cardinality($3::uuid[])"
     if _INSERT.strip() not in _INSERT_WITH_TURN or count not in _INSERT_WITH_TURN:
         raise RuntimeError("infra/eventstore/postgres.py's append changed: update this bench")
@@ -244,7 +244,7 @@ async def _variant(v: Variant, clients: int, pace: float, seconds: float) -> dic
                     game = games[n % len(games)]
                     n += 1
                     args, to_act = _move(game, v)
-                    if v.turn == "inline":  # $7-$16 of _INSERT_WITH_TURN
+                    if v.turn == "inline":  # $7-$17 of _INSERT_WITH_TURN
                         args += [
                             game.id,
                             game.room,
@@ -256,6 +256,7 @@ async def _variant(v: Variant, clients: int, pace: float, seconds: float) -> dic
                             None,
                             [],
                             False,
+                            "{}",
                         ]
                     rows = await conn.fetch(statement, *args)
                     if not rows:

@@ -232,7 +232,7 @@ async def _explain_append(db: asyncpg.Connection) -> list[str]:
     meta = '{"batch": 2, "batch_end": false, "status": "active", "to_act": [1]}'
     args = [f"game-{row['g']}", row["version"], [uuid.uuid4(), uuid.uuid4()], ["a", "b"],
             ['{"x": 1}', '{"y": 2}'], [meta, meta], row["g"], None, "itty-bitty", "active",
-            [1], "{}", "{}", None, [], False]  # fmt: skip
+            [1], "{}", "{}", None, [], False, "{}"]  # fmt: skip
     tx = db.transaction()
     await tx.start()
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import asyncpg
@@ -267,3 +268,41 @@ async def test_a_consumer_prepares_each_batch_before_handling_it(
     assert seen == ["batch:0,1,2", "0", "1", "2", "batch:3,4", "3", "4"]
     with pytest.raises(ValueError):  # a consumer with a key handles no whole batches
         Consumer(streams, stream, "g", "c", handle, key=lambda m: m.id, prepare=prepare)
+
+
+async def test_deadline_soon_of_a_long_turn_is_told_though_another_seat_moved_within_the_lead(
+    pool: asyncpg.Pool, redis_client: aioredis.Redis, settings: Settings
+) -> None:
+    """Ada's turn began 80 s before its deadline (a minute ago); Bob's choice rewrites the
+    game's `turns` row 20 s before it, within the 27 s lead: the sweep after it tells Ada
+    (her own turn is longer than the lead), as it would have without Bob's move."""
+    ada, bob = f"ada-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
+    hook_id = uuid.uuid4()
+    await pool.execute(
+        "INSERT INTO webhooks (id, player_id, url, events, secret) VALUES ($1, $2, $3, $4, $5)",
+        hook_id, ada, "http://127.0.0.1:9/hook", ["deadline_soon"], new_secret(),
+    )  # fmt: skip
+    service = game_service(pool)
+    real = service.now
+    service.now = lambda: real() - timedelta(seconds=60)  # the clocks began a minute ago
+    try:
+        game_id = await service.create_from_room(
+            RoomStarted(
+                room_id=f"room-{uuid.uuid4()}",
+                game="itty-bitty",
+                seats=[StartedSeat(seat=0, player_id=ada), StartedSeat(seat=1, player_id=bob)],
+                timing={"per_move_s": 80, "on_timeout": "wait"},
+            )
+        )
+    finally:
+        service.now = real
+    loaded = await service.load(game_id)
+    assert sorted(loaded.rules.to_act(loaded.state)) == [0, 1]  # the opening: both choose
+    action = msgspec.to_builtins(loaded.rules.legal_actions(loaded.state, 1)[0])
+    await service.submit(game_id, 1, action, loaded.version, uuid.uuid4())  # Bob, just now
+
+    lead = msgspec.structs.replace(settings, deadline_soon_s=27)
+    await Notifier(pool, redis_client, lead).deadlines()
+    rows = await pool.fetch("SELECT body FROM webhook_deliveries WHERE webhook_id = $1", hook_id)
+    told = [msgspec.json.decode(r["body"])["data"] for r in rows]
+    assert [(n["type"], n["seat"]) for n in told] == [("deadline_soon", 0)]

@@ -280,6 +280,24 @@ def test_no_deadline_soon_for_a_turn_shorter_than_the_lead() -> None:
     assert told(deadlines_soon(long, PLAYERS, NOW, timedelta(minutes=1))) == [("deadline_soon", 0)]
 
 
+def test_a_seat_s_own_turn_says_whether_it_is_shorter_than_the_lead_not_the_row_s_last_write() -> (
+    None
+):
+    """Another seat's move rewrites the row (`since`) just after seat 0's deadline came within
+    the lead: seat 0's turn began long before, so it is told all the same; a turn of its own
+    that began within the lead is not, whatever the row's last write."""
+    lead = timedelta(minutes=1)
+    written = NOW - timedelta(seconds=1)
+    long = clocks(since=written, started={0: NOW - timedelta(minutes=5)})
+    assert told(deadlines_soon(long, PLAYERS, NOW, lead)) == [("deadline_soon", 0)]
+    short = clocks(since=NOW - timedelta(hours=1), started={0: NOW - timedelta(seconds=10)})
+    assert deadlines_soon(short, PLAYERS, NOW, lead) == []
+    # seat 1 (10 minutes away) within a wider lead: its own start, else the row's
+    wide = timedelta(minutes=20)
+    mixed = clocks(since=written, started={0: NOW - timedelta(hours=1)})
+    assert told(deadlines_soon(mixed, PLAYERS, NOW, wide)) == [("deadline_soon", 0)]
+
+
 # -- the webhooks' address guard and backoff (services/notifier) ---------------------------
 
 
