@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from contracts.game import SeatInfo
+from contracts.game import SeatInfo, timestamp
 from contracts.problems import ProblemError
 from contracts.streams import RoomStarted
 from games import table as tables
@@ -147,6 +147,8 @@ class Commands(Loading):
             rules = loaded.rules
             try:
                 self.check_player(loaded.table, seat, by_bot)
+                if not by_bot:
+                    self.check_in_time(loaded.table, seat)
                 if expected_version != loaded.version and not await self._unaffected(
                     loaded, seat, expected_version
                 ):
@@ -203,6 +205,25 @@ class Commands(Loading):
         if outcome is not None:
             events += tables.game_over(outcome, tables.fold(table, events))
         return events
+
+    def check_in_time(self, table: TableState, seat: int) -> None:
+        """A person's move after their deadline under `bot_takeover` is refused: the deadline
+        handed the seat to a bot when it passed, whether or not the scheduler has said so yet
+        (it does within moments). Under `bot_move` the person may still move before the bot
+        does, and under `wait` until someone claims the seat."""
+        mine = table.seats[seat]
+        if (
+            table.timing.on_timeout == "bot_takeover"
+            and mine.bot is None
+            and mine.deadline is not None
+            and self.now() >= mine.deadline
+        ):
+            raise ProblemError(
+                409,
+                "deadline_passed",
+                f"seat {seat}'s deadline passed at {timestamp(mine.deadline)}: a bot takes the"
+                " seat over",
+            )
 
     @staticmethod
     def check_player(table: TableState, seat: int, by_bot: bool) -> None:

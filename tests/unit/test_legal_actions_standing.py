@@ -134,3 +134,25 @@ async def test_a_seat_no_claim_can_take_says_why() -> None:
             await seats.claim(svc, game_id, 0, 1)
         assert (err.value.status, err.value.code) == (409, "not_claimable")
         assert why in err.value.detail
+
+
+async def test_a_move_after_its_deadline_under_bot_takeover_is_refused_before_the_scheduler_fires() -> (
+    None
+):
+    """The deadline hands the seat over when it passes, not when the scheduler says so: a move
+    a moment later is 409 `deadline_passed` (the deadline named); a move in time lands.
+    Under `bot_move` and `wait` the person may still move past it."""
+    svc, game_id, clock = await table({"per_move_s": 60, "on_timeout": "bot_takeover"})
+    listed = await legal(svc, game_id, 1)
+    action = {k: v for k, v in listed.actions[0].items() if k != "text"}
+    clock.at += timedelta(seconds=60)
+    with pytest.raises(ProblemError) as err:
+        await svc.submit(game_id, 1, action, listed.version, uuid.uuid4())
+    assert (err.value.status, err.value.code) == (409, "deadline_passed")
+    assert "2026-01-05T10:01:00Z" in err.value.detail
+    clock.at -= timedelta(milliseconds=1)  # just in time
+    await svc.submit(game_id, 1, action, listed.version, uuid.uuid4())
+    for policy in ("bot_move", "wait"):
+        svc, game_id, clock = await table({"per_move_s": 60, "on_timeout": policy})
+        clock.at += timedelta(seconds=61)
+        await posts(svc, game_id, 1)

@@ -317,7 +317,7 @@ def _described(rules: Any, actions: Sequence[Any], names: Sequence[str]) -> list
         codes={
             **SEATED,
             400: ["malformed_request", "invalid_action_format"],
-            409: ["stale_version", "seat_played_by_bot", "game_finished"],
+            409: ["stale_version", "seat_played_by_bot", "deadline_passed", "game_finished"],
             422: ["not_your_turn", "idempotency_key_reused"],
         },
         body=True,
