@@ -111,6 +111,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # few seconds), keepalives and a PING before a connection idle this long is reused.
     db_pool_min: int = 2
     db_pool_max: int = 20
+    # the game service's appends in one statement at a time, together what came meanwhile
+    # (infra/eventstore/batches.py); 0: each its own statement
+    append_lanes: int = 1
     db_connect_timeout_s: float = 5.0
     db_acquire_timeout_s: float = 10.0
     db_command_timeout_s: float = 30.0
@@ -250,6 +253,7 @@ def from_env(env: dict[str, str] | None = None) -> Settings:
         web_game_url=e.get("WEB_GAME_URL", defaults.web_game_url),
         db_pool_min=int(e.get("DB_POOL_MIN", defaults.db_pool_min)),
         db_pool_max=int(e.get("DB_POOL_MAX", defaults.db_pool_max)),
+        append_lanes=int(e.get("APPEND_LANES", defaults.append_lanes)),
         db_connect_timeout_s=float(e.get("DB_CONNECT_TIMEOUT_S", defaults.db_connect_timeout_s)),
         db_acquire_timeout_s=float(e.get("DB_ACQUIRE_TIMEOUT_S", defaults.db_acquire_timeout_s)),
         db_command_timeout_s=float(e.get("DB_COMMAND_TIMEOUT_S", defaults.db_command_timeout_s)),

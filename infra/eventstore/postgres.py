@@ -19,6 +19,7 @@ from infra.eventstore.api import (
     Turn,
     TurnRow,
 )
+from infra.eventstore.batches import Batches, Pending
 
 COLUMNS = "stream_id, version, event_id, type, data::text AS data, metadata::text AS metadata, global_position, recorded_at"
 
@@ -101,8 +102,13 @@ def turn_row(row: asyncpg.Record) -> TurnRow:
 
 
 class PostgresEventStore:
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    """`lanes`: the appends of a game's move (its `turns` row beside) in flight at once go to
+    Postgres together, in at most that many statements at a time (infra/eventstore/batches.py);
+    0: each alone."""
+
+    def __init__(self, pool: asyncpg.Pool, lanes: int = 1) -> None:
         self.pool = pool
+        self.batches = Batches(pool, self._alone, lanes) if lanes > 0 else None
 
     async def append(
         self,
@@ -114,6 +120,21 @@ class PostgresEventStore:
         if not events:
             raise ValueError("append needs at least one event")
         metadata = [msgspec.json.encode(e.metadata).decode() for e in events]
+        if self.batches is not None and turn is not None and not turn.quiet:
+            return await self.batches.append(stream_id, events, expected_version, turn, metadata)
+        return await self._append(stream_id, events, expected_version, turn, metadata)
+
+    async def _alone(self, p: Pending) -> AppendResult:
+        return await self._append(p.stream_id, p.events, p.expected_version, p.turn, p.metadata)
+
+    async def _append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        turn: Turn | None,
+        metadata: list[str],
+    ) -> AppendResult:
         args: list[Any] = [
             stream_id,
             expected_version,

@@ -43,6 +43,12 @@ HTTP_DURATION = Histogram(
 APPENDS = Counter(
     "turnpost_appends", "Commands appended to a game's events (not duplicates)", ["game"]
 )
+APPEND_BATCH = Histogram(
+    "turnpost_append_batch_size",
+    "Appends written by one statement (infra/eventstore/batches.py: games' moves in flight"
+    " at once, together)",
+    buckets=(1, 2, 4, 8, 16, 32, 64),
+)
 APPEND_CONFLICTS = Counter(
     "turnpost_append_conflicts",
     "Appends refused because the game's stream had moved on (optimistic concurrency)",

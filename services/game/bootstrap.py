@@ -65,7 +65,7 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
         )
         doorbell = Doorbell(streams.r, doorbell_channel(settings))
         service = GameService(
-            PostgresEventStore(pool),
+            PostgresEventStore(pool, settings.append_lanes),
             PostgresGamesRepository(pool),
             waiters,
             settings.snapshot_every,

@@ -1,0 +1,266 @@
+"""Appends of several games in one statement (group commit): what one process has in flight
+at a moment goes to Postgres together, so the transaction, its WAL flush, the round trip and
+the statement's own work are paid once for all of them rather than once each.
+
+No append waits for another's: while fewer than `lanes` statements are in flight one goes out
+at once, alone (the single append's own statement); only what comes while they are all busy
+waits, and goes out with the rest in the next. A batch holds at most one append per stream
+(a second waits for the next: it may depend on the first). Each append's version check is its
+own: one whose expected version is not its stream's is left out, and the others land; any
+failure of the statement (a unique key: another process took the version, or the command was
+applied before) rolls it back whole, and each of its appends is tried again alone, which gives
+it the answer it would have had alone (ConcurrencyError, the earlier result, the error)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, NamedTuple
+
+import asyncpg
+import msgspec
+
+from infra.eventstore.api import AppendResult, NewEvent, StoredEvent, Turn
+from infra.observability.metrics import APPEND_BATCH
+
+MAX_BATCH = 64  # appends in one statement
+
+# $1-$6 the events (each append's in order, one after another), $7-$8 each append's stream and
+# expected version, $9-$20 each append's turns row. The version check as the single append's
+# (the expected version exists, or is 0), and the next one is not taken yet (a stale append is
+# left out, not the statement's undoing); the turns row only where the events went in, as the
+# single append's when not `quiet` (a quiet append, a word of chat, goes alone).
+_BATCH = """
+WITH ok AS (
+    SELECT s.stream_id
+    FROM unnest($7::text[], $8::bigint[]) AS s(stream_id, expected)
+    WHERE (s.expected = 0
+           OR EXISTS (SELECT 1 FROM events x WHERE x.stream_id = s.stream_id
+                      AND x.version = s.expected))
+      AND NOT EXISTS (SELECT 1 FROM events x WHERE x.stream_id = s.stream_id
+                      AND x.version = s.expected + 1)
+),
+ins AS (
+    INSERT INTO events (stream_id, version, event_id, type, data, metadata)
+    SELECT e.stream_id, e.version, e.event_id, e.type, e.data::jsonb, e.metadata::jsonb
+    FROM unnest($1::text[], $2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[])
+         WITH ORDINALITY AS e(stream_id, version, event_id, type, data, metadata, n)
+    WHERE e.stream_id IN (SELECT stream_id FROM ok)
+    ORDER BY e.n
+    RETURNING stream_id, version, global_position, recorded_at
+),
+turn AS (
+    INSERT INTO turns (game_id, room_id, game, version, status, to_act, bots, deadlines,
+                       overdue, next_deadline, waiting_since, fire_after, bot_sends,
+                       bot_resend_at, started)
+    SELECT t.game_id, t.room_id, t.game, t.version, t.status, t.to_act::int[],
+           t.bots::jsonb, t.deadlines::jsonb, t.overdue::int[], t.next_deadline, now(),
+           NULL, 0, NULL, t.started::jsonb
+    FROM unnest($9::text[], $10::uuid[], $11::text[], $12::text[], $13::bigint[],
+                $14::text[], $15::text[], $16::text[], $17::text[], $18::text[],
+                $19::timestamptz[], $20::text[])
+         AS t(stream_id, game_id, room_id, game, version, status, to_act, bots, deadlines,
+              overdue, next_deadline, started)
+    WHERE t.stream_id IN (SELECT stream_id FROM ins)
+    ON CONFLICT (game_id) DO UPDATE SET
+        version = EXCLUDED.version, status = EXCLUDED.status, to_act = EXCLUDED.to_act,
+        bots = EXCLUDED.bots, deadlines = EXCLUDED.deadlines, overdue = EXCLUDED.overdue,
+        next_deadline = EXCLUDED.next_deadline, started = EXCLUDED.started,
+        waiting_since = now(),
+        fire_after = CASE WHEN turns.next_deadline = EXCLUDED.next_deadline
+                          THEN turns.fire_after END,
+        bot_sends = 0, bot_resend_at = NULL
+    WHERE turns.version < EXCLUDED.version
+)
+SELECT * FROM ins
+"""
+
+
+class Pending(NamedTuple):
+    """One append waiting for its statement."""
+
+    stream_id: str
+    events: Sequence[NewEvent]
+    expected_version: int
+    turn: Turn
+    metadata: list[str]  # each event's, as JSON text
+    done: asyncio.Future[AppendResult]
+
+
+def _ints(values: Sequence[int]) -> str:
+    return "{" + ",".join(str(v) for v in values) + "}"
+
+
+_encode = msgspec.json.encode
+_metadata = msgspec.json.Decoder(dict[str, Any])
+
+
+class Batches:
+    """The appends of one process, grouped (see the module's docstring). `alone` is the
+    single append's own path: a batch of one, and each append of a batch that failed."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        alone: Callable[[Pending], Awaitable[AppendResult]],
+        lanes: int = 1,
+    ) -> None:
+        self.pool = pool
+        self.alone = alone
+        self.lanes = lanes
+        self.waiting: list[Pending] = []
+        self.writing = 0  # writers running: counted down by each as it finds nothing waiting
+        self.writers: set[asyncio.Task[None]] = set()  # referenced while they run
+
+    async def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        turn: Turn,
+        metadata: list[str],
+    ) -> AppendResult:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[AppendResult] = loop.create_future()
+        # an outcome nobody awaits any more (its caller was cancelled) is not an error to log
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self.waiting.append(Pending(stream_id, events, expected_version, turn, metadata, done))
+        if self.writing < self.lanes:
+            self.writing += 1
+            # a context of its own: not the trace and log fields of the request that began it
+            writer = loop.create_task(self._write(), context=contextvars.Context())
+            self.writers.add(writer)
+            writer.add_done_callback(self.writers.discard)
+        return await asyncio.shield(done)  # a caller gone leaves the append to finish
+
+    async def _write(self) -> None:
+        try:
+            while self.waiting:
+                batch = self._take()
+                APPEND_BATCH.observe(len(batch))
+                try:
+                    if len(batch) == 1:
+                        await self._settle(batch[0], self.alone(batch[0]))
+                    else:
+                        await self._together(batch)
+                except BaseException as exc:  # cancelled: the process is stopping
+                    for p in batch:  # whatever stopped the writer, no caller waits for ever
+                        if not p.done.done():
+                            p.done.set_exception(exc)
+                    raise
+        finally:
+            # no await since `waiting` was found empty: an append that comes next sees this
+            # writer gone and starts one (a count kept by the done callbacks would lag)
+            self.writing -= 1
+
+    def _take(self) -> list[Pending]:
+        """Up to MAX_BATCH of the waiting appends in order, one per stream."""
+        batch: list[Pending] = []
+        streams: set[str] = set()
+        kept: list[Pending] = []
+        for p in self.waiting:
+            if len(batch) < MAX_BATCH and p.stream_id not in streams:
+                batch.append(p)
+                streams.add(p.stream_id)
+            else:
+                kept.append(p)
+        self.waiting = kept
+        return batch
+
+    @staticmethod
+    async def _settle(p: Pending, work: Awaitable[AppendResult]) -> None:
+        try:
+            result = await work
+        except BaseException as exc:
+            if not p.done.done():
+                p.done.set_exception(exc)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return
+        if not p.done.done():
+            p.done.set_result(result)
+
+    async def _together(self, batch: list[Pending]) -> None:
+        try:
+            async with self.pool.acquire() as conn:
+                rows = await conn.fetch(_BATCH, *_arguments(batch))
+        except Exception:
+            # Rolled back whole (a unique key, a value Postgres refuses, the connection): each
+            # alone, for the answer it would have had alone.
+            await asyncio.gather(*(self._settle(p, self.alone(p)) for p in batch))
+            return
+        added: dict[str, dict[int, asyncpg.Record]] = {}
+        for r in rows:
+            added.setdefault(r["stream_id"], {})[r["version"]] = r
+        left = []
+        for p in batch:
+            mine = added.get(p.stream_id)
+            if mine is None:
+                left.append(p)
+            elif not p.done.done():
+                p.done.set_result(_result(p, mine))
+        # each whose expected version was not its stream's: alone, for why
+        await asyncio.gather(*(self._settle(p, self.alone(p)) for p in left))
+
+
+def _arguments(batch: list[Pending]) -> list[Any]:
+    streams: list[str] = []
+    versions: list[int] = []
+    ids: list[Any] = []
+    types: list[str] = []
+    data: list[str] = []
+    metadata: list[str] = []
+    for p in batch:
+        for i, e in enumerate(p.events):
+            streams.append(p.stream_id)
+            versions.append(p.expected_version + 1 + i)
+            ids.append(e.event_id)
+            types.append(e.type)
+            data.append(e.data.decode())
+        metadata += p.metadata
+    turns = [p.turn for p in batch]
+    return [
+        streams,
+        versions,
+        ids,
+        types,
+        data,
+        metadata,
+        [p.stream_id for p in batch],
+        [p.expected_version for p in batch],
+        [p.stream_id for p in batch],
+        [t.game_id for t in turns],
+        [t.room_id for t in turns],
+        [t.game for t in turns],
+        [p.expected_version + len(p.events) for p in batch],
+        [t.status for t in turns],
+        [_ints(t.to_act) for t in turns],
+        [_encode(t.bots).decode() for t in turns],
+        [_encode(t.deadlines).decode() for t in turns],
+        [_ints(t.overdue) for t in turns],
+        [t.next_deadline for t in turns],
+        [_encode(t.started).decode() for t in turns],
+    ]
+
+
+def _result(p: Pending, added: dict[int, asyncpg.Record]) -> AppendResult:
+    out = [
+        StoredEvent(
+            stream_id=p.stream_id,
+            version=version,
+            event_id=e.event_id,
+            type=e.type,
+            data=e.data,
+            metadata=_metadata.decode(meta),
+            global_position=added[version]["global_position"],
+            recorded_at=added[version]["recorded_at"],
+        )
+        for version, e, meta in zip(
+            range(p.expected_version + 1, p.expected_version + 1 + len(p.events)),
+            p.events,
+            p.metadata,
+            strict=True,
+        )
+    ]
+    return AppendResult(version=out[-1].version, events=out, duplicate=False)
