@@ -40,6 +40,7 @@ from games.table import (
     snapshot_schema,
     timeout,
     timing_of,
+    turn_starts,
 )
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -346,6 +347,7 @@ def test_a_sequence_of_moves_gives_exact_banks_and_deadlines() -> None:
     ]
     assert [s.bank_s for s in table.seats] == [65.0, 58.0]
     assert deadlines(table) == {1: at(118)}
+    assert turn_starts(table) == {1: at(60)}  # when the deadline's turn began
 
 
 def test_acting_but_staying_to_act_is_charged_without_increment() -> None:
@@ -435,7 +437,7 @@ def test_bot_move_timeout_hands_one_move_to_a_fill_level_bot() -> None:
     table = fold(table, events)
     assert table.seats[0] == TableSeat(standing="playing", bot="medium", once=True, bank_s=0.0)
     assert bots_now(table) == {"0": "medium"}
-    assert deadlines(table) == {}
+    assert deadlines(table) == {} and turn_starts(table) == {}
     assert forfeited(table) == []
 
 
