@@ -138,7 +138,8 @@ async def one_side(
             await asyncio.sleep(1.0)  # table statistics reach the views within a second
             hot_b = await _turn_updates(db)
             top = await _top_statements(db) if statements else []
-            plan = await _explain_append(db)
+            # this checkout's statement: a baseline's schema may lack what it writes
+            plan = await _explain_append(db) if root == ROOT else ["(the baseline's side)"]
             await db.close()
             st = LevelStats()
             await results(procs, st)
