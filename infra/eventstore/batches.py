@@ -4,12 +4,15 @@ the statement's own work are paid once for all of them rather than once each.
 
 No append waits for another's: while fewer than `lanes` statements are in flight one goes out
 at once, alone (the single append's own statement); only what comes while they are all busy
-waits, and goes out with the rest in the next. A batch holds at most one append per stream
-(a second waits for the next: it may depend on the first). Each append's version check is its
-own: one whose expected version is not its stream's is left out, and the others land; any
-failure of the statement (a unique key: another process took the version, or the command was
-applied before) rolls it back whole, and each of its appends is tried again alone, which gives
-it the answer it would have had alone (ConcurrencyError, the earlier result, the error)."""
+waits, and goes out with the rest in the next. A batch holds at most one append per stream,
+none of a stream in flight (a second waits: it may depend on the first), in the streams' order
+(so two processes' statements lock games in one order). Each append's version check is its
+own: one whose expected version is not its stream's is left out, and the others land; the
+server refusing the statement (a unique key: another process took the version, or the command
+was applied before) rolls it back whole, and each of its appends is tried again alone, which
+gives it the answer it would have had alone (ConcurrencyError, the earlier result, the error).
+A statement that may have committed (the connection lost, a timeout) is not tried again: each
+caller gets the error, as a single append's would."""
 
 from __future__ import annotations
 
@@ -112,6 +115,7 @@ class Batches:
         self.waiting: list[Pending] = []
         self.writing = 0  # writers running: counted down by each as it finds nothing waiting
         self.writers: set[asyncio.Task[None]] = set()  # referenced while they run
+        self.flying: set[str] = set()  # the streams of the statements in flight
 
     async def append(
         self,
@@ -127,37 +131,57 @@ class Batches:
         done.add_done_callback(lambda f: f.cancelled() or f.exception())
         self.waiting.append(Pending(stream_id, events, expected_version, turn, metadata, done))
         if self.writing < self.lanes:
-            self.writing += 1
-            # a context of its own: not the trace and log fields of the request that began it
-            writer = loop.create_task(self._write(), context=contextvars.Context())
-            self.writers.add(writer)
-            writer.add_done_callback(self.writers.discard)
+            self._start(loop)
         return await asyncio.shield(done)  # a caller gone leaves the append to finish
 
-    async def _write(self) -> None:
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.writing += 1
+        ran: list[bool] = []  # the writer's first step came (it counts itself down then)
+        # a context of its own: not the trace and log fields of the request that began it
+        writer = loop.create_task(self._write(ran), context=contextvars.Context())
+        self.writers.add(writer)
+        writer.add_done_callback(lambda task: self._ended(task, ran))
+
+    def _ended(self, writer: asyncio.Task[None], ran: list[bool]) -> None:
+        """A writer is done. One cancelled before its first step never counted itself down;
+        one stopped short (cancelled, an error) may leave appends waiting with no writer to
+        take them: another does, so no caller waits for ever."""
+        self.writers.discard(writer)
+        if not ran:
+            self.writing -= 1
+        loop = writer.get_loop()
+        if self.waiting and self.writing < self.lanes and not loop.is_closed():
+            self._start(loop)
+
+    async def _write(self, ran: list[bool]) -> None:
+        ran.append(True)
         try:
-            while self.waiting:
-                batch = self._take()
+            while batch := self._take():
                 APPEND_BATCH.observe(len(batch))
+                self.flying.update(p.stream_id for p in batch)
                 try:
                     if len(batch) == 1:
                         await self._settle(batch[0], self.alone(batch[0]))
                     else:
                         await self._together(batch)
                 except BaseException as exc:  # cancelled: the process is stopping
-                    for p in batch:  # whatever stopped the writer, no caller waits for ever
+                    for p in batch:  # whatever stopped the writer, its callers are answered
                         if not p.done.done():
                             p.done.set_exception(exc)
                     raise
+                finally:
+                    self.flying.difference_update(p.stream_id for p in batch)
         finally:
-            # no await since `waiting` was found empty: an append that comes next sees this
+            # no await since nothing was found to take: an append that comes next sees this
             # writer gone and starts one (a count kept by the done callbacks would lag)
             self.writing -= 1
 
     def _take(self) -> list[Pending]:
-        """Up to MAX_BATCH of the waiting appends in order, one per stream."""
+        """Up to MAX_BATCH of the waiting appends, one per stream and none of a stream in
+        flight (its next append waits for its last), ordered by stream: every process's
+        statements then lock the games' rows in one order, and never deadlock each other."""
         batch: list[Pending] = []
-        streams: set[str] = set()
+        streams = set(self.flying)
         kept: list[Pending] = []
         for p in self.waiting:
             if len(batch) < MAX_BATCH and p.stream_id not in streams:
@@ -166,7 +190,7 @@ class Batches:
             else:
                 kept.append(p)
         self.waiting = kept
-        return batch
+        return sorted(batch, key=lambda p: p.stream_id)
 
     @staticmethod
     async def _settle(p: Pending, work: Awaitable[AppendResult]) -> None:
@@ -185,10 +209,16 @@ class Batches:
         try:
             async with self.pool.acquire() as conn:
                 rows = await conn.fetch(_BATCH, *_arguments(batch))
-        except Exception:
-            # Rolled back whole (a unique key, a value Postgres refuses, the connection): each
-            # alone, for the answer it would have had alone.
+        except _UNSURE as exc:
+            _tell(batch, exc)
+            return
+        except asyncpg.PostgresError:
+            # Refused by the server, so rolled back whole (a unique key, a value Postgres
+            # refuses, a deadlock): each alone, for the answer it would have had alone.
             await asyncio.gather(*(self._settle(p, self.alone(p)) for p in batch))
+            return
+        except Exception as exc:
+            _tell(batch, exc)
             return
         added: dict[str, dict[int, asyncpg.Record]] = {}
         for r in rows:
@@ -202,6 +232,18 @@ class Batches:
                 p.done.set_result(_result(p, mine))
         # each whose expected version was not its stream's: alone, for why
         await asyncio.gather(*(self._settle(p, self.alone(p)) for p in left))
+
+
+# The connection lost, the server stopping it, a timeout: the statement may have committed, as
+# a single append may have. Each caller is told so, as a single append's would be (it then
+# reads the store), not tried again and answered as a duplicate of itself.
+_UNSURE = (asyncpg.PostgresConnectionError, asyncpg.exceptions.OperatorInterventionError)
+
+
+def _tell(batch: list[Pending], exc: BaseException) -> None:
+    for p in batch:
+        if not p.done.done():
+            p.done.set_exception(exc)
 
 
 def _arguments(batch: list[Pending]) -> list[Any]:

@@ -81,8 +81,11 @@ async def test_appends_of_many_games_at_once_land_together_as_each_would_alone(
         )
         assert (row["version"], row["to_act"], row["next_deadline"]) == (3, [1], deadline)
         assert deadline.isoformat()[:19] in row["deadlines"] and row["started"] != "{}"
-    positions = [e.global_position for r in results for e in r.events]
-    assert positions == sorted(positions)  # in the order they came, each game's in its order
+    # one game after another by stream (the order every process locks them in), each game's
+    # events in their versions' order
+    by_stream = sorted(zip(games, results, strict=True), key=lambda gr: gr[0][0])
+    positions = [e.global_position for _, r in by_stream for e in r.events]
+    assert positions == sorted(positions)
 
 
 async def test_a_stale_append_is_refused_alone_and_the_others_of_its_statement_land(
@@ -174,3 +177,88 @@ async def test_another_process_taking_a_version_first_is_a_concurrency_error_as_
     assert isinstance(got[0], ConcurrencyError) and got[0].actual == 3
     assert getattr(got[1], "version", None) == 4
     assert [e.version for e in await ours.read(s1)] == [1, 2, 3]
+
+
+async def test_a_writer_cancelled_before_it_ran_leaves_no_append_waiting(
+    pool: asyncpg.Pool,
+) -> None:
+    store = Counting(pool)
+    assert store.batches is not None
+    s1, g1 = game()
+    first = asyncio.create_task(store.append(s1, events(s1 + "0"), 0, turn(g1, [0])))
+    await asyncio.sleep(0)  # the append waits; its writer is made, not yet begun
+    [writer] = store.batches.writers
+    writer.cancel()
+    assert (await asyncio.wait_for(first, 10)).version == 2  # another writer took it
+    s2, g2 = game()
+    assert (await asyncio.wait_for(store.append(s2, events(s2), 0, turn(g2, [0])), 10)).version == 2
+
+
+async def test_a_writer_cancelled_mid_statement_answers_its_own_and_the_next_go_on(
+    pool: asyncpg.Pool,
+) -> None:
+    """The statement of game 1 held by a lock on its `turns` row; its writer cancelled (the
+    process stopping): game 1's caller is told, game 2's append waiting meanwhile lands."""
+    store = Counting(pool)
+    assert store.batches is not None
+    (s1, g1), (s2, g2) = game(), game()
+    await store.append(s1, events(s1 + "0"), 0, turn(g1, [0]))
+    async with pool.acquire() as holder, holder.transaction():
+        await holder.execute("SELECT 1 FROM turns WHERE game_id = $1 FOR UPDATE", uuid.UUID(g1))
+        held = asyncio.create_task(store.append(s1, events(s1 + "1"), 2, turn(g1, [1])))
+        await asyncio.sleep(0.3)  # its statement waits on the lock
+        waiting = asyncio.create_task(store.append(s2, events(s2 + "0"), 0, turn(g2, [0])))
+        await asyncio.sleep(0)
+        [writer] = store.batches.writers
+        writer.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(held, 10)
+    assert (await asyncio.wait_for(waiting, 10)).version == 2
+    assert [e.version for e in await store.read(s1)] == [1, 2]  # rolled back with its statement
+
+
+class LostReply:
+    """A pool whose connections lose the batch statement's reply after it committed."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    def acquire(self) -> LostReply:
+        return self
+
+    async def __aenter__(self) -> LostReply:
+        self.held = self.pool.acquire()
+        self.conn = await self.held.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.held.__aexit__(*exc)
+
+    async def fetch(self, query: str, *args: object) -> list[asyncpg.Record]:
+        await self.conn.fetch(query, *args)
+        raise asyncpg.ConnectionDoesNotExistError(
+            "connection was closed in the middle of operation"
+        )
+
+
+async def test_a_statement_that_may_have_committed_is_told_to_its_callers_not_tried_again(
+    pool: asyncpg.Pool,
+) -> None:
+    """As a single append whose connection is lost: the callers hear of the loss (the game
+    service then reads the store), rather than each trying again and finding itself stored,
+    answered as a retry of a command the client sent once."""
+    store = Counting(pool)
+    assert store.batches is not None
+    (s1, g1), (s2, g2) = game(), game()
+    for s, g in ((s1, g1), (s2, g2)):
+        await store.append(s, events(s + "0"), 0, turn(g, [0]))
+    store.batches.pool = LostReply(pool)  # type: ignore[assignment]
+    store.alone = 0
+    got = await asyncio.gather(
+        store.append(s1, events(s1 + "1"), 2, turn(g1, [1])),
+        store.append(s2, events(s2 + "1"), 2, turn(g2, [1])),
+        return_exceptions=True,
+    )
+    assert all(isinstance(r, asyncpg.ConnectionDoesNotExistError) for r in got), got
+    assert store.alone == 0
+    assert [e.version for e in await store.read(s1)] == [1, 2, 3, 4]  # it had committed
