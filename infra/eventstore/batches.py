@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import asyncpg
@@ -30,7 +30,7 @@ from infra.observability.metrics import APPEND_BATCH
 MAX_BATCH = 64  # appends in one statement
 
 # $1-$6 the events (each append's in order, one after another), $7-$8 each append's stream and
-# expected version, $9-$20 each append's turns row. The version check as the single append's
+# expected version, $9-$19 the rest of each append's turns row. The version check as the single append's
 # (the expected version exists, or is 0), and the next one is not taken yet (a stale append is
 # left out, not the statement's undoing); the turns row only where the events went in, as the
 # single append's when not `quiet` (a quiet append, a word of chat, goes alone).
@@ -60,9 +60,9 @@ turn AS (
     SELECT t.game_id, t.room_id, t.game, t.version, t.status, t.to_act::int[],
            t.bots::jsonb, t.deadlines::jsonb, t.overdue::int[], t.next_deadline, now(),
            NULL, 0, NULL, t.started::jsonb
-    FROM unnest($9::text[], $10::uuid[], $11::text[], $12::text[], $13::bigint[],
-                $14::text[], $15::text[], $16::text[], $17::text[], $18::text[],
-                $19::timestamptz[], $20::text[])
+    FROM unnest($7::text[], $9::uuid[], $10::text[], $11::text[], $12::bigint[],
+                $13::text[], $14::text[], $15::text[], $16::text[], $17::text[],
+                $18::timestamptz[], $19::text[])
          AS t(stream_id, game_id, room_id, game, version, status, to_act, bots, deadlines,
               overdue, next_deadline, started)
     WHERE t.stream_id IN (SELECT stream_id FROM ins)
@@ -165,9 +165,7 @@ class Batches:
                     else:
                         await self._together(batch)
                 except BaseException as exc:  # cancelled: the process is stopping
-                    for p in batch:  # whatever stopped the writer, its callers are answered
-                        if not p.done.done():
-                            p.done.set_exception(exc)
+                    _tell(batch, exc)  # whatever stopped the writer, its callers are answered
                     raise
                 finally:
                     self.flying.difference_update(p.stream_id for p in batch)
@@ -209,16 +207,13 @@ class Batches:
         try:
             async with self.pool.acquire() as conn:
                 rows = await conn.fetch(_BATCH, *_arguments(batch))
-        except _UNSURE as exc:
-            _tell(batch, exc)
-            return
-        except asyncpg.PostgresError:
-            # Refused by the server, so rolled back whole (a unique key, a value Postgres
-            # refuses, a deadlock): each alone, for the answer it would have had alone.
-            await asyncio.gather(*(self._settle(p, self.alone(p)) for p in batch))
-            return
         except Exception as exc:
-            _tell(batch, exc)
+            if isinstance(exc, asyncpg.PostgresError) and not isinstance(exc, _UNSURE):
+                # Refused by the server, so rolled back whole (a unique key, a value Postgres
+                # refuses, a deadlock): each alone, for the answer it would have had alone.
+                await asyncio.gather(*(self._settle(p, self.alone(p)) for p in batch))
+            else:
+                _tell(batch, exc)
             return
         added: dict[str, dict[int, asyncpg.Record]] = {}
         for r in rows:
@@ -229,7 +224,9 @@ class Batches:
             if mine is None:
                 left.append(p)
             elif not p.done.done():
-                p.done.set_result(_result(p, mine))
+                p.done.set_result(
+                    appended(p.stream_id, p.events, p.expected_version, p.metadata, mine)
+                )
         # each whose expected version was not its stream's: alone, for why
         await asyncio.gather(*(self._settle(p, self.alone(p)) for p in left))
 
@@ -271,7 +268,6 @@ def _arguments(batch: list[Pending]) -> list[Any]:
         metadata,
         [p.stream_id for p in batch],
         [p.expected_version for p in batch],
-        [p.stream_id for p in batch],
         [t.game_id for t in turns],
         [t.room_id for t in turns],
         [t.game for t in turns],
@@ -286,22 +282,30 @@ def _arguments(batch: list[Pending]) -> list[Any]:
     ]
 
 
-def _result(p: Pending, added: dict[int, asyncpg.Record]) -> AppendResult:
+def appended(
+    stream_id: str,
+    events: Sequence[NewEvent],
+    expected_version: int,
+    metadata: list[str],
+    added: Mapping[int, Mapping[str, Any]],
+) -> AppendResult:
+    """The result of an append that went in: its events as a read gives them (`added`: the
+    server's position and time by version)."""
     out = [
         StoredEvent(
-            stream_id=p.stream_id,
+            stream_id=stream_id,
             version=version,
             event_id=e.event_id,
             type=e.type,
             data=e.data,
-            metadata=_metadata.decode(meta),
+            metadata=_metadata.decode(meta),  # as a read gives it: JSON's own types
             global_position=added[version]["global_position"],
             recorded_at=added[version]["recorded_at"],
         )
         for version, e, meta in zip(
-            range(p.expected_version + 1, p.expected_version + 1 + len(p.events)),
-            p.events,
-            p.metadata,
+            range(expected_version + 1, expected_version + 1 + len(events)),
+            events,
+            metadata,
             strict=True,
         )
     ]

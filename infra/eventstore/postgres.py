@@ -19,7 +19,7 @@ from infra.eventstore.api import (
     Turn,
     TurnRow,
 )
-from infra.eventstore.batches import Batches, Pending
+from infra.eventstore.batches import Batches, Pending, appended
 
 COLUMNS = "stream_id, version, event_id, type, data::text AS data, metadata::text AS metadata, global_position, recorded_at"
 
@@ -176,25 +176,7 @@ class PostgresEventStore:
                 actual = await self._version(conn, stream_id)
                 raise ConcurrencyError(stream_id, expected_version, actual) from exc
         added = {r["version"]: r for r in rows}
-        out = [
-            StoredEvent(
-                stream_id=stream_id,
-                version=version,
-                event_id=e.event_id,
-                type=e.type,
-                data=e.data,
-                metadata=_metadata.decode(meta),  # as a read gives it: JSON's own types
-                global_position=added[version]["global_position"],
-                recorded_at=added[version]["recorded_at"],
-            )
-            for version, e, meta in zip(
-                range(expected_version + 1, expected_version + 1 + len(events)),
-                events,
-                metadata,
-                strict=True,
-            )
-        ]
-        return AppendResult(version=out[-1].version, events=out, duplicate=False)
+        return appended(stream_id, events, expected_version, metadata, added)
 
     async def read(
         self, stream_id: str, after: int = 0, limit: int | None = None
