@@ -30,19 +30,23 @@ from infra.observability.metrics import APPEND_BATCH
 MAX_BATCH = 64  # appends in one statement
 
 # $1-$6 the events (each append's in order, one after another), $7-$8 each append's stream and
-# expected version, $9-$19 the rest of each append's turns row. The version check as the single append's
-# (the expected version exists, or is 0), and the next one is not taken yet (a stale append is
-# left out, not the statement's undoing); the turns row only where the events went in, as the
-# single append's when not `quiet` (a quiet append, a word of chat, goes alone).
+# expected version, $9-$19 the rest of each append's turns row. The version check: the stream's
+# last version (0: none) is the expected one, so the expected version exists (or is 0) and the
+# next one is not taken yet (a stale append is left out, not the statement's undoing). It is
+# read from the primary key's end, newest first, one game at a time (LATERAL ... LIMIT 1), a
+# plan Postgres keeps whatever the table's size when it planned: a semi-join was hashed over a
+# whole young `events` table and, the plan kept for the connection's life, scanned all of it
+# at every statement as it grew. The turns row only where the events went in, as the single
+# append's when not `quiet` (a quiet append, a word of chat, goes alone).
 _BATCH = """
 WITH ok AS (
     SELECT s.stream_id
     FROM unnest($7::text[], $8::bigint[]) AS s(stream_id, expected)
-    WHERE (s.expected = 0
-           OR EXISTS (SELECT 1 FROM events x WHERE x.stream_id = s.stream_id
-                      AND x.version = s.expected))
-      AND NOT EXISTS (SELECT 1 FROM events x WHERE x.stream_id = s.stream_id
-                      AND x.version = s.expected + 1)
+    LEFT JOIN LATERAL (
+        SELECT x.version FROM events x WHERE x.stream_id = s.stream_id
+        ORDER BY x.version DESC LIMIT 1
+    ) last ON true
+    WHERE coalesce(last.version, 0) = s.expected
 ),
 ins AS (
     INSERT INTO events (stream_id, version, event_id, type, data, metadata)
