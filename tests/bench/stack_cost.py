@@ -31,7 +31,8 @@ same baseline; `_requests_per_move` says what each side's clients asked.
 
 Figures: `stack_c<n>_<side>_<process>_cpu_per_move_ms` (medians over rounds),
 `stack_c<n>_<side>_total_cpu_per_move_ms`, `_moves_per_s`, `_post_p50_ms`, `_post_p99_ms`,
-`_post_p99_vs_p50_ratio`.
+`_post_p99_vs_p50_ratio`, `_appends_per_statement` (the game service's group commit, from its
+`turnpost_append_batch_size` over the window).
 """
 
 from __future__ import annotations
@@ -79,7 +80,22 @@ NOT_CPU = {
     "non_200": "responses",
     "requests_per_move": "requests (in the window, over the moves accepted)",
     "turns_hot_update_share": "(of the turns row's updates)",
+    "appends_per_statement": "(the game service's group commit; 1 where it has none)",
 }
+
+
+async def _batches(game_url: str) -> tuple[float, float]:
+    """The game service's turnpost_append_batch_size sum and count so far ((0, 0) without)."""
+    reader, writer = await asyncio.open_connection(*game_url.rsplit("/", 1)[1].split(":"))
+    writer.write(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    text = (await reader.read()).decode()
+    writer.close()
+    found = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in ("turnpost_append_batch_size_sum", "turnpost_append_batch_size_count"):
+            found[name.rsplit("_", 1)[1]] = float(value)
+    return found.get("sum", 0.0), found.get("count", 0.0)
 
 
 def _default_out(name: str, value: Any, unit: str = "") -> None:
@@ -131,10 +147,12 @@ async def one_side(
             if statements:
                 await db.execute("SELECT pg_stat_statements_reset()")
             hot_a = await _turn_updates(db)
+            batches_a = await _batches(game_url)
             database = dsn.rsplit("/", 1)[1]
             a = stack.cpu(), redis_ticks(), time.monotonic(), backend_ticks(database)
             await asyncio.sleep(max(0.0, end - time.monotonic()))
             b = stack.cpu(), redis_ticks(), time.monotonic(), backend_ticks(database)
+            batches_b = await _batches(game_url)
             await asyncio.sleep(1.0)  # table statistics reach the views within a second
             hot_b = await _turn_updates(db)
             top = await _top_statements(db) if statements else []
@@ -170,6 +188,8 @@ async def one_side(
         per["non_200"] = float(sum(v for k, v in st.statuses.items() if k != 200))
         asked = len(st.get_game_ms) + len(st.legal_ms) + sum(st.statuses.values())
         per["requests_per_move"] = asked / moves
+        written = batches_b[1] - batches_a[1]
+        per["appends_per_statement"] = (batches_b[0] - batches_a[0]) / written if written else 1.0
         updates = hot_b[0] - hot_a[0]
         per["turns_hot_update_share"] = (hot_b[1] - hot_a[1]) / updates if updates else 0.0
         if EXPLAIN:
