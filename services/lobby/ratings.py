@@ -94,6 +94,11 @@ def rate(
     }
 
 
+# The first event (when the game began) and the game_over of each game finished
+FINISHED_LOGS = """SELECT stream_id, version, type, data, recorded_at FROM events
+                   WHERE stream_id = ANY($1) AND (version = 1 OR type = 'game_over')"""
+
+
 class Ratings:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
@@ -111,11 +116,7 @@ class Ratings:
         if not todo:
             return 0
         async with self.pool.acquire() as conn, conn.transaction():
-            logs = await conn.fetch(
-                """SELECT stream_id, version, type, data, recorded_at FROM events
-                   WHERE stream_id = ANY($1) AND (version = 1 OR type = 'game_over')""",
-                [f"game-{g}" for g in todo],
-            )
+            logs = await conn.fetch(FINISHED_LOGS, [f"game-{g}" for g in todo])
             over: dict[str, Any] = {}
             started: dict[str, datetime] = {}
             for r in logs:

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from infra.eventstore import ConcurrencyError, NewEvent, batches
+from infra.eventstore import ConcurrencyError, NewEvent
 from infra.eventstore.api import Turn, command_uuid, event_ids
 from infra.eventstore.postgres import PostgresEventStore
 
@@ -258,24 +258,3 @@ async def test_a_statement_that_may_have_committed_is_told_to_its_callers_not_tr
     assert all(isinstance(r, asyncpg.ConnectionDoesNotExistError) for r in got), got
     assert store.alone == 0
     assert [e.version for e in await store.read(s1)] == [1, 2, 3, 4]  # it had committed
-
-
-async def test_the_version_check_looks_each_game_up_in_the_index_whatever_the_tables_size(
-    pool: asyncpg.Pool,
-) -> None:
-    """Postgres keeps a prepared statement's generic plan for the connection's life, and
-    makes it when the statement is new: in a fresh database, `events` tiny and never
-    analysed. Planned so, the check must still read each game's last version from the index,
-    not scan the events (a plan that hashed the whole table read all of it at every statement
-    once it had grown: 1,100 buffers a statement in a 20 s benchmark)."""
-    async with pool.acquire() as conn, conn.transaction():
-        await conn.execute(
-            "CREATE TEMP TABLE events (LIKE public.events INCLUDING ALL) ON COMMIT DROP"
-        )
-        await conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        await conn.execute(f"PREPARE young AS {batches._BATCH}")
-        nulls = ", ".join(["NULL"] * 19)
-        plan = "\n".join(r[0] for r in await conn.fetch(f"EXPLAIN EXECUTE young({nulls})"))
-        await conn.execute("DEALLOCATE young")
-    assert "Seq Scan on events" not in plan, plan
-    assert "Index Only Scan Backward" in plan, plan
