@@ -324,7 +324,9 @@ async def run(
                 results[name].append(per)
                 _note(
                     f"c{clients} round {r + 1} {name}: {per['total']:.2f} ms a move "
-                    f"({per['moves_per_s']:.0f} moves/s)"
+                    f"({per['moves_per_s']:.0f} moves/s; game {per['game']:.2f}, Postgres "
+                    f"{per['postgres']:.2f}, side {per['side_processes']:.2f}, Redis "
+                    f"{per['redis']:.2f})"
                 )
         for name, runs in results.items():
             for key in runs[0]:
