@@ -17,6 +17,19 @@ async def _keep(conn: asyncpg.Connection) -> None:
     default reset would be a wasted round trip on every query."""
 
 
+async def sweep(pool: asyncpg.Pool, query: str, *args: Any) -> list[asyncpg.Record]:
+    """A sweep's rows (a scheduler's, a deadline sweep's: a few calls a second), planned for
+    the tables as they are now. Postgres keeps a prepared statement's generic plan, made when
+    the statement was new: in a fresh database, on a `turns` it takes for ten pages, the
+    sweeps' range conditions (`next_deadline <= now()`) are planned as a scan of the whole
+    table, and kept so until an ANALYZE, which never comes with autovacuum off. A custom plan
+    each time (SET LOCAL, in a transaction of its own) costs a planning a call."""
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+        rows: list[asyncpg.Record] = await conn.fetch(query, *args)
+        return rows
+
+
 def server_settings(settings: Settings, **extra: str) -> dict[str, str]:
     """What the server is told at connect: probe a silent client and drop it after
     keepalive_idle + interval * count seconds, or once data it was sent stays

@@ -8,7 +8,8 @@ never is). Planned so, a statement over several games (an array of them) could h
 the whole table, as the group commit's version check did: 886-1,125 buffers a statement by
 the end of a 20 s benchmark, three times the Postgres CPU a move. Each statement here is
 planned generically against an empty `events` (a temporary table of the same shape hides the
-real one) and must not scan it."""
+real one) and must not scan it. The sweeps over `turns` by a range of deadlines cannot be
+written so: they are planned afresh at every call."""
 
 from __future__ import annotations
 
@@ -17,8 +18,11 @@ import pytest
 
 from infra.eventstore import batches, outbox
 from infra.notify import facts
+from infra.servers.db import sweep
 from services.bots import observe
+from services.game import news, scheduler
 from services.lobby import ratings
+from services.notifier import notifier
 
 pytestmark = pytest.mark.integration
 
@@ -47,3 +51,33 @@ async def test_a_statement_planned_on_a_young_table_still_reads_events_by_key(
         await conn.execute("DEALLOCATE young")
     assert "on events" in plan, plan  # the temporary table is the one planned
     assert "Seq Scan on events" not in plan, plan
+
+
+# The sweeps over `turns` by a range of deadlines, which no plan made on a young table reads
+# by index: each is planned afresh at every call (infra/servers/db.py's sweep).
+SWEEPS = {
+    "the scheduler's claim of due deadlines": (scheduler.FIRE_DUE, [64, 5.0]),
+    "the scheduler's next deadline": (scheduler.NEXT_DEADLINE, ["active"]),
+    "/v1/me/stream's deadline_soon": (news._SOON, [60.0, ["nobody"]]),
+    "the notifier's deadline_soon": (notifier._SOON, [60.0, 64]),
+}
+
+
+@pytest.mark.parametrize("name", SWEEPS)
+async def test_a_sweep_is_planned_for_the_tables_as_they_are_at_every_call(
+    database_url: str, name: str
+) -> None:
+    sql, args = SWEEPS[name]
+    one = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
+    try:
+        for _ in range(8):  # Postgres weighs a generic plan from the sixth call on
+            await sweep(one, sql, *args)
+        async with one.acquire() as conn:
+            row = await conn.fetchrow(
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+                " WHERE statement = $1",
+                sql,
+            )
+    finally:
+        await one.close()
+    assert row is not None and (row["generic_plans"], row["custom_plans"]) == (0, 8)
