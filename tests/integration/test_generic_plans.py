@@ -55,7 +55,7 @@ async def test_a_statement_planned_on_a_young_table_still_reads_events_by_key(
 
 # The sweeps over `turns` by a range of deadlines, which no plan made on a young table reads
 # by index: each is planned afresh at every call (infra/servers/db.py's sweep).
-SWEEPS = {
+SWEEPS: dict[str, tuple[str, list[object]]] = {
     "the scheduler's claim of due deadlines": (scheduler.FIRE_DUE, [64, 5.0]),
     "the scheduler's next deadline": (scheduler.NEXT_DEADLINE, ["active"]),
     "/v1/me/stream's deadline_soon": (news._SOON, [60.0, ["nobody"]]),
