@@ -25,7 +25,7 @@ _FACTS = """
 SELECT g.seats::text AS seats, t.deadlines::text AS deadlines,
        (SELECT jsonb_build_array(e.metadata -> 'to_act', e.metadata -> 'bots')::text
         FROM events e
-        WHERE e.stream_id = 'game-' || g.id::text AND e.version < $2
+        WHERE e.stream_id = 'game-' || $1::uuid::text AND e.version < $2
           AND coalesce((e.metadata ->> 'batch_end')::boolean, true)
         ORDER BY e.version DESC LIMIT 1) AS before,
        e.recorded_at, e.global_position,
@@ -36,7 +36,7 @@ SELECT g.seats::text AS seats, t.deadlines::text AS deadlines,
        EXISTS (SELECT 1 FROM rooms r WHERE r.id = g.room_id AND r.match_key IS NOT NULL)
          AS matched
 FROM games g LEFT JOIN turns t ON t.game_id = g.id
-LEFT JOIN events e ON e.stream_id = 'game-' || g.id::text AND e.version = $2
+LEFT JOIN events e ON e.stream_id = 'game-' || $1::uuid::text AND e.version = $2
 WHERE g.id = $1"""
 
 

@@ -12,12 +12,12 @@ from infra.settings import Settings
 
 
 async def _keep(conn: asyncpg.Connection) -> None:
-    """No reset on release: the services keep no session state (no SET, LISTEN, or
+    """No reset on release: the services keep no session state (no SET but a SET LOCAL, no LISTEN, or
     advisory lock on pooled connections; the relay and migrations use their own), so the
     default reset would be a wasted round trip on every query."""
 
 
-async def sweep(pool: asyncpg.Pool, query: str, *args: Any) -> list[asyncpg.Record]:
+async def fetch_replanned(pool: asyncpg.Pool, query: str, *args: Any) -> list[asyncpg.Record]:
     """A sweep's rows (a scheduler's, a deadline sweep's: a few calls a second), planned for
     the tables as they are now. Postgres keeps a prepared statement's generic plan, made when
     the statement was new: in a fresh database, on a `turns` it takes for ten pages, the

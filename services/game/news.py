@@ -18,7 +18,7 @@ from contracts.problems import ProblemError
 from contracts.streams import GameEvent, told_when_recorded
 from infra.notify.derive import Clocks, deadlines_soon, notifications
 from infra.notify.facts import deadlines_of, players_of, read_facts
-from infra.servers.db import sweep
+from infra.servers.db import fetch_replanned
 from infra.tasks import DEAD_TURN
 from services.game.live import Waiters
 from services.game.service import GameService
@@ -172,7 +172,7 @@ class PlayerNews:
                 log.exception("deadline_soon for /v1/me/stream not swept")
 
     async def _deadlines(self, pool: asyncpg.Pool) -> None:
-        rows = await sweep(pool, _SOON, self._lead.total_seconds(), list(self._listeners))
+        rows = await fetch_replanned(pool, _SOON, self._lead.total_seconds(), list(self._listeners))
         now = datetime.now(UTC)
         for row in rows:
             clocks = Clocks(

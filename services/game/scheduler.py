@@ -27,7 +27,7 @@ from infra.auth import signing
 from infra.eventstore.api import command_uuid
 from infra.observability.context import bind, carry, new_request_id
 from infra.observability.metrics import SCHEDULER_LATENESS, serve_metrics
-from infra.servers.db import create_pool, redis_options, sweep
+from infra.servers.db import create_pool, fetch_replanned, redis_options
 from infra.servers.errors import is_transient
 from infra.servers.process import run_until_signalled
 from infra.settings import Settings
@@ -72,7 +72,7 @@ async def fire_due(
     another scheduler holds) and the messages published after, so no row stays locked while
     Redis is slow: an append to the same game never waits on the scheduler. A message lost
     on its way is sent again once `resend_after` has passed."""
-    rows = await sweep(pool, FIRE_DUE, BATCH, resend_after)
+    rows = await fetch_replanned(pool, FIRE_DUE, BATCH, resend_after)
     sent = 0
     for row in rows:
         for seat, deadline in json.loads(row["deadlines"]).items():
@@ -150,14 +150,14 @@ async def repair_rooms(pool: asyncpg.Pool) -> int:
 
 
 # How long until the next deadline not yet claimed. $1 is 'active': a statement without a
-# parameter has only its generic plan, whatever plan_cache_mode says (infra/servers/db.sweep).
+# parameter has only its generic plan, whatever plan_cache_mode says (infra/servers/db.fetch_replanned).
 NEXT_DEADLINE = """SELECT extract(epoch FROM min(next_deadline) - now()) FROM turns
 WHERE next_deadline IS NOT NULL AND status = $1
   AND (fire_after IS NULL OR fire_after <= now())"""
 
 
 async def seconds_to_next_deadline(pool: asyncpg.Pool) -> float:
-    rows = await sweep(pool, NEXT_DEADLINE, "active")
+    rows = await fetch_replanned(pool, NEXT_DEADLINE, "active")
     wait = rows[0][0]
     return MAX_SLEEP_S if wait is None else float(min(max(wait, 0.01), MAX_SLEEP_S))
 

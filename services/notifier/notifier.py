@@ -55,7 +55,7 @@ from infra.notify.deliveries import (
 from infra.notify.derive import Clocks, deadlines_soon, notifications
 from infra.notify.facts import deadlines_of, players_of, read_facts
 from infra.observability.metrics import serve_metrics
-from infra.servers.db import create_pool, redis_options, sweep
+from infra.servers.db import create_pool, fetch_replanned, redis_options
 from infra.servers.errors import is_transient
 from infra.settings import Settings
 from infra.streams import Message
@@ -170,7 +170,7 @@ class Notifier:
     async def deadlines(self) -> int:
         """`deadline_soon` for every deadline newly within the lead; how many were sent."""
         lead = timedelta(seconds=self.settings.deadline_soon_s)
-        rows = await sweep(self.pool, _SOON, lead.total_seconds(), BATCH)
+        rows = await fetch_replanned(self.pool, _SOON, lead.total_seconds(), BATCH)
         if not rows:
             return 0
         told = {

@@ -258,3 +258,15 @@ async def test_a_statement_that_may_have_committed_is_told_to_its_callers_not_tr
     assert all(isinstance(r, asyncpg.ConnectionDoesNotExistError) for r in got), got
     assert store.alone == 0
     assert [e.version for e in await store.read(s1)] == [1, 2, 3, 4]  # it had committed
+
+
+async def test_new_games_first_appends_land_together(pool: asyncpg.Pool) -> None:
+    """Expected version 0, no event yet: the version check passes them (a check that needed
+    a last version would send each alone)."""
+    store = Counting(pool)
+    games = [game() for _ in range(8)]
+    results = await asyncio.gather(
+        *(store.append(s, events(s + "0"), 0, turn(g, [0])) for s, g in games)
+    )
+    assert [r.version for r in results] == [2] * 8
+    assert store.alone == 0, "all eight in one statement (the writer starts after they came)"

@@ -6,19 +6,23 @@ for it, made when it was new: in a fresh database, `events` tiny and never analy
 makes Postgres plan again until the table is analysed, and with autovacuum off, as in CI, it
 never is). Planned so, a statement over several games (an array of them) could hash a scan of
 the whole table, as the group commit's version check did: 886-1,125 buffers a statement by
-the end of a 20 s benchmark, three times the Postgres CPU a move. Each statement here is
+the end of a benchmark's 15 s window, three times the Postgres CPU a move. Each statement here is
 planned generically against an empty `events` (a temporary table of the same shape hides the
-real one) and must not scan it. The sweeps over `turns` by a range of deadlines cannot be
+real one) and must find its rows through an index condition on the game's stream, not scan
+the table or every entry of an index. The sweeps over `turns` by a range of deadlines cannot be
 written so: they are planned afresh at every call."""
 
 from __future__ import annotations
+
+import re
 
 import asyncpg
 import pytest
 
 from infra.eventstore import batches, outbox
 from infra.notify import facts
-from infra.servers.db import sweep
+from infra.servers.db import fetch_replanned
+from infra.settings import Settings
 from services.bots import observe
 from services.game import news, scheduler
 from services.lobby import ratings
@@ -35,6 +39,38 @@ STATEMENTS = {
 }
 
 
+def keyed(plan: str) -> bool:
+    """Whether every scan of `events` (or of one of its indexes) in the plan is bounded by a
+    game's stream (or, for the relay, by the transaction order): an index condition on
+    `stream_id` or `tx_id`, not a filter applied to every row or index entry it reads."""
+    nodes: list[list[str]] = []
+    for line in plan.splitlines():
+        if "->" in line or not nodes:
+            nodes.append([line])
+        else:
+            nodes[-1].append(line)
+    scans = [n for n in nodes if re.search(r"Scan.* on events\b|Scan on events_", n[0])]
+    for node in scans:
+        conditions = [ln for ln in node if "Index Cond:" in ln or "Recheck Cond:" in ln]
+        if not any("stream_id" in c or "tx_id" in c for c in conditions):
+            return False
+    return bool(scans)
+
+
+def test_keyed_tells_a_scan_of_every_entry_from_a_lookup() -> None:
+    lookup = """Index Only Scan Backward using events_pkey on events x  (cost=0.15..12.18)
+      Index Cond: (stream_id = s.stream_id)"""
+    every_entry = """Nested Loop Left Join
+  ->  Bitmap Heap Scan on events e  (cost=4.18..12.64 rows=4 width=8)
+        Recheck Cond: (version = $2)
+        ->  Bitmap Index Scan on events_pkey  (cost=0.00..4.18 rows=4 width=0)
+              Index Cond: (version = $2)"""
+    assert keyed(lookup)
+    assert not keyed(every_entry)
+    assert not keyed("Seq Scan on events  (cost=0.00..14.00 rows=400 width=40)")
+    assert not keyed("Result  (cost=0.00..0.01 rows=1 width=4)")  # no events at all
+
+
 @pytest.mark.parametrize("name", STATEMENTS)
 async def test_a_statement_planned_on_a_young_table_still_reads_events_by_key(
     pool: asyncpg.Pool, name: str
@@ -49,12 +85,11 @@ async def test_a_statement_planned_on_a_young_table_still_reads_events_by_key(
         nulls = ", ".join(["NULL"] * params)
         plan = "\n".join(r[0] for r in await conn.fetch(f"EXPLAIN EXECUTE young({nulls})"))
         await conn.execute("DEALLOCATE young")
-    assert "on events" in plan, plan  # the temporary table is the one planned
-    assert "Seq Scan on events" not in plan, plan
+    assert keyed(plan), plan
 
 
 # The sweeps over `turns` by a range of deadlines, which no plan made on a young table reads
-# by index: each is planned afresh at every call (infra/servers/db.py's sweep).
+# by index: each is planned afresh at every call (infra/servers/db.py's fetch_replanned).
 SWEEPS: dict[str, tuple[str, list[object]]] = {
     "the scheduler's claim of due deadlines": (scheduler.FIRE_DUE, [64, 5.0]),
     "the scheduler's next deadline": (scheduler.NEXT_DEADLINE, ["active"]),
@@ -71,7 +106,7 @@ async def test_a_sweep_is_planned_for_the_tables_as_they_are_at_every_call(
     one = await asyncpg.create_pool(database_url, min_size=1, max_size=1)
     try:
         for _ in range(8):  # Postgres weighs a generic plan from the sixth call on
-            await sweep(one, sql, *args)
+            await fetch_replanned(one, sql, *args)
         async with one.acquire() as conn:
             row = await conn.fetchrow(
                 "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
@@ -81,3 +116,25 @@ async def test_a_sweep_is_planned_for_the_tables_as_they_are_at_every_call(
     finally:
         await one.close()
     assert row is not None and (row["generic_plans"], row["custom_plans"]) == (0, 8)
+
+
+async def test_the_sweeps_call_sites_plan_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each sweep goes through fetch_replanned, not a pooled connection's kept plan."""
+    asked: list[str] = []
+
+    async def spy(pool: object, query: str, *args: object) -> list[object]:
+        asked.append(query)
+        return [[None]] if query == scheduler.NEXT_DEADLINE else []
+
+    for module in (scheduler, news, notifier):
+        monkeypatch.setattr(module, "fetch_replanned", spy)
+
+    async def publish(_: object) -> None:
+        raise AssertionError("nothing is due")
+
+    assert await scheduler.fire_due(object(), publish, 5.0) == 0  # type: ignore[arg-type]
+    assert await scheduler.seconds_to_next_deadline(object()) == scheduler.MAX_SLEEP_S  # type: ignore[arg-type]
+    player_news = news.PlayerNews(None, None, lead_s=60, sweep_s=15)  # type: ignore[arg-type]
+    await player_news._deadlines(object())  # type: ignore[arg-type]
+    assert await notifier.Notifier(object(), None, Settings()).deadlines() == 0  # type: ignore[arg-type]
+    assert asked == [scheduler.FIRE_DUE, scheduler.NEXT_DEADLINE, news._SOON, notifier._SOON]
