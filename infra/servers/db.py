@@ -12,9 +12,9 @@ from infra.settings import Settings
 
 
 async def _keep(conn: asyncpg.Connection) -> None:
-    """No reset on release: the services keep no session state (no SET but a SET LOCAL, no LISTEN, or
-    advisory lock on pooled connections; the relay and migrations use their own), so the
-    default reset would be a wasted round trip on every query."""
+    """No reset on release: the services keep no session state (no SET but a SET LOCAL, no
+    LISTEN, or advisory lock on pooled connections; the relay and migrations use their own),
+    so the default reset would be a wasted round trip on every query."""
 
 
 async def fetch_replanned(pool: asyncpg.Pool, query: str, *args: Any) -> list[asyncpg.Record]:

@@ -150,7 +150,7 @@ async def repair_rooms(pool: asyncpg.Pool) -> int:
 
 
 # How long until the next deadline not yet claimed. $1 is 'active': a statement without a
-# parameter has only its generic plan, whatever plan_cache_mode says (infra/servers/db.fetch_replanned).
+# parameter has only its generic plan, whatever plan_cache_mode says (fetch_replanned).
 NEXT_DEADLINE = """SELECT extract(epoch FROM min(next_deadline) - now()) FROM turns
 WHERE next_deadline IS NOT NULL AND status = $1
   AND (fire_after IS NULL OR fire_after <= now())"""
