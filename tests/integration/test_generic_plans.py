@@ -15,6 +15,7 @@ written so: they are planned afresh at every call."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import asyncpg
 import pytest
@@ -132,9 +133,9 @@ async def test_the_sweeps_call_sites_plan_afresh(monkeypatch: pytest.MonkeyPatch
     async def publish(_: object) -> None:
         raise AssertionError("nothing is due")
 
-    assert await scheduler.fire_due(object(), publish, 5.0) == 0  # type: ignore[arg-type]
-    assert await scheduler.seconds_to_next_deadline(object()) == scheduler.MAX_SLEEP_S  # type: ignore[arg-type]
-    player_news = news.PlayerNews(None, None, lead_s=60, sweep_s=15)  # type: ignore[arg-type]
-    await player_news._deadlines(object())  # type: ignore[arg-type]
-    assert await notifier.Notifier(object(), None, Settings()).deadlines() == 0  # type: ignore[arg-type]
+    nowhere: Any = object()  # no pool, no service: the spy answers for them
+    assert await scheduler.fire_due(nowhere, publish, 5.0) == 0
+    assert await scheduler.seconds_to_next_deadline(nowhere) == scheduler.MAX_SLEEP_S
+    await news.PlayerNews(nowhere, None, lead_s=60, sweep_s=15)._deadlines(nowhere)
+    assert await notifier.Notifier(nowhere, nowhere, Settings()).deadlines() == 0
     assert asked == [scheduler.FIRE_DUE, scheduler.NEXT_DEADLINE, news._SOON, notifier._SOON]
