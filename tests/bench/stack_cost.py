@@ -56,6 +56,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import asyncpg  # noqa: E402
+import httpx  # noqa: E402
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 from tests.bench import bots  # noqa: E402
 from tests.bench.actions_load import LevelStats, begin, results, spawn  # noqa: E402
@@ -86,16 +88,19 @@ NOT_CPU = {
 
 async def _batches(game_url: str) -> tuple[float, float]:
     """The game service's turnpost_append_batch_size sum and count so far ((0, 0) without)."""
-    reader, writer = await asyncio.open_connection(*game_url.rsplit("/", 1)[1].split(":"))
-    writer.write(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    text = (await reader.read()).decode()
-    writer.close()
-    found = {}
-    for line in text.splitlines():
-        name, _, value = line.partition(" ")
-        if name in ("turnpost_append_batch_size_sum", "turnpost_append_batch_size_count"):
-            found[name.rsplit("_", 1)[1]] = float(value)
-    return found.get("sum", 0.0), found.get("count", 0.0)
+    async with httpx.AsyncClient(base_url=game_url, timeout=10) as http:
+        text = (await http.get("/metrics")).text
+    found = {
+        s.name: s.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "turnpost_append_batch_size"
+        for s in family.samples
+        if s.name.endswith(("_sum", "_count"))
+    }
+    return (
+        found.get("turnpost_append_batch_size_sum", 0.0),
+        found.get("turnpost_append_batch_size_count", 0.0),
+    )
 
 
 def _default_out(name: str, value: Any, unit: str = "") -> None:
