@@ -41,13 +41,25 @@ LIMIT $3
 # The same without the events' data: the relay's envelopes never carry it (it may be private)
 _BATCH_NO_DATA = _BATCH.replace("data::text AS data", "'' AS data")
 
+# The same, only the last event of each command (metadata `batch_end` true or absent: events
+# of before it was written each ended theirs), the one the relay publishes: the others' rows
+# never leave Postgres. Its checkpoint is the last such event read; the rows it skipped
+# after that one are skipped again next time.
+_ENDS = _BATCH_NO_DATA.replace(
+    "ORDER BY", "  AND metadata -> 'batch_end' IS DISTINCT FROM 'false'::jsonb\nORDER BY"
+)
+
 
 class PostgresOutbox:
-    """`data=False`: the events come without their data (b""), for a reader of the rest."""
+    """`data=False`: the events come without their data (b""), for a reader of the rest.
+    `ends_only`: only each command's last event, without data (the relay's: its envelopes
+    are one a command; the other events' rows never leave Postgres)."""
 
-    def __init__(self, conn: asyncpg.Connection, data: bool = True) -> None:
+    def __init__(
+        self, conn: asyncpg.Connection, data: bool = True, ends_only: bool = False
+    ) -> None:
         self.conn = conn
-        self.query = _BATCH if data else _BATCH_NO_DATA
+        self.query = _ENDS if ends_only else _BATCH if data else _BATCH_NO_DATA
 
     async def batch(self, after: Checkpoint, limit: int) -> list[tuple[Checkpoint, StoredEvent]]:
         rows = await self.conn.fetch(self.query, str(after.tx_id), after.global_position, limit)

@@ -67,7 +67,7 @@ RELAY_LAG_SECONDS = Gauge(
 )
 RELAY_LAG_EVENTS = Gauge(
     "turnpost_relay_lag_events",
-    "Events the relay found unpublished at its last poll (at most one batch)",
+    "Commands the relay found unpublished at its last poll (at most one batch)",
     multiprocess_mode="mostrecent",
 )
 BOT_TASK_SECONDS = Histogram(

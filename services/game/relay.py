@@ -188,6 +188,9 @@ class FencedRelay:
         self._saved: Checkpoint | None = None
         self._saved_at = -math.inf
         self.known = ""  # the position as Redis holds it ("" none)
+        # EVALSHA, the script loaded again by redis-py where Redis lost it (NOSCRIPT): its
+        # text is not sent, nor hashed by Redis, at every batch
+        self._script = r.register_script(_PUBLISH)
 
     async def start(self, conn: asyncpg.Connection) -> None:
         """Where to go on from: Redis' position if it names an event of this database (a
@@ -225,9 +228,7 @@ class FencedRelay:
                 out = envelope(e)
                 routed += [str(routes(out)), msgspec.json.encode(out)]
         keys = (self.stream, self.key, self.bot_turns, self.lifecycle)
-        published = await self.r.eval(  # type: ignore[misc]
-            _PUBLISH, len(keys), *keys, self.known, position, *routed
-        )
+        published = await self._script(keys=keys, args=[self.known, position, *routed])
         if int(published) < 0:
             raise Superseded(f"{self.stream} moved past {self.known or 'nothing'}")
         self.at, self.known = reached, position
@@ -266,8 +267,9 @@ def doorbell_channel(settings: Settings) -> str:
 # meanwhile: one PUBLISH (and one read of the outbox by the relay, one checkpoint) for the
 # appends of these milliseconds, not one for each. A ring on a quiet service goes out at
 # once. At c16 a publish per append cost the game service a round trip to Redis per move
-# and the relay a batch per move.
-DOORBELL_LINGER_S = 0.005
+# and the relay a batch per move. As long as the relay's own linger (RELAY_LINGER_S): a busy
+# relay reads again after it without a ring, so a ring sooner is one it does not need.
+DOORBELL_LINGER_S = 0.01
 
 
 class Doorbell:
@@ -364,7 +366,7 @@ async def _relay(settings: Settings, stop: asyncio.Event, poll_seconds: float) -
             if stop.is_set():
                 return
         stream = settings.stream(GAMES)
-        relay = FencedRelay(r, PostgresOutbox(conn, data=False), stream)
+        relay = FencedRelay(r, PostgresOutbox(conn, ends_only=True), stream)
         await relay.start(conn)
         log.info("relay active, publishing to %s", stream)
         wake = asyncio.Event()

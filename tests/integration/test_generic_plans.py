@@ -33,7 +33,7 @@ pytestmark = pytest.mark.integration
 
 STATEMENTS = {
     "the group commit's append": (batches._BATCH, 19),
-    "the relay's read": (outbox._BATCH_NO_DATA, 3),
+    "the relay's read": (outbox._ENDS, 3),
     "the notifier's facts": (facts._FACTS, 2),
     "the bots' reads of many games": (observe._EVENTS_OF_MANY, 2),
     "the lobby's logs of finished games": (ratings.FINISHED_LOGS, 1),

@@ -140,18 +140,24 @@ async def test_a_position_whose_place_another_event_took_after_a_restore_is_not_
     assert await believed.once() == 0
 
 
+@pytest.mark.parametrize("ends_only", [False, True], ids=["every_event", "ends_only"])
 async def test_one_envelope_per_command_its_last_events_even_split_across_batches(
-    conn: asyncpg.Connection, redis_client: aioredis.Redis, stream_prefix: str
+    conn: asyncpg.Connection, redis_client: aioredis.Redis, stream_prefix: str, ends_only: bool
 ) -> None:
     """Every reader of the games stream acts at the end of a command: the relay publishes
     that event's envelope alone, saying where the command began, and moves past the rest
-    (also when a batch of the outbox ends inside a command)."""
+    (also when a batch of the outbox ends inside a command). The relay's own read
+    (`ends_only`) leaves the rest in Postgres: its batches hold the commands' last events
+    alone, and an event of before `batch_end` was written ends its command."""
     consumer = f"test-fence-{uuid.uuid4()}"
     stream = f"{stream_prefix}fence-{uuid.uuid4().hex[:8]}"
     await _from_the_tip(conn, consumer)
     game = str(uuid.uuid4())
-    for version, (size, end) in enumerate([(3, 0), (3, 0), (3, 1), (2, 0), (2, 1)], start=1):
+    sizes = [(3, 0), (3, 0), (3, 1), (2, 0), (2, 1), (0, 0)]  # (0, 0): no batch, no batch_end
+    for version, (size, end) in enumerate(sizes, start=1):
         meta = {"batch": size, "batch_end": bool(end), "status": "active", "to_act": [0]}
+        if not size:
+            meta = {"status": "active", "to_act": [0]}
         await conn.execute(
             """INSERT INTO events (stream_id, version, event_id, type, data, metadata)
                VALUES ($1, $2, $3, 'test', '{"secret": 1}'::jsonb, $4::jsonb)""",
@@ -161,17 +167,20 @@ async def test_one_envelope_per_command_its_last_events_even_split_across_batche
             msgspec.json.encode(meta).decode(),
         )
     await _insert_settled(conn, f"game-{uuid.uuid4()}", 1)  # waits for the horizon
-    relay = FencedRelay(redis_client, PostgresOutbox(conn, data=False), stream, consumer)
+    outbox = PostgresOutbox(conn, data=False, ends_only=ends_only)
+    relay = FencedRelay(redis_client, outbox, stream, consumer)
     await relay.start(conn)
-    assert await relay.once(limit=2) == 2  # two events read, no command ended: none published
-    assert await _published(redis_client, stream) == []
-    assert await relay.once(limit=2) == 2
-    assert await relay.once(limit=2) == 2
+    if ends_only:  # v3 and v5, the commands' last events; v6 and the settling insert
+        assert [await relay.once(limit=2) for _ in range(3)] == [2, 2, 0]
+    else:
+        assert await relay.once(limit=2) == 2  # two events read, no command ended: none
+        assert await _published(redis_client, stream) == []
+        assert [await relay.once(limit=2) for _ in range(4)] == [2, 2, 1, 0]
     entries = [
         msgspec.json.decode(f[b"m"], type=GameEvent) for _, f in await redis_client.xrange(stream)
     ]
     mine = [(e.version, e.first_version, e.batch_end) for e in entries if e.game_id == game]
-    assert mine == [(3, 1, True), (5, 4, True)]
+    assert mine == [(3, 1, True), (5, 4, True), (6, 0, True)]
     assert all(b"secret" not in f[b"m"] for _, f in await redis_client.xrange(stream))
 
 
@@ -209,7 +218,7 @@ async def test_each_command_goes_also_on_the_streams_of_its_kind(
                 msgspec.json.encode(meta).decode(),
             )
     await _insert_settled(conn, f"game-{uuid.uuid4()}", 1)
-    relay = FencedRelay(redis_client, PostgresOutbox(conn, data=False), games, consumer)
+    relay = FencedRelay(redis_client, PostgresOutbox(conn, ends_only=True), games, consumer)
     await relay.start(conn)
     while await relay.once(limit=3):
         pass
