@@ -267,9 +267,8 @@ def doorbell_channel(settings: Settings) -> str:
 # meanwhile: one PUBLISH (and one read of the outbox by the relay, one checkpoint) for the
 # appends of these milliseconds, not one for each. A ring on a quiet service goes out at
 # once. At c16 a publish per append cost the game service a round trip to Redis per move
-# and the relay a batch per move. As long as the relay's own linger (RELAY_LINGER_S): a busy
-# relay reads again after it without a ring, so a ring sooner is one it does not need.
-DOORBELL_LINGER_S = 0.01
+# and the relay a batch per move.
+DOORBELL_LINGER_S = 0.005
 
 
 class Doorbell:

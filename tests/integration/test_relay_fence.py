@@ -255,3 +255,22 @@ async def test_the_postgres_checkpoint_follows_at_most_so_often_and_when_told(
     await relay.save_checkpoint()  # what the loop does when quiet for a poll, or stopping
     assert await outbox.load_checkpoint(consumer) == relay.at
     assert await _published(redis_client, stream) == [(game, 1), (game, 2)]
+
+
+async def test_a_redis_that_lost_its_scripts_still_takes_the_batch(
+    conn: asyncpg.Connection, redis_client: aioredis.Redis, stream_prefix: str
+) -> None:
+    """The relay publishes by the script's hash (EVALSHA); a Redis restarted or flushed of
+    its scripts answers NOSCRIPT, and the script is loaded again, the batch published once."""
+    consumer = f"test-fence-{uuid.uuid4()}"
+    stream = f"{stream_prefix}fence-{uuid.uuid4().hex[:8]}"
+    await _from_the_tip(conn, consumer)
+    game = str(uuid.uuid4())
+    relay = FencedRelay(redis_client, PostgresOutbox(conn, ends_only=True), stream, consumer)
+    await relay.start(conn)
+    await _insert_settled(conn, f"game-{game}", 1)
+    assert await relay.once() == 1
+    await redis_client.script_flush()  # as a restarted Redis: no script held
+    await _insert_settled(conn, f"game-{game}", 2)
+    assert await relay.once() == 1
+    assert await _published(redis_client, stream) == [(game, 1), (game, 2)]
