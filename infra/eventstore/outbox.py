@@ -41,9 +41,10 @@ LIMIT $3
 # The same without the events' data: the relay's envelopes never carry it (it may be private)
 _BATCH_NO_DATA = _BATCH.replace("data::text AS data", "'' AS data")
 
-# The same, only the last event of each command (metadata `batch_end` true or absent: events
-# of before it was written each ended theirs), the one the relay publishes: the others' rows
-# never leave Postgres. Its checkpoint is the last such event read; the rows it skipped
+# The same, only the last event of each command (metadata `batch_end` anything but false,
+# absent included: events of before it was written each ended theirs), the one the relay
+# publishes: the others' rows never leave Postgres (writers put true or false; the relay's
+# `publishes` still judges what comes). Its checkpoint is the last such event read; the rows it skipped
 # after that one are skipped again next time.
 _ENDS = _BATCH_NO_DATA.replace(
     "ORDER BY", "  AND metadata -> 'batch_end' IS DISTINCT FROM 'false'::jsonb\nORDER BY"

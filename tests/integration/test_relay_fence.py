@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 import uuid
 
@@ -14,7 +15,7 @@ import redis.asyncio as aioredis
 
 from contracts.streams import GameEvent
 from infra.eventstore.outbox import Checkpoint, PostgresOutbox
-from services.game.relay import FencedRelay, Superseded
+from services.game.relay import _PUBLISH, FencedRelay, Superseded
 from tests.integration.test_relay import _insert
 
 
@@ -261,7 +262,9 @@ async def test_a_redis_that_lost_its_scripts_still_takes_the_batch(
     conn: asyncpg.Connection, redis_client: aioredis.Redis, stream_prefix: str
 ) -> None:
     """The relay publishes by the script's hash (EVALSHA); a Redis restarted or flushed of
-    its scripts answers NOSCRIPT, and the script is loaded again, the batch published once."""
+    its scripts answers NOSCRIPT, and the script is loaded again, the batch published once.
+    (A hash Redis never held stands for the flush: SCRIPT FLUSH would empty the scripts of
+    every test run sharing this Redis.)"""
     consumer = f"test-fence-{uuid.uuid4()}"
     stream = f"{stream_prefix}fence-{uuid.uuid4().hex[:8]}"
     await _from_the_tip(conn, consumer)
@@ -270,7 +273,8 @@ async def test_a_redis_that_lost_its_scripts_still_takes_the_batch(
     await relay.start(conn)
     await _insert_settled(conn, f"game-{game}", 1)
     assert await relay.once() == 1
-    await redis_client.script_flush()  # as a restarted Redis: no script held
+    relay._script.sha = "0" * 40  # a hash Redis does not hold
     await _insert_settled(conn, f"game-{game}", 2)
     assert await relay.once() == 1
+    assert relay._script.sha == hashlib.sha1(_PUBLISH.encode()).hexdigest()
     assert await _published(redis_client, stream) == [(game, 1), (game, 2)]
