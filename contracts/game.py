@@ -150,7 +150,9 @@ _EVENT_TEXT = (
 _LEGAL_STANDING = (
     "Who plays the caller's seat now (as the view's `standings`): `playing`, its person, and"
     " the actions are theirs; `resigned` or `timed_out`, a bot plays it to the end, and"
-    " `actions` and `unavailable` are empty (a post would be 409 `seat_played_by_bot`)"
+    " `actions` and `unavailable` are empty (a post would be 409 `seat_played_by_bot`). Under"
+    " `bot_takeover` they are empty too once the seat's deadline passed, `playing` until the"
+    " takeover is recorded (a post would be 409 `deadline_passed`)"
 )
 
 

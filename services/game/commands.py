@@ -74,6 +74,20 @@ def bot_plays(seat: TableSeat) -> bool:
     return seat.bot is not None and not seat.once
 
 
+def handed_over(table: TableState, seat: int, now: datetime) -> bool:
+    """Whether the seat's deadline passed under `bot_takeover` with its person still on it:
+    the seat is a bot's from then, whether or not the scheduler has recorded it yet (it does
+    within moments). Its person's moves are refused (409 `deadline_passed`), and none is
+    listed as theirs (the legal actions)."""
+    mine = table.seats[seat]
+    return (
+        table.timing.on_timeout == "bot_takeover"
+        and mine.bot is None
+        and mine.deadline is not None
+        and now >= mine.deadline
+    )
+
+
 class Commands(Loading):
     """What changes a game: every command goes through here."""
 
@@ -211,18 +225,13 @@ class Commands(Loading):
         handed the seat to a bot when it passed, whether or not the scheduler has said so yet
         (it does within moments). Under `bot_move` the person may still move before the bot
         does, and under `wait` until someone claims the seat."""
-        mine = table.seats[seat]
-        if (
-            table.timing.on_timeout == "bot_takeover"
-            and mine.bot is None
-            and mine.deadline is not None
-            and self.now() >= mine.deadline
-        ):
+        if handed_over(table, seat, self.now()):
+            passed = table.seats[seat].deadline
+            assert passed is not None  # handed over by it
             raise ProblemError(
                 409,
                 "deadline_passed",
-                f"seat {seat}'s deadline passed at {timestamp(mine.deadline)}: a bot takes the"
-                " seat over",
+                f"seat {seat}'s deadline passed at {timestamp(passed)}: a bot takes the seat over",
             )
 
     @staticmethod

@@ -19,7 +19,7 @@ from infra.eventstore.memory import MemoryEventStore
 from services.game import seats
 from services.game.live import Waiters
 from services.game.repository import MemoryGamesRepository
-from services.game.routes.games import legal_actions_of
+from services.game.routes.games import game_view, legal_actions_of
 from services.game.service import GameService
 
 PLAYERS = ["p0", "p1", "p2"]
@@ -156,3 +156,29 @@ async def test_a_move_after_its_deadline_under_bot_takeover_is_refused_before_th
         svc, game_id, clock = await table({"per_move_s": 60, "on_timeout": policy})
         clock.at += timedelta(seconds=61)
         await posts(svc, game_id, 1)
+
+
+async def test_past_its_deadline_under_bot_takeover_a_seat_lists_nothing_as_its_post_is_refused() -> (
+    None
+):
+    """The listing agrees with the post at each side of the deadline: a moment before it the
+    moves are listed and each lands; from it, before the scheduler records the takeover,
+    nothing is listed (the post would be 409 `deadline_passed`), the seat still `playing`.
+    The other seats and the other policies list as before; so does `include=legal_actions`."""
+    svc, game_id, clock = await table({"per_move_s": 60, "on_timeout": "bot_takeover"})
+    clock.at += timedelta(seconds=60) - timedelta(milliseconds=1)
+    before = await legal(svc, game_id, 1)
+    assert before.actions
+    clock.at += timedelta(milliseconds=1)  # the deadline itself
+    after = await legal(svc, game_id, 1)
+    assert (after.actions, after.unavailable, after.standing) == ([], [], "playing")
+    assert after.version == before.version
+    view = await game_view(svc, Principal(player_id=PLAYERS[1], name=""), game_id, None,
+                           include="legal_actions")  # fmt: skip
+    assert view.legal_actions == after
+    clock.at -= timedelta(milliseconds=1)
+    await posts(svc, game_id, 1)  # in time again: listed, and it lands
+    for policy in ("bot_move", "wait"):
+        svc, game_id, clock = await table({"per_move_s": 60, "on_timeout": policy})
+        clock.at += timedelta(seconds=61)
+        assert (await legal(svc, game_id, 1)).actions

@@ -4,6 +4,7 @@ cycle's fast paths past Litestar's request machinery (infra/http/fastpath.py).""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -46,7 +47,7 @@ from infra.http.fastpath import (
 )
 from infra.http.openapi import SECURITY, problems
 from services.game import seats
-from services.game.commands import Accepted, bot_plays
+from services.game.commands import Accepted, bot_plays, handed_over
 from services.game.loading import Loaded, status_of
 from services.game.routes.common import (
     MAX_IDEMPOTENCY_KEY,
@@ -124,7 +125,7 @@ async def game_view(
         room_id=record.room_id,
         state=whole,
         ratings=ratings,
-        legal_actions=None if include is None or seat is None else _legal(loaded, seat),
+        legal_actions=None if include is None or seat is None else _legal(loaded, seat, svc.now()),
     )
 
 
@@ -138,14 +139,16 @@ async def legal_actions_of(
     """GET /v1/games/{game_id}/legal-actions, behind its parameters (and its fast path)."""
     record = await svc.record(game_id)
     seat = seated(record.seat_of(who.player_id))
-    return _legal(await svc.load_seen(record, min_version), seat)
+    return _legal(await svc.load_seen(record, min_version), seat, svc.now())
 
 
-def _legal(loaded: Loaded, seat: int) -> LegalActions:
-    """The seat's legal actions in the loaded game (nothing while a bot plays it)."""
+def _legal(loaded: Loaded, seat: int, now: datetime) -> LegalActions:
+    """The seat's legal actions in the loaded game (nothing while a bot plays it, nor once
+    its deadline handed it to one, before the takeover is recorded)."""
     rules, state, record = loaded.rules, loaded.state, loaded.record
     mine = loaded.table.seats[seat]
-    if bot_plays(mine):  # its person's posts are refused: nothing is theirs to post
+    # its person's posts are refused (409 seat_played_by_bot, deadline_passed): none is theirs
+    if bot_plays(mine) or handed_over(loaded.table, seat, now):
         return LegalActions(
             version=loaded.version, seat=seat, actions=[], unavailable=[], standing=mine.standing
         )
