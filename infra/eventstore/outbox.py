@@ -44,8 +44,8 @@ _BATCH_NO_DATA = _BATCH.replace("data::text AS data", "'' AS data")
 # The same, only the last event of each command (metadata `batch_end` anything but false,
 # absent included: events of before it was written each ended theirs), the one the relay
 # publishes: the others' rows never leave Postgres (writers put true or false; the relay's
-# `publishes` still judges what comes). Its checkpoint is the last such event read; the rows it skipped
-# after that one are skipped again next time.
+# `publishes` still judges what comes). Its checkpoint is the last such event read; the rows
+# it skipped after that one are skipped again next time.
 _ENDS = _BATCH_NO_DATA.replace(
     "ORDER BY", "  AND metadata -> 'batch_end' IS DISTINCT FROM 'false'::jsonb\nORDER BY"
 )
