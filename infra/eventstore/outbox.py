@@ -38,29 +38,24 @@ LIMIT $3
 """
 
 
-# The same without the events' data: the relay's envelopes never carry it (it may be private)
-_BATCH_NO_DATA = _BATCH.replace("data::text AS data", "'' AS data")
-
-# The same, only the last event of each command (metadata `batch_end` anything but false,
-# absent included: events of before it was written each ended theirs), the one the relay
-# publishes: the others' rows never leave Postgres (writers put true or false; the relay's
-# `publishes` still judges what comes). Its checkpoint is the last such event read; the rows
-# it skipped after that one are skipped again next time.
-_ENDS = _BATCH_NO_DATA.replace(
+# The relay's: only the last event of each command (metadata `batch_end` anything but false,
+# absent included: events of before it was written each ended theirs), without its data (an
+# envelope never carries it: it may be private). The other events' rows never leave Postgres
+# (writers put true or false; the relay's `publishes` still judges what comes). Its
+# checkpoint is the last such event read; the rows it skipped after that one are skipped
+# again next time.
+_ENDS = _BATCH.replace("data::text AS data", "'' AS data").replace(
     "ORDER BY", "  AND metadata -> 'batch_end' IS DISTINCT FROM 'false'::jsonb\nORDER BY"
 )
 
 
 class PostgresOutbox:
-    """`data=False`: the events come without their data (b""), for a reader of the rest.
-    `ends_only`: only each command's last event, without data (the relay's: its envelopes
-    are one a command; the other events' rows never leave Postgres)."""
+    """Every event, with its data; `ends_only`: the relay's read (`_ENDS`), each command's
+    last event alone, its data left out (b"")."""
 
-    def __init__(
-        self, conn: asyncpg.Connection, data: bool = True, ends_only: bool = False
-    ) -> None:
+    def __init__(self, conn: asyncpg.Connection, ends_only: bool = False) -> None:
         self.conn = conn
-        self.query = _ENDS if ends_only else _BATCH if data else _BATCH_NO_DATA
+        self.query = _ENDS if ends_only else _BATCH
 
     async def batch(self, after: Checkpoint, limit: int) -> list[tuple[Checkpoint, StoredEvent]]:
         rows = await self.conn.fetch(self.query, str(after.tx_id), after.global_position, limit)

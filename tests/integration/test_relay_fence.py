@@ -168,7 +168,7 @@ async def test_one_envelope_per_command_its_last_events_even_split_across_batche
             msgspec.json.encode(meta).decode(),
         )
     await _insert_settled(conn, f"game-{uuid.uuid4()}", 1)  # waits for the horizon
-    outbox = PostgresOutbox(conn, data=False, ends_only=ends_only)
+    outbox = PostgresOutbox(conn, ends_only=ends_only)
     relay = FencedRelay(redis_client, outbox, stream, consumer)
     await relay.start(conn)
     if ends_only:  # v3 and v5, the commands' last events; v6 and the settling insert
