@@ -122,17 +122,20 @@ def renamed(value: Any, names: dict[str, str], type_: Any, question: bool = True
     an answer names, unless `question`)."""
     if not names:
         return value
+    return msgspec.convert(_walk(msgspec.to_builtins(value), names, question), type_)
 
-    def walk(item: Any) -> Any:
-        if isinstance(item, str):
-            return names.get(item, item)
-        if isinstance(item, dict):
-            return {k: v if k == "question" and not question else walk(v) for k, v in item.items()}
-        if isinstance(item, list | tuple):
-            return [walk(v) for v in item]
-        return item
 
-    return msgspec.convert(walk(msgspec.to_builtins(value)), type_)
+def _walk(item: Any, names: dict[str, str], question: bool) -> Any:
+    if isinstance(item, str):
+        return names.get(item, item)
+    if isinstance(item, dict):
+        return {
+            k: v if k == "question" and not question else _walk(v, names, question)
+            for k, v in item.items()
+        }
+    if isinstance(item, list | tuple):
+        return [_walk(v, names, question) for v in item]
+    return item
 
 
 def _named(action: Any, cards: frozenset[str]) -> set[str]:

@@ -93,19 +93,21 @@ def choices(c: Content, cards: Iterable[str], n: int) -> list[tuple[str, ...]]:
     kind_of = c.kind_of
     for card in sorted(cards):
         groups.setdefault(kind_of[card], []).append(card)
-    piles = sorted(groups.values())
+    return list(_pick(sorted(groups.values()), 0, n))
 
-    def pick(i: int, left: int) -> Iterator[tuple[str, ...]]:
-        if left == 0:
-            yield ()
-            return
-        if i == len(piles):
-            return
-        for k in range(min(left, len(piles[i])), -1, -1):
-            for rest in pick(i + 1, left - k):
-                yield (*piles[i][:k], *rest)
 
-    return list(pick(0, n))
+def _pick(piles: list[list[str]], i: int, left: int) -> Iterator[tuple[str, ...]]:
+    """`left` cards from piles[i:], the first k of a pile each time. A function of the module,
+    not a closure of `choices`: a nested function that calls itself holds itself in its
+    closure, a reference cycle only the garbage collector frees (games/itty_bitty/payments.py)."""
+    if left == 0:
+        yield ()
+        return
+    if i == len(piles):
+        return
+    for k in range(min(left, len(piles[i])), -1, -1):
+        for rest in _pick(piles, i + 1, left - k):
+            yield (*piles[i][:k], *rest)
 
 
 def playable(c: Content, card: str) -> bool:

@@ -41,19 +41,8 @@ def find_payment(
     order = _least_versatile_first(collector, grails, hand, traits)
     fits = [[c for c in order if collector.grails[g].trait in traits(c)] for g in slots]
     owner: dict[CardId, int] = {}
-
-    def augment(slot: int, seen: set[CardId]) -> bool:
-        for card in fits[slot]:
-            if card in seen:
-                continue
-            seen.add(card)
-            if card not in owner or augment(owner[card], seen):
-                owner[card] = slot
-                return True
-        return False
-
     for slot in range(len(slots)):
-        if not augment(slot, set()):
+        if not _augment(slot, set(), fits, owner):
             return None
     paid: dict[int, list[CardId]] = {g: [] for g in grails}
     for card, slot in owner.items():
@@ -61,24 +50,48 @@ def find_payment(
     return tuple(Payment(grail=g, ittybits=tuple(sorted(paid[g]))) for g in sorted(grails))
 
 
+def _augment(
+    slot: int, seen: set[CardId], fits: list[list[CardId]], owner: dict[CardId, int]
+) -> bool:
+    """Kuhn's augmenting path from `slot`: a card for it, moving the cards' owners along.
+
+    A function of the module, not a closure of find_payment: a nested function that calls
+    itself holds itself in its closure, a reference cycle that only the garbage collector
+    frees (with the lists it holds). Two such closures made most of the game service's
+    collector work under the move-cycle load."""
+    for card in fits[slot]:
+        if card in seen:
+            continue
+        seen.add(card)
+        if card not in owner or _augment(owner[card], seen, fits, owner):
+            owner[card] = slot
+            return True
+    return False
+
+
 def every_payment(
     collector: Collector, grails: Sequence[int], hand: Sequence[CardId], traits: Traits
 ) -> Iterator[tuple[Payment, ...]]:
     """Every assignment of cards from `hand` to exactly the given grails, least-versatile
     cards first (repeats: the same cards may fill the grails in several ways)."""
+    yield from _fill(
+        collector, grails, traits, 0, _least_versatile_first(collector, grails, hand, traits)
+    )
 
-    def fill(i: int, left: list[CardId]) -> Iterator[tuple[Payment, ...]]:
-        if i == len(grails):
-            yield ()
-            return
-        grail = collector.grails[grails[i]]
-        fits = [c for c in left if grail.trait in traits(c)]
-        for cards in combinations(fits, grail.qty):
-            rest = [c for c in left if c not in cards]
-            for tail in fill(i + 1, rest):
-                yield (Payment(grail=grails[i], ittybits=tuple(sorted(cards))), *tail)
 
-    yield from fill(0, _least_versatile_first(collector, grails, hand, traits))
+def _fill(
+    collector: Collector, grails: Sequence[int], traits: Traits, i: int, left: list[CardId]
+) -> Iterator[tuple[Payment, ...]]:
+    """The assignments of grails[i:] from `left` (a function of the module: see _augment)."""
+    if i == len(grails):
+        yield ()
+        return
+    grail = collector.grails[grails[i]]
+    fits = [c for c in left if grail.trait in traits(c)]
+    for cards in combinations(fits, grail.qty):
+        rest = [c for c in left if c not in cards]
+        for tail in _fill(collector, grails, traits, i + 1, rest):
+            yield (Payment(grail=grails[i], ittybits=tuple(sorted(cards))), *tail)
 
 
 def payments(
