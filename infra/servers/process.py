@@ -80,6 +80,22 @@ def _app_of(app_factory: str) -> Any:
     return app
 
 
+# Net allocations of tracked objects between two young collections (Python's default: 700).
+# At 700, the objects of the requests in flight (16 clients' worth) filled the young
+# generation again and again: it was collected about every 11 move cycles for 0.2 ms, each
+# time finding them alive and promoting them, and full collections (11-18 ms each) followed
+# every second or so: 30 ms of the collector per 1,000 cycles, 4 % of the game service.
+# Collected every 5,000, it runs when something has really grown: with no reference cycle
+# left per move (tests/unit/test_no_cycles.py), `python -m tests.bench.compare_actions
+# <worktree> --gc`, 3 rounds at c16: the collector 30 -> 2.3 ms per 1,000 cycles, no full
+# collection in the window, the game service's CPU per cycle 0.96x (paired), the POST's p99
+# 0.85x; the longest pause 10.7 ms (a middle collection; the full ones it replaced took
+# 17.5). Paced at 480 cycles a second, the POST's p99 5.9 -> 5.7 ms. (Before the cycles
+# went, 4,000 and 10,000 made that paced p99 1.3-1.4x: each young collection then had
+# garbage to free.)
+YOUNG_THRESHOLD = 5_000
+
+
 def settle_heap() -> None:
     """Collect once, then freeze what survived.
 
@@ -88,14 +104,14 @@ def settle_heap() -> None:
     a game service at c16 walked some 100,000 objects of startup for 60-90 ms of CPU while
     every request waited, about every 1.5 s. `python -m tests.bench.compare_actions
     <worktree> --gc`, three rounds: the full collection's median pause 59-73 -> 8-9 ms, its
-    CPU per 1,000 action cycles 50 -> 7 ms, the POST's p99 0.70x. The young generation is
-    left at Python's 700 allocations: counted by 10,000, the collector took half the CPU but
-    each young collection paused 7-10 ms instead of 0.3-1 (`--pace 480 --gc`), and the
-    POST's p99 at that load was 1.4x.
-    Only for processes: a test that made an app and froze the test run's heap would keep
-    its cycles for ever."""
+    CPU per 1,000 action cycles 50 -> 7 ms, the POST's p99 0.70x.
+
+    Then the young generation is collected every YOUNG_THRESHOLD allocations (Python's 700
+    otherwise): see there. Only for processes: a test that made an app and froze the test
+    run's heap would keep its cycles for ever."""
     gc.collect()
     gc.freeze()
+    gc.set_threshold(YOUNG_THRESHOLD, *gc.get_threshold()[1:])
 
 
 def run_until_signalled(

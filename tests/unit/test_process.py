@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from infra.servers import process
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -29,10 +31,12 @@ def test_an_http_service_settles_its_heap_once_its_startup_is_done() -> None:
         "app = _app_of('services.game.app:create_app')\n"
         "before = gc.get_freeze_count()\n"
         "app.on_startup[-1](app)  # the last hook: after the pools, consumers and feeds\n"
-        "print(json.dumps({'before': before, 'after': gc.get_freeze_count()}))\n"
+        "print(json.dumps({'before': before, 'after': gc.get_freeze_count(),\n"
+        "                  'young': gc.get_threshold()[0]}))\n"
     )
     assert seen["before"] == 0
     assert isinstance(seen["after"], int) and seen["after"] > 10_000  # the imports at least
+    assert seen["young"] == process.YOUNG_THRESHOLD > 700  # collected less often than Python's
 
 
 def test_a_worker_loop_settles_its_heap_before_its_work() -> None:
@@ -40,10 +44,11 @@ def test_a_worker_loop_settles_its_heap_before_its_work() -> None:
         "import gc, json\n"
         "from infra.servers.process import run_until_signalled\n"
         "async def work(settings, stop):\n"
-        "    print(json.dumps({'frozen': gc.get_freeze_count()}))\n"
+        "    print(json.dumps({'frozen': gc.get_freeze_count(), 'young': gc.get_threshold()[0]}))\n"
         "run_until_signalled(work)\n"
     )
     assert isinstance(seen["frozen"], int) and seen["frozen"] > 10_000
+    assert seen["young"] == process.YOUNG_THRESHOLD
 
 
 def test_the_celery_workers_settle_before_forking_and_when_ready() -> None:
