@@ -41,12 +41,14 @@ def test_an_http_service_settles_its_heap_once_its_startup_is_done() -> None:
 
 def test_a_worker_loop_settles_its_heap_before_its_work() -> None:
     seen = run_python(
-        "import gc, json\n"
+        "import asyncio, gc, json\n"
         "from infra.servers.process import run_until_signalled\n"
         "async def work(settings, stop):\n"
-        "    print(json.dumps({'frozen': gc.get_freeze_count(), 'young': gc.get_threshold()[0]}))\n"
+        "    print(json.dumps({'frozen': gc.get_freeze_count(), 'young': gc.get_threshold()[0],\n"
+        "                      'loop': type(asyncio.get_running_loop()).__module__}))\n"
         "run_until_signalled(work)\n"
     )
+    assert seen["loop"] == "uvloop"  # as uvicorn's for the HTTP services
     assert isinstance(seen["frozen"], int) and seen["frozen"] > 10_000
     assert seen["young"] == process.YOUNG_THRESHOLD
 
