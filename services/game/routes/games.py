@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -294,26 +293,13 @@ async def legal_actions(
     return await legal_actions_of(service_of(request), await caller(request), game_id, min_version)
 
 
-def _described(rules: Any, actions: Sequence[Any], names: tuple[str, ...]) -> list[Any]:
+def _described(rules: Any, actions: Sequence[Any], names: Sequence[str]) -> list[Any]:
     """The actions as the wire has them, each with its `text` (games/<game>/text.py)."""
     words = narrator(rules.key)
     wire: list[Any] = msgspec.to_builtins(actions)  # one call for all: fresh dicts to add to
     for action, out in zip(actions, wire, strict=True):
-        try:
-            out["text"] = _text(rules.key, action, names)
-        except TypeError:  # not hashable (a list in it): told afresh
-            out["text"] = words.describe(action, names)
+        out["text"] = words.describe(action, names)
     return wire
-
-
-@lru_cache(maxsize=8192)
-def _text(game: str, action: Any, names: tuple[str, ...]) -> str:
-    """An action's text, remembered: a game's words are pure (games/text.py, Narrator), and a
-    game offers much the same moves turn after turn: of the actions listed in random games,
-    7 in 10 had been listed before in the same game in itty bitty, 8 in Itchy Feet, 3 in
-    Footprints. Keyed by the names too (an action may name a seat's player), so by game in
-    effect. Hashing an action costs a tenth of telling it (itty bitty: 0.14 against 1.2 µs)."""
-    return narrator(game).describe(action, names)
 
 
 @post(
