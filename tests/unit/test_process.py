@@ -53,6 +53,22 @@ def test_a_worker_loop_settles_its_heap_before_its_work() -> None:
     assert seen["young"] == process.YOUNG_THRESHOLD
 
 
+def test_a_worker_loop_gives_the_signals_back_when_it_ends() -> None:
+    """Its SIGINT and SIGTERM handlers are removed while its loop still runs: a closed uvloop
+    loop keeps them (removing them then does nothing), and a second signal during the exit
+    would be ignored."""
+    seen = run_python(
+        "import json, signal\n"
+        "from infra.servers.process import run_until_signalled\n"
+        "async def work(settings, stop):\n"
+        "    pass\n"
+        "run_until_signalled(work)\n"
+        "print(json.dumps({'int': signal.getsignal(signal.SIGINT) is signal.default_int_handler,\n"
+        "                  'term': signal.getsignal(signal.SIGTERM) == signal.SIG_DFL}))\n"
+    )
+    assert seen == {"int": True, "term": True}
+
+
 def test_the_celery_workers_settle_before_forking_and_when_ready() -> None:
     seen = run_python(
         "import gc, json\n"
