@@ -90,9 +90,10 @@ def _app_of(app_factory: str) -> Any:
 # <worktree> --gc`, 3 rounds at c16: the collector 30 -> 2.3 ms per 1,000 cycles, no full
 # collection in the window, the game service's CPU per cycle 0.96x (paired), the POST's p99
 # 0.85x; the longest pause 10.7 ms (a middle collection; the full ones it replaced took
-# 17.5). Paced at 480 cycles a second, the POST's p99 5.9 -> 5.7 ms. (Before the cycles
-# went, 4,000 and 10,000 made that paced p99 1.38x and 1.25x: each young collection then
-# had garbage to free.)
+# 17.5). Paced at 480 cycles a second, the POST's p99 5.9 -> 5.7 ms in one run, 6.3 -> 7.8 in
+# another, whose rounds ran from 5.4 to 10.2 ms on either side: the paced tail is noise here
+# (4-6 young collections of at most 3.9 ms in a window of 7,200 cycles). Before the cycles
+# went, 4,000 and 10,000 read 1.38x and 1.25x there, one run of 2 rounds each: as noisy.
 YOUNG_THRESHOLD = 5_000
 
 
