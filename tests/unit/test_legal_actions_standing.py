@@ -163,8 +163,9 @@ async def test_past_its_deadline_under_bot_takeover_a_seat_lists_nothing_as_its_
 ):
     """The listing agrees with the post at each side of the deadline: a moment before it the
     moves are listed and each lands; from it, before the scheduler records the takeover,
-    nothing is listed (the post would be 409 `deadline_passed`), the seat still `playing`.
-    The other seats and the other policies list as before; so does `include=legal_actions`."""
+    nothing is listed (the post would be 409 `deadline_passed`), the seat still `playing`,
+    and `include=legal_actions` says the same. Under the other policies the seat's moves are
+    still listed past its deadline."""
     svc, game_id, clock = await table({"per_move_s": 60, "on_timeout": "bot_takeover"})
     clock.at += timedelta(seconds=60) - timedelta(milliseconds=1)
     before = await legal(svc, game_id, 1)
